@@ -1,0 +1,93 @@
+// The backend interface: one runtime (host CPU, CUDA, ...) behind the operations the timer needs.
+//
+// No CUDA types appear here: a stream is an opaque pointer (cudaStream_t on cuda, null on host).
+// Adding a runtime means one new folder under src/backends and one entry in backend_registry.cpp.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "caliber/contract.h"
+#include "caliber/device.h"
+
+namespace caliber {
+
+// What a measured callable receives.
+struct LaunchContext {
+  void* stream = nullptr;        // launch here (cudaStream_t on cuda; null on host)
+  std::size_t call_index = 0;    // increases by one per call, warmup included
+  std::size_t rotation = 0;      // cache=rotate: which input copy to use; 0 otherwise
+};
+
+using Callable = std::function<void(const LaunchContext&)>;
+
+// Produces one duration per sample. start/stop mark the window of sample i; durations are read
+// with collect_us once the device has been synchronized.
+class SampleTimer {
+ public:
+  virtual ~SampleTimer() = default;
+  virtual Instrument instrument() const = 0;
+  // Prepare for `count` samples (called before a batch; invalidates earlier marks).
+  virtual void reset(std::size_t count) = 0;
+  virtual void start(std::size_t sample) = 0;
+  virtual void stop(std::size_t sample) = 0;
+  // A host clock on an asynchronous device reads the time when stop() is called, so the engine
+  // must drain the device before stop() for the window to include the work.
+  virtual bool reads_host_clock() const = 0;
+  // Window durations of samples [0, count), in microseconds. Only after a device synchronize.
+  virtual std::vector<double> collect_us(std::size_t count) = 0;
+};
+
+// An instantiated device graph.
+class GraphExec {
+ public:
+  virtual ~GraphExec() = default;
+  virtual void launch() = 0;  // enqueue one replay on the backend's stream
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual BackendKind kind() const = 0;
+  virtual const DeviceInfo& device() const = 0;
+  virtual void* stream() = 0;
+  // Waits for all work on the whole device (all streams), not only the backend's stream.
+  virtual void synchronize_device() = 0;
+  // Overwrites a buffer of flush_bytes() (>= 2x the last-level cache). Enqueued on the stream;
+  // the timer never has it inside a window.
+  virtual void flush_cache() = 0;
+  virtual std::uint64_t flush_bytes() const = 0;
+  // A timer for the instrument; throws ContractError when this backend cannot provide it.
+  virtual std::unique_ptr<SampleTimer> make_timer(Instrument instrument) = 0;
+  virtual bool supports_graphs() const { return false; }
+  // Captures what `record` enqueues on stream() into a graph. Throws ContractError when
+  // graphs are not supported.
+  virtual std::unique_ptr<GraphExec> capture_graph(const std::function<void()>& record);
+  // Raises a pending asynchronous device error as DeviceError. Cheap; called after each batch.
+  virtual void check_errors() {}
+};
+
+// Backends compiled into this build, and whether each can be opened here.
+struct BackendAvailability {
+  BackendKind kind;
+  bool compiled = false;
+  int device_count = 0;
+  std::string reason;  // why it is unavailable; empty when usable
+};
+std::vector<BackendAvailability> available_backends();
+
+// Devices of one backend. Throws DeviceError when the backend cannot enumerate.
+std::vector<DeviceInfo> list_devices(BackendKind kind);
+
+// The default backend: cuda when compiled in and a device is visible, else host.
+BackendKind default_backend_kind();
+
+// Opens device `index` of a backend. Throws UsageError for a device index that does not exist
+// and DeviceError when the runtime fails.
+std::unique_ptr<Backend> open_backend(BackendKind kind, int index = 0);
+
+}  // namespace caliber

@@ -1,0 +1,11 @@
+// The public API in one include.
+#pragma once
+
+#include "caliber/backend.h"
+#include "caliber/clock.h"
+#include "caliber/contract.h"
+#include "caliber/device.h"
+#include "caliber/errors.h"
+#include "caliber/measure.h"
+#include "caliber/result.h"
+#include "caliber/statistics.h"

@@ -1,0 +1,49 @@
+// Error types. Each maps to one CLI exit code, so callers never guess what a failure means.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace caliber {
+
+// Base of every error caliber throws on purpose.
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Invalid command-line usage or option value. CLI exit code 2; nothing is written.
+class UsageError : public Error {
+ public:
+  using Error::Error;
+};
+
+// A contract that cannot be measured as asked (an impossible combination, a non-positive count,
+// an instrument this backend lacks). CLI exit code 2; nothing is measured.
+class ContractError : public Error {
+ public:
+  using Error::Error;
+};
+
+// Malformed or inconsistent input file. The message names file, line and field. CLI exit code 2.
+class InputError : public Error {
+ public:
+  InputError(const std::string& file, long line, const std::string& field, const std::string& what);
+  const std::string& file() const { return file_; }
+  long line() const { return line_; }
+  const std::string& field() const { return field_; }
+
+ private:
+  std::string file_;
+  long line_;
+  std::string field_;
+};
+
+// The device (or host) failed while measuring: a launch error, an illegal address, an
+// allocation failure. CLI exit code 1; no number is reported for the failed measurement.
+class DeviceError : public Error {
+ public:
+  using Error::Error;
+};
+
+}  // namespace caliber

@@ -1,0 +1,44 @@
+// The timer: measure(callable, contract, options) -> Result.
+//
+// The engine is backend-agnostic: it runs warmup, the schedule and the cache policy on a
+// Backend and asks the backend's SampleTimer for window durations.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "caliber/backend.h"
+#include "caliber/clock.h"
+#include "caliber/contract.h"
+#include "caliber/result.h"
+
+namespace caliber {
+
+struct MeasureOptions {
+  std::string name;                                   // copied into Result::name
+  nlohmann::json params = nlohmann::json::object();   // copied into Result::params
+  // Per-call preparation (e.g. re-initialising an in-place output). Runs before every call,
+  // always outside the timed window. Refused by the pipelined schedule.
+  std::function<void()> prepare;
+  // cache=rotate: the callable selects input copy LaunchContext::rotation of rotation_copies;
+  // rotation_copies x working_set_bytes must be >= 2x the last-level cache.
+  std::size_t rotation_copies = 0;
+  std::uint64_t working_set_bytes = 0;  // bytes one call reads and writes
+  bool keep_samples = false;            // store raw samples in the Result
+  Clock* clock = nullptr;               // host clock for time budgets; steady_clock() when null
+};
+
+// Validates the contract (ContractError), warms up untimed, samples per the schedule and cache
+// policy and iteration rule, and summarizes. Device failures throw DeviceError.
+Result measure(Backend& backend, const Callable& call, const Contract& contract,
+               const MeasureOptions& options = {});
+
+// Input copies needed so that cycling through them defeats the last-level cache:
+// max(2, ceil(2 * llc_bytes / working_set_bytes)).
+std::size_t rotation_copies_needed(std::uint64_t working_set_bytes, std::uint64_t llc_bytes);
+
+}  // namespace caliber

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Quick start 2/2: install, build, and run the tests. Tests labelled gpu need a CUDA device and
+# are excluded here; scripts/device_check.sh runs them on a GPU machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh chromium
+scripts/build.sh
+ctest --test-dir "${BUILD_DIR:-build}" --label-exclude gpu --output-on-failure --parallel "$(nproc)"

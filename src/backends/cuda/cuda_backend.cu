@@ -1,0 +1,230 @@
+// The cuda backend: CUDA runtime, events on the launching stream, graphs by stream capture.
+#include "backends/cuda/cuda_backend.h"
+
+#include <cstdio>
+#include <vector>
+
+#include "backends/cuda/cuda_check.cuh"
+#include "caliber/clock.h"
+
+namespace caliber::cuda {
+namespace {
+
+std::string version_string(int v) {  // 13000 -> "13.0"
+  return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
+}
+
+std::string uuid_string(const cudaUUID_t& u) {
+  const auto* b = reinterpret_cast<const unsigned char*>(u.bytes);
+  char out[64];
+  std::snprintf(out, sizeof out,
+                "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
+                b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14],
+                b[15]);
+  return out;
+}
+
+DeviceInfo describe(int index) {
+  cudaDeviceProp p{};
+  CALIBER_CUDA_CHECK(cudaGetDeviceProperties(&p, index));
+  DeviceInfo d;
+  d.backend = BackendKind::cuda;
+  d.index = index;
+  d.name = p.name;
+  d.arch = "sm_" + std::to_string(p.major) + std::to_string(p.minor);
+  d.uuid = uuid_string(p.uuid);
+  d.multiprocessors = p.multiProcessorCount;
+  d.llc_bytes = static_cast<std::uint64_t>(p.l2CacheSize);
+  d.llc_source = "cudaDeviceProp::l2CacheSize";
+  d.memory_bytes = p.totalGlobalMem;
+  int khz = 0;
+  CALIBER_CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, index));
+  d.sm_clock_max_mhz = khz / 1000;
+  CALIBER_CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, index));
+  d.mem_clock_max_mhz = khz / 1000;
+  int v = 0;
+  CALIBER_CUDA_CHECK(cudaDriverGetVersion(&v));
+  d.driver_version = version_string(v);
+  CALIBER_CUDA_CHECK(cudaRuntimeGetVersion(&v));
+  d.runtime_version = version_string(v);
+  return d;
+}
+
+// Overwrites the flush buffer with values that change every generation.
+__global__ void caliber_l2_flush_kernel(int4* buffer, std::size_t n, int generation) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += stride) {
+    const int lo = static_cast<int>(i);
+    buffer[i] = make_int4(generation, lo, generation ^ lo, ~lo);
+  }
+}
+
+class EventTimer final : public SampleTimer {
+ public:
+  explicit EventTimer(cudaStream_t stream) : stream_(stream) {}
+  ~EventTimer() override {
+    for (cudaEvent_t e : events_) cudaEventDestroy(e);
+  }
+  Instrument instrument() const override { return Instrument::event; }
+  void reset(std::size_t count) override {
+    while (events_.size() < 2 * count) {
+      cudaEvent_t e{};
+      CALIBER_CUDA_CHECK(cudaEventCreate(&e));
+      events_.push_back(e);
+    }
+  }
+  void start(std::size_t i) override { CALIBER_CUDA_CHECK(cudaEventRecord(events_.at(2 * i), stream_)); }
+  void stop(std::size_t i) override { CALIBER_CUDA_CHECK(cudaEventRecord(events_.at(2 * i + 1), stream_)); }
+  bool reads_host_clock() const override { return false; }
+  std::vector<double> collect_us(std::size_t count) override {
+    std::vector<double> d(count);
+    for (std::size_t i = 0; i < count; ++i) {
+      float ms = 0;
+      CALIBER_CUDA_CHECK(cudaEventElapsedTime(&ms, events_.at(2 * i), events_.at(2 * i + 1)));
+      d[i] = static_cast<double>(ms) * 1000.0;
+    }
+    return d;
+  }
+
+ private:
+  cudaStream_t stream_;
+  std::vector<cudaEvent_t> events_;
+};
+
+// Host steady clock; the engine drains the device before stop() (launch + run + sync).
+class HostClockTimer final : public SampleTimer {
+ public:
+  Instrument instrument() const override { return Instrument::wallclock; }
+  void reset(std::size_t count) override {
+    start_us_.assign(count, 0.0);
+    stop_us_.assign(count, 0.0);
+  }
+  void start(std::size_t i) override { start_us_.at(i) = steady_clock().now_us(); }
+  void stop(std::size_t i) override { stop_us_.at(i) = steady_clock().now_us(); }
+  bool reads_host_clock() const override { return true; }
+  std::vector<double> collect_us(std::size_t count) override {
+    std::vector<double> d(count);
+    for (std::size_t i = 0; i < count; ++i) d[i] = stop_us_.at(i) - start_us_.at(i);
+    return d;
+  }
+
+ private:
+  std::vector<double> start_us_, stop_us_;
+};
+
+class CudaGraphExec final : public GraphExec {
+ public:
+  CudaGraphExec(cudaGraph_t graph, cudaGraphExec_t exec, cudaStream_t stream)
+      : graph_(graph), exec_(exec), stream_(stream) {}
+  ~CudaGraphExec() override {
+    cudaGraphExecDestroy(exec_);
+    cudaGraphDestroy(graph_);
+  }
+  void launch() override { CALIBER_CUDA_CHECK(cudaGraphLaunch(exec_, stream_)); }
+
+ private:
+  cudaGraph_t graph_;
+  cudaGraphExec_t exec_;
+  cudaStream_t stream_;
+};
+
+class CudaBackend final : public Backend {
+ public:
+  explicit CudaBackend(int index) : device_(describe(index)) {
+    CALIBER_CUDA_CHECK(cudaSetDevice(index));
+    CALIBER_CUDA_CHECK(cudaFree(nullptr));  // create the context now, not inside a measurement
+    CALIBER_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    const std::uint64_t mib = 1ull << 20;
+    flush_bytes_ = ((2 * device_.llc_bytes + mib - 1) / mib) * mib;
+  }
+  ~CudaBackend() override {
+    if (flush_buffer_) cudaFree(flush_buffer_);
+    if (stream_) cudaStreamDestroy(stream_);
+  }
+
+  BackendKind kind() const override { return BackendKind::cuda; }
+  const DeviceInfo& device() const override { return device_; }
+  void* stream() override { return stream_; }
+  void synchronize_device() override { CALIBER_CUDA_CHECK(cudaDeviceSynchronize()); }
+
+  void flush_cache() override {
+    if (!flush_buffer_) {
+      // Allocated outside any capture: the first flush always happens during warmup.
+      CALIBER_CUDA_CHECK(cudaMalloc(&flush_buffer_, flush_bytes_));
+    }
+    const std::size_t n = flush_bytes_ / sizeof(int4);
+    const int blocks = device_.multiprocessors * 8;
+    caliber_l2_flush_kernel<<<blocks, 512, 0, stream_>>>(static_cast<int4*>(flush_buffer_), n,
+                                                         ++flush_generation_);
+    CALIBER_CUDA_CHECK_LAUNCH();
+  }
+  std::uint64_t flush_bytes() const override { return flush_bytes_; }
+
+  std::unique_ptr<SampleTimer> make_timer(Instrument instrument) override {
+    switch (instrument) {
+      case Instrument::event: return std::make_unique<EventTimer>(stream_);
+      case Instrument::wallclock: return std::make_unique<HostClockTimer>();
+      case Instrument::cupti: break;
+    }
+    throw ContractError("instrument cupti is not available in this build of the cuda backend");
+  }
+
+  bool supports_graphs() const override { return true; }
+
+  std::unique_ptr<GraphExec> capture_graph(const std::function<void()>& record) override {
+    CALIBER_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+    try {
+      record();
+    } catch (...) {
+      cudaGraph_t broken{};
+      cudaStreamEndCapture(stream_, &broken);  // leave the stream usable
+      if (broken) cudaGraphDestroy(broken);
+      throw;
+    }
+    cudaGraph_t graph{};
+    CALIBER_CUDA_CHECK(cudaStreamEndCapture(stream_, &graph));
+    cudaGraphExec_t exec{};
+    const cudaError_t e = cudaGraphInstantiate(&exec, graph, 0);
+    if (e != cudaSuccess) {
+      cudaGraphDestroy(graph);
+      throw_cuda_error(e, "cudaGraphInstantiate(&exec, graph, 0)", __FILE__, __LINE__);
+    }
+    return std::make_unique<CudaGraphExec>(graph, exec, stream_);
+  }
+
+  void check_errors() override { CALIBER_CUDA_CHECK(cudaGetLastError()); }
+
+ private:
+  DeviceInfo device_;
+  cudaStream_t stream_{};
+  void* flush_buffer_ = nullptr;
+  std::uint64_t flush_bytes_ = 0;
+  int flush_generation_ = 0;
+};
+
+}  // namespace
+
+int device_count(std::string* reason) {
+  int n = 0;
+  const cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess) {
+    if (reason) *reason = std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e);
+    cudaGetLastError();  // clear it; no device is not an error of a later call
+    return 0;
+  }
+  if (n == 0 && reason) *reason = "no CUDA device visible";
+  return n;
+}
+
+std::vector<DeviceInfo> list_devices() {
+  std::string reason;
+  const int n = device_count(&reason);
+  std::vector<DeviceInfo> out;
+  for (int i = 0; i < n; ++i) out.push_back(describe(i));
+  return out;
+}
+
+std::unique_ptr<Backend> open_backend(int index) { return std::make_unique<CudaBackend>(index); }
+
+}  // namespace caliber::cuda

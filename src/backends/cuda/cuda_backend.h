@@ -1,0 +1,26 @@
+// The cuda backend's entry points, declared without CUDA types so the core can call them.
+// Defined in .cu files of this folder; only compiled when CALIBER_WITH_CUDA.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bench/workload.h"
+#include "caliber/backend.h"
+
+namespace caliber::cuda {
+
+// Visible CUDA devices; 0 with `reason` set when the runtime reports none or fails.
+int device_count(std::string* reason);
+std::vector<DeviceInfo> list_devices();
+std::unique_ptr<Backend> open_backend(int index);
+
+std::vector<bench::KernelInfo> builtin_kernels();
+std::unique_ptr<bench::Workload> make_builtin_workload(Backend& backend, std::string_view kernel,
+                                                       std::uint64_t size_bytes,
+                                                       std::size_t rotation_copies,
+                                                       std::uint64_t seed);
+
+}  // namespace caliber::cuda

@@ -1,0 +1,64 @@
+#include "backends/host/host_backend.h"
+
+#include <fmt/format.h>
+
+#include "backends/host/host_device_info.h"
+#include "caliber/errors.h"
+
+namespace caliber::host {
+namespace {
+
+class HostClockTimer final : public SampleTimer {
+ public:
+  explicit HostClockTimer(Clock& clock) : clock_(clock) {}
+  Instrument instrument() const override { return Instrument::wallclock; }
+  void reset(std::size_t count) override {
+    start_us_.assign(count, 0.0);
+    stop_us_.assign(count, 0.0);
+  }
+  void start(std::size_t i) override { start_us_.at(i) = clock_.now_us(); }
+  void stop(std::size_t i) override { stop_us_.at(i) = clock_.now_us(); }
+  bool reads_host_clock() const override { return true; }
+  std::vector<double> collect_us(std::size_t count) override {
+    std::vector<double> d(count);
+    for (std::size_t i = 0; i < count; ++i) d[i] = stop_us_.at(i) - start_us_.at(i);
+    return d;
+  }
+
+ private:
+  Clock& clock_;
+  std::vector<double> start_us_, stop_us_;
+};
+
+// 2x the last-level cache, rounded up to whole MiB.
+std::uint64_t flush_size_for(std::uint64_t llc_bytes) {
+  const std::uint64_t mib = 1ull << 20;
+  return ((2 * llc_bytes + mib - 1) / mib) * mib;
+}
+
+}  // namespace
+
+HostBackend::HostBackend(Clock& clock) : HostBackend(clock, describe_host()) {}
+
+HostBackend::HostBackend(Clock& clock, DeviceInfo device)
+    : clock_(clock), device_(std::move(device)), flush_bytes_(flush_size_for(device_.llc_bytes)) {}
+
+void HostBackend::flush_cache() {
+  const std::size_t words = flush_bytes_ / sizeof(std::uint64_t);
+  if (flush_buffer_.size() != words) flush_buffer_.assign(words, 0);
+  // A new value every time, so no store can be skipped as redundant.
+  const std::uint64_t g = ++flush_generation_;
+  std::uint64_t* p = flush_buffer_.data();
+  for (std::size_t i = 0; i < words; ++i) p[i] = g + i;
+  flush_sink_ = p[g % words];  // make the stores observable
+}
+
+std::unique_ptr<SampleTimer> HostBackend::make_timer(Instrument instrument) {
+  if (instrument != Instrument::wallclock) {
+    throw ContractError(fmt::format("instrument {} does not exist on the host backend",
+                                    to_string(instrument)));
+  }
+  return std::make_unique<HostClockTimer>(clock_);
+}
+
+}  // namespace caliber::host

@@ -1,0 +1,36 @@
+// The host backend: CPU work timed with the host steady clock.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "caliber/backend.h"
+#include "caliber/clock.h"
+
+namespace caliber::host {
+
+class HostBackend : public Backend {
+ public:
+  // `clock` times the samples (tests inject a ManualClock). `device` defaults to describe_host().
+  explicit HostBackend(Clock& clock = steady_clock());
+  HostBackend(Clock& clock, DeviceInfo device);
+
+  BackendKind kind() const override { return BackendKind::host; }
+  const DeviceInfo& device() const override { return device_; }
+  void* stream() override { return nullptr; }
+  void synchronize_device() override {}  // host work is synchronous
+  void flush_cache() override;
+  std::uint64_t flush_bytes() const override { return flush_bytes_; }
+  std::unique_ptr<SampleTimer> make_timer(Instrument instrument) override;
+
+ private:
+  Clock& clock_;
+  DeviceInfo device_;
+  std::uint64_t flush_bytes_;
+  std::vector<std::uint64_t> flush_buffer_;  // allocated on first flush
+  std::uint64_t flush_generation_ = 0;
+  volatile std::uint64_t flush_sink_ = 0;
+};
+
+}  // namespace caliber::host

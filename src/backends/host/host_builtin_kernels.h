@@ -1,0 +1,17 @@
+// Built-in micro-kernels of the host backend.
+#pragma once
+
+#include <memory>
+#include <string_view>
+
+#include "bench/workload.h"
+
+namespace caliber::host {
+
+std::vector<bench::KernelInfo> builtin_kernels();
+std::unique_ptr<bench::Workload> make_builtin_workload(std::string_view kernel,
+                                                       std::uint64_t size_bytes,
+                                                       std::size_t rotation_copies,
+                                                       std::uint64_t seed);
+
+}  // namespace caliber::host

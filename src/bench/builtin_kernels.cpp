@@ -1,0 +1,42 @@
+#include "bench/workload.h"
+
+#include "backends/host/host_builtin_kernels.h"
+#include "caliber/config.h"
+#include "caliber/errors.h"
+#if CALIBER_WITH_CUDA
+#include "backends/cuda/cuda_backend.h"
+#endif
+
+namespace caliber::bench {
+
+std::uint64_t builtin_working_set_bytes(std::string_view kernel, std::uint64_t size_bytes) {
+  if (kernel == "copy" || kernel == "scale") return 2 * size_bytes;
+  return 2 * kTinyElements * sizeof(float);
+}
+
+std::vector<KernelInfo> builtin_kernels(BackendKind backend) {
+  if (backend == BackendKind::host) return host::builtin_kernels();
+#if CALIBER_WITH_CUDA
+  return cuda::builtin_kernels();
+#else
+  return {};
+#endif
+}
+
+std::unique_ptr<Workload> make_builtin_workload(Backend& backend, std::string_view kernel,
+                                                std::uint64_t size_bytes,
+                                                std::size_t rotation_copies, std::uint64_t seed) {
+  if (backend.kind() == BackendKind::host) {
+    return host::make_builtin_workload(kernel, size_bytes, rotation_copies, seed);
+  }
+#if CALIBER_WITH_CUDA
+  return cuda::make_builtin_workload(backend, kernel, size_bytes, rotation_copies, seed);
+#else
+  (void)size_bytes;
+  (void)rotation_copies;
+  (void)seed;
+  throw UsageError("this build has no cuda backend");
+#endif
+}
+
+}  // namespace caliber::bench

@@ -1,0 +1,56 @@
+// A built-in micro-kernel ready to be measured: it owns its buffers (random inputs, never zeros),
+// launches one call, and can check its own output.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "caliber/backend.h"
+
+namespace caliber::bench {
+
+class Workload {
+ public:
+  virtual ~Workload() = default;
+  virtual void launch(const LaunchContext& ctx) = 0;
+  // Fill every output copy with NaN, so an unwritten element fails verify().
+  virtual void poison_outputs() = 0;
+  // Compares the output of input copy 0 with the reference; empty when every element matches.
+  virtual std::string verify() = 0;
+
+  std::string name;
+  nlohmann::json params = nlohmann::json::object();
+  std::uint64_t working_set_bytes = 0;  // bytes one call reads plus writes
+  std::size_t rotation_copies = 1;      // input/output copies allocated
+};
+
+// Elements of the one-block `tiny` kernel (both backends).
+inline constexpr std::size_t kTinyElements = 256;
+
+// Bytes one call of a built-in kernel reads plus writes: 2 x size for copy/scale, 2 x 1 KiB for
+// tiny; needed to size the input rotation before anything is allocated.
+std::uint64_t builtin_working_set_bytes(std::string_view kernel, std::uint64_t size_bytes);
+
+struct KernelInfo {
+  std::string name;
+  std::string description;
+};
+
+// The built-in kernels of a backend.
+std::vector<KernelInfo> builtin_kernels(BackendKind backend);
+
+// Builds a workload on the backend's device. size_bytes: bytes of one input (copy, scale);
+// ignored by tiny. rotation_copies: how many input/output copies to allocate (1 unless
+// cache=rotate). Throws UsageError for an unknown kernel or a bad size, DeviceError when
+// allocation fails.
+std::unique_ptr<Workload> make_builtin_workload(Backend& backend, std::string_view kernel,
+                                                std::uint64_t size_bytes,
+                                                std::size_t rotation_copies, std::uint64_t seed);
+
+}  // namespace caliber::bench

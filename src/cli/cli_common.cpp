@@ -1,0 +1,49 @@
+#include "cli/cli_common.h"
+
+#include <charconv>
+
+#include <fmt/format.h>
+
+#include "caliber/errors.h"
+
+namespace caliber::cli {
+
+std::uint64_t parse_size_bytes(const std::string& text, const std::string& option) {
+  std::uint64_t value = 0;
+  const char* begin = text.data();
+  const char* end = text.data() + text.size();
+  auto [p, ec] = std::from_chars(begin, end, value);
+  if (ec != std::errc() || p == begin) {
+    throw UsageError(fmt::format("{} '{}': expected a byte count such as 1073741824, 64MiB or 1GiB",
+                                 option, text));
+  }
+  const std::string unit(p, end);
+  std::uint64_t scale = 0;
+  if (unit.empty() || unit == "B") scale = 1;
+  else if (unit == "K" || unit == "KiB") scale = 1ull << 10;
+  else if (unit == "M" || unit == "MiB") scale = 1ull << 20;
+  else if (unit == "G" || unit == "GiB") scale = 1ull << 30;
+  else {
+    throw UsageError(fmt::format("{} '{}': unknown unit '{}' (expected B, KiB, MiB or GiB)", option,
+                                 text, unit));
+  }
+  if (value == 0) throw UsageError(fmt::format("{} '{}': must be > 0", option, text));
+  if (value > (~0ull) / scale) throw UsageError(fmt::format("{} '{}': too large", option, text));
+  return value * scale;
+}
+
+std::vector<std::string> split_list(const std::string& text, const std::string& option) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (item.empty()) throw UsageError(fmt::format("{} '{}': empty item in list", option, text));
+    out.push_back(item);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+}  // namespace caliber::cli

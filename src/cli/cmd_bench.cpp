@@ -1,0 +1,309 @@
+// caliber bench: the built-in micro-kernels (copy, scale, tiny) under any valid contract.
+#include <algorithm>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "bench/workload.h"
+#include "caliber/atomic_file.h"
+#include "caliber/backend.h"
+#include "caliber/errors.h"
+#include "caliber/measure.h"
+#include "caliber/result_csv.h"
+#include "caliber/result_json.h"
+#include "caliber/result_table.h"
+#include "cli/cli_common.h"
+#include "cli/command.h"
+
+namespace caliber::cli {
+namespace {
+
+struct BenchOptions {
+  std::string backend = "auto";
+  int device = 0;
+  std::string kernels = "all";
+  std::optional<std::string> size;
+  std::optional<std::string> instrument;
+  std::optional<std::string> schedules;
+  std::string caches = "cold";
+  std::string statistic = "median";
+  std::string measure = "device";
+  std::int64_t warmup = 10;
+  std::optional<std::int64_t> iters;
+  std::optional<std::int64_t> min_samples;
+  std::optional<double> min_time_ms;
+  std::optional<double> max_time_ms;
+  std::optional<double> target_precision;
+  std::int64_t graph_calls = 20;
+  std::uint64_t seed = 1;
+  bool samples = false;
+  std::optional<std::string> json_path;
+  std::optional<std::string> csv_path;
+};
+
+struct Combo {
+  std::string kernel;
+  Contract contract;
+};
+
+void require_positive(std::int64_t v, const char* option) {
+  if (v < 1) throw UsageError(fmt::format("{} must be >= 1 (got {})", option, v));
+}
+
+IterationRule iteration_rule(const BenchOptions& o) {
+  IterationRule rule;
+  const bool adaptive_given = o.min_samples || o.min_time_ms || o.max_time_ms || o.target_precision;
+  if (o.iters) {
+    if (adaptive_given) {
+      throw UsageError("--iters (a fixed count) cannot be combined with --min-samples, "
+                       "--min-time-ms, --max-time-ms or --target-precision (the adaptive rule)");
+    }
+    require_positive(*o.iters, "--iters");
+    rule.mode = IterationRule::Mode::fixed;
+    rule.count = *o.iters;
+    return rule;
+  }
+  rule.mode = IterationRule::Mode::adaptive;
+  if (o.min_samples) {
+    require_positive(*o.min_samples, "--min-samples");
+    rule.min_samples = *o.min_samples;
+  }
+  if (o.min_time_ms) {
+    if (!(*o.min_time_ms >= 0)) throw UsageError(fmt::format("--min-time-ms must be >= 0 (got {})", *o.min_time_ms));
+    rule.min_time_ms = *o.min_time_ms;
+  }
+  if (o.max_time_ms) {
+    if (!(*o.max_time_ms > 0)) throw UsageError(fmt::format("--max-time-ms must be > 0 (got {})", *o.max_time_ms));
+    rule.max_time_ms = *o.max_time_ms;
+  }
+  if (rule.min_time_ms > rule.max_time_ms) {
+    throw UsageError(fmt::format("--min-time-ms ({}) exceeds --max-time-ms ({})", rule.min_time_ms,
+                                 rule.max_time_ms));
+  }
+  if (o.target_precision) {
+    if (!(*o.target_precision > 0 && *o.target_precision < 1)) {
+      throw UsageError(fmt::format("--target-precision must be in (0, 1), e.g. 0.005 for +/-0.5% (got {})",
+                                   *o.target_precision));
+    }
+    rule.target_rel_halfwidth = *o.target_precision;
+  }
+  return rule;
+}
+
+// Expands "all" or a comma list into names, each checked by `parse` (which throws UsageError).
+template <typename T, typename Parse>
+std::vector<T> expand(const std::string& text, const std::vector<T>& all, const char* option,
+                      Parse parse, bool& is_all) {
+  is_all = text == "all";
+  if (is_all) return all;
+  std::vector<T> out;
+  for (const auto& item : split_list(text, option)) {
+    try {
+      out.push_back(parse(item));
+    } catch (const UsageError& e) {
+      throw UsageError(fmt::format("{}: {}", option, e.what()));
+    }
+  }
+  return out;
+}
+
+std::vector<Combo> plan(const BenchOptions& o, BackendKind backend) {
+  require_positive(o.warmup, "--warmup");
+  require_positive(o.graph_calls, "--graph-calls");
+  Contract base = default_contract(backend);
+  if (o.instrument) {
+    try {
+      base.instrument = parse_instrument(*o.instrument);
+    } catch (const UsageError& e) {
+      throw UsageError(fmt::format("--instrument: {}", e.what()));
+    }
+  }
+  try {
+    base.statistic = parse_statistic(o.statistic);
+  } catch (const UsageError& e) {
+    throw UsageError(fmt::format("--statistic: {}", e.what()));
+  }
+  if (o.measure == "host-dispatch") {
+    base.quantity = Quantity::host_dispatch;
+  } else if (o.measure != "device") {
+    throw UsageError(fmt::format("--measure: unknown value '{}' (expected device|host-dispatch)", o.measure));
+  }
+  if (base.quantity == Quantity::host_dispatch) {
+    base.instrument = Instrument::wallclock;
+    base.schedule = Schedule::isolated;
+  }
+  base.warmup = o.warmup;
+  base.iterations = iteration_rule(o);
+  base.graph_calls = o.graph_calls;
+
+  std::vector<std::string> kernel_names;
+  for (const auto& k : bench::builtin_kernels(backend)) {
+    if (k.name != "fault") kernel_names.push_back(k.name);  // self-tests run only when named
+  }
+  bool kernels_all = false, schedules_all = false, caches_all = false;
+  const auto kernels = expand<std::string>(o.kernels, kernel_names, "--kernel",
+                                           [](const std::string& s) { return s; }, kernels_all);
+  const std::vector<Schedule> default_schedules = {base.schedule};
+  const auto schedules =
+      o.schedules ? expand<Schedule>(*o.schedules,
+                                     {Schedule::isolated, Schedule::per_iter, Schedule::pipelined, Schedule::graph},
+                                     "--schedule", parse_schedule, schedules_all)
+                  : default_schedules;
+  const auto caches = expand<CachePolicy>(o.caches, {CachePolicy::warm, CachePolicy::cold, CachePolicy::rotate},
+                                          "--cache", parse_cache_policy, caches_all);
+
+  std::vector<Combo> combos;
+  std::vector<std::string> skipped;  // refused combinations of "all", each reason once
+  for (const auto& k : kernels) {
+    for (CachePolicy cache : caches) {
+      for (Schedule schedule : schedules) {
+        Contract c = base;
+        c.schedule = schedule;
+        c.cache = cache;
+        if (auto why = why_invalid(c)) {
+          if (schedules_all || caches_all) {
+            const std::string line = fmt::format("skipped schedule={} cache={}: {}", to_string(schedule),
+                                                 to_string(cache), *why);
+            if (std::find(skipped.begin(), skipped.end(), line) == skipped.end()) skipped.push_back(line);
+            continue;
+          }
+          throw ContractError(fmt::format("invalid contract (--schedule {} --cache {}): {}",
+                                          to_string(schedule), to_string(cache), *why));
+        }
+        combos.push_back({k, c});
+      }
+    }
+  }
+  for (const auto& line : skipped) std::cerr << line << '\n';
+  if (combos.empty()) throw UsageError("no valid contract to measure: every combination was refused");
+  return combos;
+}
+
+void write_outputs(const BenchOptions& o, const std::vector<Result>& results, bool complete) {
+  if (o.json_path) {
+    write_file_atomically(*o.json_path, [&](std::ostream& out) {
+      write_results_json(out, results, complete, o.samples);
+    });
+  }
+  if (o.csv_path) {
+    write_file_atomically(*o.csv_path, [&](std::ostream& out) { write_results_csv(out, results); });
+  }
+}
+
+int run_bench(const BenchOptions& o) {
+  // Everything the user typed is checked before any device is touched or file created.
+  if (o.json_path) require_writable_file(*o.json_path, "--json");
+  if (o.csv_path) require_writable_file(*o.csv_path, "--csv");
+  const BackendKind kind = o.backend == "auto" ? default_backend_kind() : [&] {
+    try {
+      return parse_backend(o.backend);
+    } catch (const UsageError& e) {
+      throw UsageError(fmt::format("--backend: {}", e.what()));
+    }
+  }();
+  if (o.device < 0) throw UsageError(fmt::format("--device must be >= 0 (got {})", o.device));
+  const std::uint64_t size = o.size ? parse_size_bytes(*o.size, "--size")
+                                    : (kind == BackendKind::cuda ? 256ull << 20 : 32ull << 20);
+  const std::vector<Combo> combos = plan(o, kind);
+  // Unknown kernel names are refused before the device is opened.
+  for (const auto& c : combos) {
+    bool known = false;
+    for (const auto& k : bench::builtin_kernels(kind)) known = known || k.name == c.kernel;
+    if (!known) {
+      std::string names;
+      for (const auto& k : bench::builtin_kernels(kind)) names += (names.empty() ? "" : "|") + k.name;
+      throw UsageError(fmt::format("--kernel: unknown kernel '{}' for the {} backend (expected {})",
+                                   c.kernel, to_string(kind), names));
+    }
+  }
+
+  auto backend = open_backend(kind, o.device);
+  std::vector<Result> results;
+  std::unique_ptr<bench::Workload> workload;
+  std::size_t index = 0;
+  for (const Combo& combo : combos) {
+    ++index;
+    // One workload per kernel and rotation-copy count, verified before it is timed.
+    std::size_t copies = 1;
+    if (combo.contract.cache == CachePolicy::rotate) {
+      const std::uint64_t ws = bench::builtin_working_set_bytes(combo.kernel, size);
+      copies = rotation_copies_needed(ws, backend->device().llc_bytes);
+    }
+    if (!workload || workload->name != combo.kernel || workload->rotation_copies != copies) {
+      workload.reset();
+      workload = bench::make_builtin_workload(*backend, combo.kernel, size, copies, o.seed);
+      workload->poison_outputs();
+      workload->launch(LaunchContext{backend->stream(), 0, 0});
+      backend->synchronize_device();
+      backend->check_errors();
+      if (const std::string bad = workload->verify(); !bad.empty()) {
+        throw DeviceError(fmt::format("{}: output check failed before timing: {}", combo.kernel, bad));
+      }
+    }
+    MeasureOptions mo;
+    mo.name = combo.kernel;
+    mo.params = workload->params;
+    mo.rotation_copies = workload->rotation_copies;
+    mo.working_set_bytes = workload->working_set_bytes;
+    mo.keep_samples = o.samples;
+    bench::Workload* w = workload.get();
+    Result r = measure(*backend, [w](const LaunchContext& ctx) { w->launch(ctx); }, combo.contract, mo);
+    const Contract& c = r.contract;
+    std::cerr << fmt::format("[{}/{}] {} {}/{}/{}: {} {} us (n={}{})\n", index, combos.size(), r.name,
+                             to_string(c.instrument), to_string(c.schedule), to_string(c.cache),
+                             c.statistic.name(), format_us(r.value_us), r.summary.n,
+                             r.stable ? "" : ", UNSTABLE");
+    results.push_back(std::move(r));
+    write_outputs(o, results, /*complete=*/false);
+  }
+  write_outputs(o, results, /*complete=*/true);
+  write_results_table(std::cout, results);
+  return kExitOk;
+}
+
+const RegisterCommand registration{20, [](CLI::App& root, int& exit_code) {
+  auto o = std::make_shared<BenchOptions>();
+  auto* cmd = root.add_subcommand("bench", "Measure the built-in micro-kernels (copy, scale, tiny)");
+  cmd->add_option("--backend", o->backend, "host | cuda | auto (the GPU if one is visible, else host)")
+      ->capture_default_str();
+  cmd->add_option("--device", o->device, "Device index")->capture_default_str();
+  cmd->add_option("--kernel", o->kernels,
+                  "Kernel name or comma list: copy, scale, tiny (cuda also: fault, a self-test "
+                  "that must fail); all = copy,scale,tiny")
+      ->capture_default_str();
+  cmd->add_option("--size", o->size,
+                  "Bytes of one input for copy/scale, e.g. 1GiB (default: 256MiB cuda, 32MiB host)");
+  cmd->add_option("--instrument", o->instrument,
+                  "cupti | event | wallclock (default: event on cuda, wallclock on host)");
+  cmd->add_option("--schedule", o->schedules,
+                  "isolated | per_iter | pipelined | graph, a comma list, or all (all valid ones; "
+                  "default: per_iter on cuda, isolated on host)");
+  cmd->add_option("--cache", o->caches, "warm | cold | rotate, a comma list, or all")->capture_default_str();
+  cmd->add_option("--statistic", o->statistic, "median | mean | min | pNN")->capture_default_str();
+  cmd->add_option("--measure", o->measure,
+                  "device (the work's duration) | host-dispatch (host clock around the launch "
+                  "only; device drained after the timer)")
+      ->capture_default_str();
+  cmd->add_option("--warmup", o->warmup, "Untimed calls before sampling (>= 1)")->capture_default_str();
+  cmd->add_option("--iters", o->iters,
+                  "Fixed iteration count: samples, or calls in the one pipelined window "
+                  "(default: the adaptive rule)");
+  cmd->add_option("--min-samples", o->min_samples, "Adaptive: minimum samples (default 20)");
+  cmd->add_option("--min-time-ms", o->min_time_ms, "Adaptive: minimum sampling wall time, ms (default 20)");
+  cmd->add_option("--max-time-ms", o->max_time_ms, "Adaptive: maximum sampling wall time, ms (default 1000)");
+  cmd->add_option("--target-precision", o->target_precision,
+                  "Adaptive: stop when the median's 95% CI is within +/- this fraction (default 0.005)");
+  cmd->add_option("--graph-calls", o->graph_calls, "Calls captured per graph replay (schedule graph)")
+      ->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Seed of the random inputs")->capture_default_str();
+  cmd->add_flag("--samples", o->samples, "Include raw samples in the JSON output");
+  cmd->add_option("--json", o->json_path, "Write results as JSON (schemas/results.schema.json)");
+  cmd->add_option("--csv", o->csv_path, "Write results as CSV");
+  cmd->callback([o, &exit_code] { exit_code = run_bench(*o); });
+}};
+
+}  // namespace
+}  // namespace caliber::cli

@@ -1,0 +1,238 @@
+#include "caliber/contract.h"
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "caliber/errors.h"
+
+namespace caliber {
+namespace {
+
+template <typename Enum, std::size_t N>
+using NameTable = std::array<std::pair<Enum, std::string_view>, N>;
+
+constexpr NameTable<BackendKind, 2> kBackends{{{BackendKind::host, "host"}, {BackendKind::cuda, "cuda"}}};
+constexpr NameTable<Quantity, 2> kQuantities{
+    {{Quantity::device_time, "device_time"}, {Quantity::host_dispatch, "host_dispatch"}}};
+constexpr NameTable<Instrument, 3> kInstruments{{{Instrument::cupti, "cupti"},
+                                                 {Instrument::event, "event"},
+                                                 {Instrument::wallclock, "wallclock"}}};
+constexpr NameTable<Schedule, 4> kSchedules{{{Schedule::isolated, "isolated"},
+                                             {Schedule::per_iter, "per_iter"},
+                                             {Schedule::pipelined, "pipelined"},
+                                             {Schedule::graph, "graph"}}};
+constexpr NameTable<CachePolicy, 3> kCaches{
+    {{CachePolicy::warm, "warm"}, {CachePolicy::cold, "cold"}, {CachePolicy::rotate, "rotate"}}};
+constexpr NameTable<CuptiReduction, 3> kReductions{
+    {{CuptiReduction::busy, "busy"}, {CuptiReduction::sum, "sum"}, {CuptiReduction::span, "span"}}};
+constexpr NameTable<ThrottlePolicy, 3> kThrottle{{{ThrottlePolicy::flag, "flag"},
+                                                  {ThrottlePolicy::discard, "discard"},
+                                                  {ThrottlePolicy::fail, "fail"}}};
+
+template <typename Enum, std::size_t N>
+std::string_view name_of(const NameTable<Enum, N>& table, Enum v) {
+  for (const auto& [e, n] : table) {
+    if (e == v) return n;
+  }
+  return "?";
+}
+
+template <typename Enum, std::size_t N>
+Enum parse_name(const NameTable<Enum, N>& table, std::string_view s, std::string_view what) {
+  for (const auto& [e, n] : table) {
+    if (n == s) return e;
+  }
+  std::string accepted;
+  for (const auto& [e, n] : table) {
+    if (!accepted.empty()) accepted += "|";
+    accepted += n;
+  }
+  throw UsageError(fmt::format("unknown {} '{}' (expected {})", what, s, accepted));
+}
+
+std::string format_number(double v) { return fmt::format("{:g}", v); }
+
+}  // namespace
+
+std::string_view to_string(BackendKind v) { return name_of(kBackends, v); }
+std::string_view to_string(Quantity v) { return name_of(kQuantities, v); }
+std::string_view to_string(Instrument v) { return name_of(kInstruments, v); }
+std::string_view to_string(Schedule v) { return name_of(kSchedules, v); }
+std::string_view to_string(CachePolicy v) { return name_of(kCaches, v); }
+std::string_view to_string(CuptiReduction v) { return name_of(kReductions, v); }
+std::string_view to_string(ThrottlePolicy v) { return name_of(kThrottle, v); }
+
+BackendKind parse_backend(std::string_view s) { return parse_name(kBackends, s, "backend"); }
+Quantity parse_quantity(std::string_view s) { return parse_name(kQuantities, s, "quantity"); }
+Instrument parse_instrument(std::string_view s) { return parse_name(kInstruments, s, "instrument"); }
+Schedule parse_schedule(std::string_view s) { return parse_name(kSchedules, s, "schedule"); }
+CachePolicy parse_cache_policy(std::string_view s) { return parse_name(kCaches, s, "cache policy"); }
+CuptiReduction parse_cupti_reduction(std::string_view s) {
+  return parse_name(kReductions, s, "cupti reduction");
+}
+ThrottlePolicy parse_throttle_policy(std::string_view s) {
+  return parse_name(kThrottle, s, "throttle policy");
+}
+
+std::string Statistic::name() const {
+  switch (kind) {
+    case Kind::median: return "median";
+    case Kind::mean: return "mean";
+    case Kind::min: return "min";
+    case Kind::quantile: return fmt::format("p{}", format_number(quantile * 100.0));
+  }
+  return "?";
+}
+
+Statistic parse_statistic(std::string_view s) {
+  if (s == "median") return Statistic{Statistic::Kind::median, 0.5};
+  if (s == "mean") return Statistic{Statistic::Kind::mean, 0.5};
+  if (s == "min") return Statistic{Statistic::Kind::min, 0.0};
+  if (s.size() >= 2 && s[0] == 'p') {
+    std::string_view digits = s.substr(1);
+    double pct = 0;
+    auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), pct);
+    if (ec == std::errc() && end == digits.data() + digits.size() && pct > 0 && pct < 100) {
+      return Statistic{Statistic::Kind::quantile, pct / 100.0};
+    }
+  }
+  throw UsageError(fmt::format(
+      "unknown statistic '{}' (expected median|mean|min|pNN with 0 < NN < 100, e.g. p90)", s));
+}
+
+std::string IterationRule::describe() const {
+  if (mode == Mode::fixed) return fmt::format("fixed:{}", count);
+  return fmt::format("adaptive:min_samples={},min_time_ms={},max_time_ms={},target_rel_halfwidth={}",
+                     min_samples, format_number(min_time_ms), format_number(max_time_ms),
+                     format_number(target_rel_halfwidth));
+}
+
+Contract default_contract(BackendKind backend) {
+  Contract c;
+  c.backend = backend;
+  c.cache = CachePolicy::cold;
+  if (backend == BackendKind::cuda) {
+    c.instrument = Instrument::event;
+    c.schedule = Schedule::per_iter;
+  } else {
+    c.instrument = Instrument::wallclock;
+    c.schedule = Schedule::isolated;
+  }
+  return c;
+}
+
+std::optional<std::string> why_invalid(const Contract& c, bool per_call_prepare) {
+  const IterationRule& it = c.iterations;
+  // Counts first: a non-positive count makes every other rule meaningless.
+  if (c.warmup < 1) {
+    return fmt::format("warmup must be >= 1 (got {}): the first call (module load, JIT, first-touch "
+                       "allocation) is never timed",
+                       c.warmup);
+  }
+  if (it.mode == IterationRule::Mode::fixed && it.count < 1) {
+    return fmt::format("iterations must be >= 1 (got {})", it.count);
+  }
+  if (it.mode == IterationRule::Mode::adaptive) {
+    if (it.min_samples < 1) return fmt::format("min samples must be >= 1 (got {})", it.min_samples);
+    if (!(it.min_time_ms >= 0)) return fmt::format("min time must be >= 0 ms (got {})", it.min_time_ms);
+    if (!(it.max_time_ms > 0)) return fmt::format("max time must be > 0 ms (got {})", it.max_time_ms);
+    if (it.min_time_ms > it.max_time_ms) {
+      return fmt::format("min time ({} ms) exceeds max time ({} ms)", it.min_time_ms, it.max_time_ms);
+    }
+    if (!(it.target_rel_halfwidth > 0 && it.target_rel_halfwidth < 1)) {
+      return fmt::format("target precision must be in (0, 1) (got {}); 0.005 means +/-0.5% of the "
+                         "median",
+                         it.target_rel_halfwidth);
+    }
+  }
+  if (c.schedule == Schedule::graph && c.graph_calls < 1) {
+    return fmt::format("graph calls must be >= 1 (got {})", c.graph_calls);
+  }
+  if (c.statistic.kind == Statistic::Kind::quantile &&
+      !(c.statistic.quantile > 0 && c.statistic.quantile < 1)) {
+    return fmt::format("quantile statistic must be in (0, 1) (got {})", c.statistic.quantile);
+  }
+
+  // Backend capabilities.
+  if (c.backend == BackendKind::host) {
+    if (c.instrument != Instrument::wallclock) {
+      return fmt::format("instrument {} does not exist on the host backend: host work is timed with "
+                         "the wallclock instrument",
+                         to_string(c.instrument));
+    }
+    if (c.schedule == Schedule::graph) {
+      return std::string("schedule graph needs device graph capture, which the host backend does not "
+                         "have");
+    }
+  }
+
+  // Host dispatch is its own measurement: one launch per sample, device drained after the timer.
+  if (c.quantity == Quantity::host_dispatch) {
+    if (c.instrument != Instrument::wallclock) {
+      return fmt::format("host_dispatch is read from the host clock: instrument must be wallclock "
+                         "(got {})",
+                         to_string(c.instrument));
+    }
+    if (c.schedule != Schedule::isolated) {
+      return fmt::format("host_dispatch times one launch per sample and drains the device after the "
+                         "timer stops: schedule must be isolated (got {})",
+                         to_string(c.schedule));
+    }
+    return std::nullopt;
+  }
+
+  if (c.backend == BackendKind::cuda && c.instrument == Instrument::wallclock &&
+      c.schedule != Schedule::isolated) {
+    return fmt::format("instrument wallclock on the cuda backend measures launch + run + device sync, "
+                       "which only schedule isolated keeps per call (got {}); use instrument event "
+                       "or cupti",
+                       to_string(c.schedule));
+  }
+
+  if (c.schedule == Schedule::pipelined) {
+    if (c.statistic.kind != Statistic::Kind::mean) {
+      return fmt::format("schedule pipelined produces one sample, the mean of N calls: only statistic "
+                         "mean is meaningful (got {})",
+                         c.statistic.name());
+    }
+    if (c.cache == CachePolicy::cold) {
+      return std::string("schedule pipelined has no gap between calls: a cache flush before each call "
+                         "would be inside the timed window (use cache warm or rotate, or another "
+                         "schedule)");
+    }
+    if (per_call_prepare) {
+      return std::string("schedule pipelined has no gap between calls: per-call preparation would be "
+                         "inside the timed window");
+    }
+    if (it.mode == IterationRule::Mode::adaptive) {
+      return std::string("schedule pipelined produces one sample, so an adaptive stopping rule has no "
+                         "distribution to judge: give a fixed call count (--iters)");
+    }
+  }
+
+  if (c.schedule == Schedule::graph) {
+    if (per_call_prepare) {
+      return std::string("schedule graph replays captured calls: per-call host preparation cannot run "
+                         "between them");
+    }
+    if (c.cache == CachePolicy::cold && c.instrument != Instrument::cupti) {
+      return fmt::format("schedule graph with cache cold needs the flush inside the graph between "
+                         "calls; only instrument cupti can exclude it (by graph-node identity), "
+                         "instrument {} would time it",
+                         to_string(c.instrument));
+    }
+  }
+  return std::nullopt;
+}
+
+void validate(const Contract& contract, bool per_call_prepare) {
+  if (auto why = why_invalid(contract, per_call_prepare)) {
+    throw ContractError("invalid contract: " + *why);
+  }
+}
+
+}  // namespace caliber

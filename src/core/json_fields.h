@@ -1,0 +1,67 @@
+// Strict access to fields of a parsed JSON object, with errors that name file, line and field.
+// Every reader of caliber's files goes through this, so a malformed file always fails the same way.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "caliber/errors.h"
+
+namespace caliber {
+
+class JsonFields {
+ public:
+  // `path` is the location of `object` inside the document ("" for the root, "results[2]").
+  JsonFields(const nlohmann::json& object, std::string file, long line, std::string path);
+
+  bool has(const std::string& key) const;
+  const nlohmann::json& get(const std::string& key) const;  // present (may be null)
+  std::string str(const std::string& key) const;
+  std::optional<std::string> opt_str(const std::string& key) const;  // absent or null -> nullopt
+  double number(const std::string& key) const;
+  std::optional<double> opt_number(const std::string& key) const;
+  std::int64_t integer(const std::string& key) const;
+  std::optional<std::int64_t> opt_integer(const std::string& key) const;
+  bool boolean(const std::string& key) const;
+  std::optional<bool> opt_boolean(const std::string& key) const;
+  JsonFields object(const std::string& key) const;
+  const nlohmann::json& array(const std::string& key) const;
+
+  // The dotted name of a field for error messages ("results[2].contract.schedule").
+  std::string field_name(const std::string& key) const;
+  [[noreturn]] void fail(const std::string& key, const std::string& what) const;
+  // Runs a parser (e.g. parse_schedule) and turns its UsageError into an InputError on `key`.
+  template <typename F>
+  auto parse(const std::string& key, F&& parser) const -> decltype(parser(std::string())) {
+    const std::string value = str(key);
+    try {
+      return parser(value);
+    } catch (const UsageError& e) {
+      fail(key, e.what());
+    }
+  }
+
+  const nlohmann::json& json() const { return object_; }
+  const std::string& file() const { return file_; }
+  long line() const { return line_; }
+
+ private:
+  const nlohmann::json& object_;
+  std::string file_;
+  long line_;
+  std::string path_;
+};
+
+// Line (1-based) of a byte offset in `text`, for parse errors of whole documents.
+long line_of_offset(const std::string& text, std::size_t offset);
+
+// Parses a whole JSON document; a syntax error or truncation becomes InputError with its line.
+nlohmann::json parse_json_document(const std::string& text, const std::string& file);
+
+// Reads a whole file; a missing or unreadable file becomes InputError.
+std::string read_text_file(const std::string& file);
+
+}  // namespace caliber

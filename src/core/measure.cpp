@@ -1,0 +1,379 @@
+// The measurement engine: warmup, schedules, cache policies and the iteration rule, on any Backend.
+//
+// Invariants this file exists to keep (tests/core/test_measure.cpp pins them):
+//  - nothing but the call is inside a timed window: preparation, cache flushes and device
+//    synchronization happen before start() or after stop();
+//  - each schedule produces the number of samples it promises (isolated/per_iter: one per call,
+//    pipelined: one per window, graph: one per replay);
+//  - the first call is never timed (warmup >= 1 is enforced by the contract).
+#include "caliber/measure.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "caliber/errors.h"
+
+namespace caliber {
+namespace {
+
+constexpr std::size_t kMaxBatch = 10000;       // samples between two synchronizations
+constexpr std::size_t kMaxSamples = 10000000;  // hard cap on stored samples
+
+class Engine {
+ public:
+  Engine(Backend& backend, const Callable& call, const Contract& contract,
+         const MeasureOptions& options)
+      : backend_(backend),
+        call_(call),
+        contract_(contract),
+        options_(options),
+        clock_(options.clock ? *options.clock : steady_clock()) {}
+
+  Result run() {
+    Result r;
+    r.name = options_.name;
+    r.params = options_.params;
+    r.device = backend_.device();
+    r.contract = contract_;
+    set_up_cache_policy(r);
+    if (contract_.quantity == Quantity::device_time) {
+      timer_ = backend_.make_timer(contract_.instrument);
+    }
+
+    const double begin_us = clock_.now_us();
+    warm_up();
+    if (contract_.schedule == Schedule::graph && contract_.quantity == Quantity::device_time) {
+      capture_graphs();
+    }
+    const double sampling_begin_us = clock_.now_us();
+    std::vector<double> samples = sample(sampling_begin_us, r);
+    r.wall_time_ms = (clock_.now_us() - begin_us) / 1000.0;
+    r.timed_calls = timed_calls_;
+
+    finish(r, samples);
+    return r;
+  }
+
+ private:
+  void set_up_cache_policy(Result& r) {
+    const std::uint64_t llc = backend_.device().llc_bytes;
+    if (contract_.cache == CachePolicy::cold) {
+      r.flush_bytes = backend_.flush_bytes();
+      if (r.flush_bytes < 2 * llc) {
+        throw ContractError(fmt::format("cache cold needs a flush of >= 2x the last-level cache ({} "
+                                        "bytes); the backend flushes only {} bytes",
+                                        2 * llc, r.flush_bytes));
+      }
+    }
+    if (contract_.cache == CachePolicy::rotate) {
+      if (options_.rotation_copies < 2 || options_.working_set_bytes == 0) {
+        throw ContractError("cache rotate needs a workload that provides input copies "
+                            "(rotation_copies >= 2) and states its working set in bytes");
+      }
+      const double covered = static_cast<double>(options_.rotation_copies) *
+                             static_cast<double>(options_.working_set_bytes);
+      if (covered < 2.0 * static_cast<double>(llc)) {
+        throw ContractError(fmt::format(
+            "cache rotate needs >= 2x the last-level cache ({} bytes) of distinct inputs; the "
+            "workload cycles through {} copies x {} bytes",
+            2 * llc, options_.rotation_copies, options_.working_set_bytes));
+      }
+      rotation_copies_ = options_.rotation_copies;
+      r.rotation_copies = rotation_copies_;
+    }
+  }
+
+  LaunchContext next_context() {
+    LaunchContext ctx;
+    ctx.stream = backend_.stream();
+    ctx.call_index = call_index_++;
+    ctx.rotation = rotation_copies_ > 1 ? rotation_cursor_++ % rotation_copies_ : 0;
+    return ctx;
+  }
+
+  void prepare_call() {
+    if (options_.prepare) options_.prepare();
+    if (contract_.cache == CachePolicy::cold) backend_.flush_cache();
+  }
+
+  void warm_up() {
+    for (std::int64_t i = 0; i < contract_.warmup; ++i) {
+      prepare_call();
+      call_(next_context());
+    }
+    backend_.synchronize_device();
+    backend_.check_errors();
+  }
+
+  // Graph g holds calls g*N .. g*N+N-1 of the rotation; with cache=rotate there are enough graphs
+  // to cover every input copy once, replayed round-robin. With cache=cold the flush is captured
+  // before each call (only the cupti instrument may time such a graph; the contract enforces it).
+  void capture_graphs() {
+    const auto n = static_cast<std::size_t>(contract_.graph_calls);
+    const std::size_t count = rotation_copies_ > 1 ? (rotation_copies_ + n - 1) / n : 1;
+    for (std::size_t g = 0; g < count; ++g) {
+      graphs_.push_back(backend_.capture_graph([&] {
+        for (std::size_t j = 0; j < n; ++j) {
+          if (contract_.cache == CachePolicy::cold) backend_.flush_cache();
+          LaunchContext ctx = next_context();
+          if (rotation_copies_ > 1) ctx.rotation = (g * n + j) % rotation_copies_;
+          call_(ctx);
+        }
+      }));
+    }
+    for (auto& graph : graphs_) graph->launch();  // upload + first replay, untimed
+    backend_.synchronize_device();
+    backend_.check_errors();
+  }
+
+  void stop_window(std::size_t i) {
+    if (timer_->reads_host_clock()) backend_.synchronize_device();
+    timer_->stop(i);
+  }
+
+  // Runs `count` samples (pipelined: one window of `count` calls) and returns their durations.
+  std::vector<double> run_batch(std::size_t count) {
+    if (contract_.quantity == Quantity::host_dispatch) return run_host_dispatch(count);
+    std::vector<double> d;
+    switch (contract_.schedule) {
+      case Schedule::isolated:
+        timer_->reset(count);
+        for (std::size_t i = 0; i < count; ++i) {
+          prepare_call();
+          backend_.synchronize_device();
+          const LaunchContext ctx = next_context();
+          timer_->start(i);
+          call_(ctx);
+          stop_window(i);
+          backend_.synchronize_device();
+        }
+        timed_calls_ += count;
+        d = collect(count);
+        break;
+      case Schedule::per_iter:
+        timer_->reset(count);
+        for (std::size_t i = 0; i < count; ++i) {
+          prepare_call();
+          const LaunchContext ctx = next_context();
+          timer_->start(i);
+          call_(ctx);
+          stop_window(i);
+        }
+        backend_.synchronize_device();
+        timed_calls_ += count;
+        d = collect(count);
+        break;
+      case Schedule::pipelined: {
+        timer_->reset(1);
+        timer_->start(0);
+        for (std::size_t c = 0; c < count; ++c) call_(next_context());
+        stop_window(0);
+        backend_.synchronize_device();
+        timed_calls_ += count;
+        d = collect(1);
+        d[0] /= static_cast<double>(count);
+        break;
+      }
+      case Schedule::graph: {
+        timer_->reset(count);
+        for (std::size_t i = 0; i < count; ++i) {
+          timer_->start(i);
+          graphs_[i % graphs_.size()]->launch();
+          stop_window(i);
+        }
+        backend_.synchronize_device();
+        const auto n = static_cast<std::size_t>(contract_.graph_calls);
+        timed_calls_ += count * n;
+        d = collect(count);
+        for (double& x : d) x /= static_cast<double>(n);
+        break;
+      }
+    }
+    return d;
+  }
+
+  std::vector<double> collect(std::size_t count) {
+    backend_.check_errors();
+    return timer_->collect_us(count);
+  }
+
+  // Host clock around the launch only; the device is drained after the timer stops.
+  std::vector<double> run_host_dispatch(std::size_t count) {
+    std::vector<double> d(count);
+    for (std::size_t i = 0; i < count; ++i) {
+      prepare_call();
+      backend_.synchronize_device();
+      const LaunchContext ctx = next_context();
+      const double t0 = clock_.now_us();
+      call_(ctx);
+      const double t1 = clock_.now_us();
+      backend_.synchronize_device();
+      d[i] = t1 - t0;
+    }
+    backend_.check_errors();
+    timed_calls_ += count;
+    return d;
+  }
+
+  std::vector<double> sample(double sampling_begin_us, Result& r) {
+    const IterationRule& rule = contract_.iterations;
+    if (rule.mode == IterationRule::Mode::fixed) {
+      r.stop_reason = "fixed count";
+      const auto count = static_cast<std::size_t>(rule.count);
+      if (contract_.schedule == Schedule::pipelined) return run_batch(count);
+      std::vector<double> all;
+      all.reserve(count);
+      for (std::size_t done = 0; done < count;) {
+        const std::size_t batch = std::min(kMaxBatch, count - done);
+        auto d = run_batch(batch);
+        all.insert(all.end(), d.begin(), d.end());
+        done += batch;
+      }
+      return all;
+    }
+    return sample_adaptive(sampling_begin_us, r);
+  }
+
+  // docs/iteration-rule.md describes this rule.
+  std::vector<double> sample_adaptive(double begin_us, Result& r) {
+    const IterationRule& rule = contract_.iterations;
+    const auto min_samples = static_cast<std::size_t>(rule.min_samples);
+    const double max_us = rule.max_time_ms * 1000.0;
+    const double min_us = rule.min_time_ms * 1000.0;
+    std::vector<double> all;
+    std::vector<double> sorted;
+    double achieved = 0;
+    while (true) {
+      const double elapsed = clock_.now_us() - begin_us;
+      std::size_t batch;
+      if (all.empty()) {
+        batch = 1;  // measures the cost of one sample before committing to more
+      } else {
+        const double per_sample = std::max(elapsed / static_cast<double>(all.size()), 1e-3);
+        const double affordable = std::max(1.0, std::floor((max_us - elapsed) / per_sample));
+        const std::size_t wanted = std::max(min_samples > all.size() ? min_samples - all.size() : 0,
+                                            std::max<std::size_t>(1, all.size() / 2));
+        batch = std::min({wanted, static_cast<std::size_t>(std::min(affordable, 1e9)), kMaxBatch,
+                          kMaxSamples - all.size()});
+        batch = std::max<std::size_t>(batch, 1);
+      }
+      auto d = run_batch(batch);
+      all.insert(all.end(), d.begin(), d.end());
+
+      const double now_elapsed = clock_.now_us() - begin_us;
+      sorted = all;
+      std::sort(sorted.begin(), sorted.end());
+      const double med = quantile_sorted(sorted, 0.5);
+      const Interval ci = median_ci_order_statistics(sorted, 0.95);
+      achieved = med > 0 ? (ci.hi - ci.lo) / 2.0 / med : 0.0;
+      const bool enough = all.size() >= min_samples && now_elapsed >= min_us;
+      if (enough && achieved <= rule.target_rel_halfwidth) {
+        r.stop_reason = "target precision reached";
+        return all;
+      }
+      if (now_elapsed >= max_us || all.size() >= kMaxSamples) {
+        r.stop_reason = "max time reached";
+        if (all.size() < min_samples) {
+          r.warnings.push_back(fmt::format("max time {} ms reached with only {} of {} minimum samples",
+                                           rule.max_time_ms, all.size(), min_samples));
+        } else {
+          r.warnings.push_back(fmt::format(
+              "max time {} ms reached before the median's 95% CI narrowed to +/-{:.3g}% (reached "
+              "+/-{:.3g}%)",
+              rule.max_time_ms, rule.target_rel_halfwidth * 100.0, achieved * 100.0));
+        }
+        return all;
+      }
+    }
+  }
+
+  void finish(Result& r, std::vector<double>& samples) {
+    for (double x : samples) {
+      if (!std::isfinite(x) || x < 0) {
+        throw DeviceError(fmt::format("the timer returned an invalid duration ({} us)", x));
+      }
+    }
+    r.summary = summarize(samples);
+    r.value_us = apply_statistic(contract_.statistic, samples);
+    r.stable = is_stable(r.summary);
+    std::vector<double> sorted = samples;
+    std::sort(sorted.begin(), sorted.end());
+    r.median_ci95_us = median_ci_order_statistics(sorted, 0.95);
+    if (!r.stable) {
+      r.warnings.push_back(fmt::format("unstable: p90/p10 = {:.3f} > 1.2",
+                                       r.summary.p10_us > 0 ? r.summary.p90_us / r.summary.p10_us
+                                                            : INFINITY));
+    }
+    if (contract_.schedule != Schedule::pipelined && r.summary.n < 10) {
+      r.warnings.push_back(fmt::format("few samples (n = {}): quantiles are coarse", r.summary.n));
+    }
+    add_notes(r);
+    if (options_.keep_samples) r.samples_us = std::move(samples);
+  }
+
+  void add_notes(Result& r) {
+    const Contract& c = contract_;
+    if (c.quantity == Quantity::host_dispatch) {
+      r.notes.push_back("host_dispatch: host clock around the launch only; the device is drained "
+                        "after the timer stops");
+      return;
+    }
+    if (c.backend == BackendKind::cuda && c.instrument == Instrument::wallclock) {
+      r.notes.push_back("wallclock on cuda: each sample is launch + run + full-device sync, what a "
+                        "caller waiting for the result sees");
+    }
+    if (c.schedule == Schedule::pipelined) {
+      r.notes.push_back(fmt::format("pipelined: one sample = mean of {} back-to-back calls; launch "
+                                    "overhead amortized",
+                                    c.iterations.count));
+    }
+    if (c.schedule == Schedule::graph) {
+      r.notes.push_back(fmt::format("graph: {} calls per replay; host launch overhead removed "
+                                    "(kernel-only)",
+                                    c.graph_calls));
+    }
+  }
+
+  Backend& backend_;
+  const Callable& call_;
+  const Contract& contract_;
+  const MeasureOptions& options_;
+  Clock& clock_;
+  std::unique_ptr<SampleTimer> timer_;
+  std::vector<std::unique_ptr<GraphExec>> graphs_;
+  std::size_t rotation_copies_ = 0;
+  std::size_t rotation_cursor_ = 0;
+  std::size_t call_index_ = 0;
+  std::uint64_t timed_calls_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<GraphExec> Backend::capture_graph(const std::function<void()>&) {
+  throw ContractError(fmt::format("the {} backend cannot capture graphs", to_string(kind())));
+}
+
+Result measure(Backend& backend, const Callable& call, const Contract& contract,
+               const MeasureOptions& options) {
+  if (contract.backend != backend.kind()) {
+    throw ContractError(fmt::format("the contract is for the {} backend but the measurement runs on "
+                                    "the {} backend",
+                                    to_string(contract.backend), to_string(backend.kind())));
+  }
+  validate(contract, static_cast<bool>(options.prepare));
+  if (contract.schedule == Schedule::graph && !backend.supports_graphs()) {
+    throw ContractError(fmt::format("schedule graph: the {} backend cannot capture graphs",
+                                    to_string(backend.kind())));
+  }
+  return Engine(backend, call, contract, options).run();
+}
+
+std::size_t rotation_copies_needed(std::uint64_t working_set_bytes, std::uint64_t llc_bytes) {
+  if (working_set_bytes == 0) return 2;
+  const std::uint64_t needed = (2 * llc_bytes + working_set_bytes - 1) / working_set_bytes;
+  return static_cast<std::size_t>(std::max<std::uint64_t>(2, needed));
+}
+
+}  // namespace caliber

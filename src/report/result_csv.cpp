@@ -1,0 +1,91 @@
+#include "caliber/result_csv.h"
+
+#include <ostream>
+
+#include <fmt/format.h>
+
+namespace caliber {
+
+const std::vector<std::string>& results_csv_columns() {
+  static const std::vector<std::string> columns = {
+      "name",        "params",          "backend",       "device_name", "arch",
+      "quantity",    "instrument",      "schedule",      "cache",       "statistic",
+      "warmup",      "iteration_rule",  "graph_calls",   "value_us",    "n",
+      "min_us",      "p10_us",          "p25_us",        "median_us",   "p75_us",
+      "p90_us",      "max_us",          "mean_us",       "stdev_us",    "rel_iqr",
+      "stable",      "stop_reason",     "flush_bytes",   "rotation_copies", "warnings"};
+  return columns;
+}
+
+std::string csv_escape(const std::string& field) {
+  if (field.find_first_of(",\"\n\r") == std::string::npos) return field;
+  std::string out = "\"";
+  for (char c : field) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+  return out;
+}
+
+namespace {
+
+// Shortest text that reads back to the same double.
+std::string num(double v) { return fmt::format("{}", v); }
+
+std::string join(const std::vector<std::string>& items, const char* sep) {
+  std::string out;
+  for (const auto& s : items) {
+    if (!out.empty()) out += sep;
+    out += s;
+  }
+  return out;
+}
+
+}  // namespace
+
+void write_results_csv(std::ostream& out, const std::vector<Result>& results) {
+  std::vector<std::string> header;
+  for (const auto& c : results_csv_columns()) header.push_back(csv_escape(c));
+  out << join(header, ",") << '\n';
+  for (const Result& r : results) {
+    const Contract& c = r.contract;
+    const Summary& s = r.summary;
+    const std::vector<std::string> row = {
+        r.name,
+        r.params.dump(),
+        std::string(to_string(c.backend)),
+        r.device.name,
+        r.device.arch,
+        std::string(to_string(c.quantity)),
+        std::string(to_string(c.instrument)),
+        std::string(to_string(c.schedule)),
+        std::string(to_string(c.cache)),
+        c.statistic.name(),
+        std::to_string(c.warmup),
+        c.iterations.describe(),
+        c.schedule == Schedule::graph ? std::to_string(c.graph_calls) : "",
+        num(r.value_us),
+        std::to_string(s.n),
+        num(s.min_us),
+        num(s.p10_us),
+        num(s.p25_us),
+        num(s.median_us),
+        num(s.p75_us),
+        num(s.p90_us),
+        num(s.max_us),
+        num(s.mean_us),
+        num(s.stdev_us),
+        num(s.rel_iqr),
+        r.stable ? "true" : "false",
+        r.stop_reason,
+        std::to_string(r.flush_bytes),
+        std::to_string(r.rotation_copies),
+        join(r.warnings, "; ")};
+    std::vector<std::string> escaped;
+    for (const auto& f : row) escaped.push_back(csv_escape(f));
+    out << join(escaped, ",") << '\n';
+  }
+}
+
+}  // namespace caliber

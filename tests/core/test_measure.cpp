@@ -1,0 +1,270 @@
+// The engine's invariants, proven with a recording backend and injected time: nothing but the call
+// is inside a timed window, and each schedule produces the sample count it promises.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "caliber/errors.h"
+#include "caliber/measure.h"
+#include "support/recording_backend.h"
+
+namespace caliber {
+namespace {
+
+using testing_support::RecordingBackend;
+
+Contract fixed(Schedule s, CachePolicy cache, std::int64_t n, std::int64_t warmup = 2) {
+  Contract c = default_contract(BackendKind::cuda);
+  c.schedule = s;
+  c.cache = cache;
+  c.warmup = warmup;
+  c.iterations.mode = IterationRule::Mode::fixed;
+  c.iterations.count = n;
+  if (s == Schedule::pipelined) c.statistic = parse_statistic("mean");
+  return c;
+}
+
+Result run(RecordingBackend& b, const Contract& c, MeasureOptions o = {}) {
+  o.keep_samples = true;
+  o.clock = &b.clock;
+  return measure(b, [&b](const LaunchContext& ctx) { b.run_call(ctx); }, c, o);
+}
+
+std::vector<std::string> after_warmup(const RecordingBackend& b, std::size_t warmup_events) {
+  return {b.events.begin() + static_cast<long>(warmup_events), b.events.end()};
+}
+
+TEST(Measure, IsolatedColdKeepsFlushAndSyncOutsideTheWindow) {
+  RecordingBackend b;
+  const Result r = run(b, fixed(Schedule::isolated, CachePolicy::cold, 3));
+  ASSERT_EQ(r.samples_us.size(), 3u);
+  for (double s : r.samples_us) EXPECT_DOUBLE_EQ(s, 5.0);  // the call only: no flush (1000), no sync (3)
+  EXPECT_DOUBLE_EQ(r.value_us, 5.0);
+  EXPECT_EQ(r.flush_bytes, 2u << 20);
+  // warmup: (flush, call) x 2, sync; then per sample: flush, sync, start, call, stop, sync.
+  const std::vector<std::string> want = {"flush", "call",  "flush", "call",  "sync",  "flush", "sync",
+                                         "start0", "call", "stop0", "sync",  "flush", "sync",  "start1",
+                                         "call",  "stop1", "sync",  "flush", "sync",  "start2", "call",
+                                         "stop2", "sync"};
+  EXPECT_EQ(b.events, want);
+}
+
+TEST(Measure, PerIterColdFlushesBetweenWindowsAndSyncsOnceAtTheEnd) {
+  RecordingBackend b;
+  const Result r = run(b, fixed(Schedule::per_iter, CachePolicy::cold, 3));
+  for (double s : r.samples_us) EXPECT_DOUBLE_EQ(s, 5.0);
+  const std::vector<std::string> want = {"flush", "start0", "call", "stop0", "flush", "start1", "call",
+                                         "stop1", "flush",  "start2", "call", "stop2", "sync"};
+  EXPECT_EQ(after_warmup(b, 5), want);
+}
+
+TEST(Measure, PipelinedIsOneWindowAroundNCallsAndOneSample) {
+  RecordingBackend b;
+  const Result r = run(b, fixed(Schedule::pipelined, CachePolicy::warm, 4));
+  ASSERT_EQ(r.samples_us.size(), 1u);
+  EXPECT_DOUBLE_EQ(r.samples_us[0], 5.0);  // 20 us / 4 calls
+  EXPECT_EQ(r.timed_calls, 4u);
+  const std::vector<std::string> want = {"start0", "call", "call", "call", "call", "stop0", "sync"};
+  EXPECT_EQ(after_warmup(b, 3), want);
+}
+
+TEST(Measure, GraphSampleIsReplayTimeOverCallsPerReplay) {
+  RecordingBackend b;
+  Contract c = fixed(Schedule::graph, CachePolicy::warm, 3);
+  c.graph_calls = 4;
+  const Result r = run(b, c);
+  ASSERT_EQ(r.samples_us.size(), 3u);
+  for (double s : r.samples_us) EXPECT_DOUBLE_EQ(s, 5.0);
+  EXPECT_EQ(r.timed_calls, 12u);
+  // warmup (2 calls + sync), capture of 4 calls, one untimed replay, then 3 timed replays.
+  EXPECT_EQ(std::count(b.events.begin(), b.events.end(), "capture:call"), 4);
+  EXPECT_EQ(std::count(b.events.begin(), b.events.end(), "graph_launch"), 4);
+  EXPECT_EQ(std::count(b.events.begin(), b.events.end(), "replay:call"), 16);
+  const auto first_start = std::find(b.events.begin(), b.events.end(), "start0");
+  ASSERT_NE(first_start, b.events.end());
+  EXPECT_EQ(*(first_start + 1), "graph_launch");
+}
+
+TEST(Measure, GraphWithRotationCapturesEnoughGraphsToCoverEveryCopy) {
+  RecordingBackend b;
+  Contract c = fixed(Schedule::graph, CachePolicy::rotate, 6);
+  c.graph_calls = 4;
+  MeasureOptions o;
+  o.rotation_copies = 10;
+  o.working_set_bytes = 1 << 20;  // 10 MiB >= 2 x 1 MiB
+  const Result r = run(b, c, o);
+  EXPECT_EQ(r.rotation_copies, 10u);
+  EXPECT_EQ(std::count(b.events.begin(), b.events.end(), "begin_capture"), 3);  // ceil(10 / 4)
+  // The captured calls (after 2 warmup calls) cover rotations 0..9 and wrap.
+  std::vector<std::size_t> rot;
+  for (std::size_t i = 2; i < 14; ++i) rot.push_back(b.calls.at(i).rotation);
+  EXPECT_EQ(rot, (std::vector<std::size_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1}));
+}
+
+TEST(Measure, GraphColdCapturesTheFlushOnlyForCupti) {
+  RecordingBackend b;
+  EXPECT_THROW(run(b, fixed(Schedule::graph, CachePolicy::cold, 2)), ContractError);
+}
+
+TEST(Measure, PreparationRunsBeforeEveryCallOutsideTheWindow) {
+  RecordingBackend b;
+  MeasureOptions o;
+  o.prepare = [&b] {
+    b.log("prepare");
+    b.clock.advance_us(50);
+  };
+  const Result r = run(b, fixed(Schedule::per_iter, CachePolicy::warm, 2, 1), o);
+  for (double s : r.samples_us) EXPECT_DOUBLE_EQ(s, 5.0);
+  const std::vector<std::string> want = {"prepare", "call",  "sync",    "prepare", "start0", "call",
+                                         "stop0",   "prepare", "start1", "call",    "stop1",  "sync"};
+  EXPECT_EQ(b.events, want);
+}
+
+TEST(Measure, PipelinedRefusesPreparation) {
+  RecordingBackend b;
+  MeasureOptions o;
+  o.prepare = [] {};
+  EXPECT_THROW(run(b, fixed(Schedule::pipelined, CachePolicy::warm, 4), o), ContractError);
+}
+
+TEST(Measure, WallclockOnAnAsyncDeviceDrainsBeforeStop) {
+  RecordingBackend b;
+  Contract c = fixed(Schedule::isolated, CachePolicy::warm, 2);
+  c.instrument = Instrument::wallclock;
+  const Result r = run(b, c);
+  for (double s : r.samples_us) EXPECT_DOUBLE_EQ(s, 8.0);  // call 5 + the drain 3: launch + run + sync
+  const std::vector<std::string> want = {"sync", "start0", "call", "sync", "stop0", "sync",
+                                         "sync", "start1", "call", "sync", "stop1", "sync"};
+  EXPECT_EQ(after_warmup(b, 3), want);
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_EQ(r.notes[0],
+            "wallclock on cuda: each sample is launch + run + full-device sync, what a caller waiting for "
+            "the result sees");
+}
+
+TEST(Measure, HostDispatchStopsTheTimerBeforeTheDrain) {
+  // The recording double's call moves the clock by 5 (a launch that returns at once would move
+  // it by its dispatch cost only); the drain (3) must be outside every sample.
+  RecordingBackend b;
+  Contract c = fixed(Schedule::isolated, CachePolicy::warm, 3);
+  c.instrument = Instrument::wallclock;
+  c.quantity = Quantity::host_dispatch;
+  const Result r = run(b, c);
+  for (double s : r.samples_us) EXPECT_DOUBLE_EQ(s, 5.0);
+  const std::vector<std::string> want = {"sync", "call", "sync", "sync", "call", "sync", "sync", "call", "sync"};
+  EXPECT_EQ(after_warmup(b, 3), want);
+}
+
+TEST(Measure, WarmupCallsAreNeverTimed) {
+  RecordingBackend b;
+  const Result r = run(b, fixed(Schedule::isolated, CachePolicy::warm, 4, 7));
+  EXPECT_EQ(b.calls.size(), 11u);
+  EXPECT_EQ(r.timed_calls, 4u);
+  for (std::size_t i = 0; i < b.calls.size(); ++i) EXPECT_EQ(b.calls[i].call_index, i);
+}
+
+TEST(Measure, RotationCyclesThroughCopies) {
+  RecordingBackend b;
+  MeasureOptions o;
+  o.rotation_copies = 3;
+  o.working_set_bytes = 1 << 20;
+  run(b, fixed(Schedule::per_iter, CachePolicy::rotate, 4, 2), o);
+  std::vector<std::size_t> rot;
+  for (const auto& c : b.calls) rot.push_back(c.rotation);
+  EXPECT_EQ(rot, (std::vector<std::size_t>{0, 1, 2, 0, 1, 2}));
+}
+
+TEST(Measure, RotationWithoutEnoughDistinctInputsIsRefused) {
+  RecordingBackend b;
+  EXPECT_THROW(run(b, fixed(Schedule::per_iter, CachePolicy::rotate, 4)), ContractError);
+  MeasureOptions o;
+  o.rotation_copies = 2;
+  o.working_set_bytes = 1000;  // 2 KB of inputs cannot defeat a 1 MiB cache
+  try {
+    run(b, fixed(Schedule::per_iter, CachePolicy::rotate, 4), o);
+    FAIL();
+  } catch (const ContractError& e) {
+    EXPECT_NE(std::string(e.what()).find("2 copies x 1000 bytes"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Measure, ContractForAnotherBackendIsRefused) {
+  RecordingBackend b(BackendKind::host);
+  EXPECT_THROW(run(b, fixed(Schedule::isolated, CachePolicy::warm, 2)), ContractError);
+}
+
+TEST(Measure, AdaptiveStopsAtMinSamplesWhenThePrecisionIsReached) {
+  RecordingBackend b;
+  Contract c = fixed(Schedule::per_iter, CachePolicy::warm, 1);
+  c.iterations = IterationRule{};
+  c.iterations.min_samples = 20;
+  c.iterations.min_time_ms = 0;
+  const Result r = run(b, c);
+  // First batch of one sample measures the cost, the second brings n to min_samples; identical
+  // samples give a zero-width interval.
+  EXPECT_EQ(r.summary.n, 20);
+  EXPECT_EQ(r.stop_reason, "target precision reached");
+  EXPECT_TRUE(r.warnings.empty());
+}
+
+TEST(Measure, AdaptiveHonoursMinTime) {
+  RecordingBackend b;
+  Contract c = fixed(Schedule::isolated, CachePolicy::warm, 1);
+  c.iterations = IterationRule{};
+  c.iterations.min_samples = 5;
+  c.iterations.min_time_ms = 1.0;  // each isolated sample costs 5 + 3 + 3 = 11 us of wall time
+  const Result r = run(b, c);
+  EXPECT_EQ(r.stop_reason, "target precision reached");
+  EXPECT_GE(r.summary.n * 11, 1000);
+}
+
+TEST(Measure, AdaptiveStopsAtMaxTimeWithAWarningWhenSamplesDisagree) {
+  RecordingBackend b;
+  Contract c = fixed(Schedule::per_iter, CachePolicy::warm, 1, 1);
+  c.iterations = IterationRule{};
+  c.iterations.min_samples = 10;
+  c.iterations.min_time_ms = 0;
+  c.iterations.max_time_ms = 2;
+  int k = 0;
+  MeasureOptions o;
+  o.clock = &b.clock;
+  const Result r = measure(
+      b,
+      [&](const LaunchContext&) {
+        b.log("call");
+        b.clock.advance_us(++k % 2 ? 5.0 : 15.0);  // two modes: the median never settles
+      },
+      c, o);
+  EXPECT_EQ(r.stop_reason, "max time reached");
+  ASSERT_FALSE(r.warnings.empty());
+  EXPECT_NE(r.warnings[0].find("max time 2 ms reached before the median's 95% CI narrowed to +/-0.5%"),
+            std::string::npos)
+      << r.warnings[0];
+  EXPECT_GE(r.wall_time_ms, 2.0);
+  EXPECT_LE(r.wall_time_ms, 2.0 * 1.6);  // one batch may overshoot the estimate, not double it
+}
+
+TEST(Measure, UnstableSamplesAreFlagged) {
+  RecordingBackend b;
+  Contract c = fixed(Schedule::per_iter, CachePolicy::warm, 10, 1);
+  int k = 0;
+  MeasureOptions o;
+  o.clock = &b.clock;
+  const Result r = measure(
+      b,
+      [&](const LaunchContext&) { b.clock.advance_us(k++ < 6 ? 10.0 : 20.0); },
+      c, o);
+  EXPECT_FALSE(r.stable);
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_EQ(r.warnings[0], "unstable: p90/p10 = 2.000 > 1.2");
+}
+
+TEST(Measure, RotationCopiesNeeded) {
+  EXPECT_EQ(rotation_copies_needed(1 << 30, 60 << 20), 2u);
+  EXPECT_EQ(rotation_copies_needed(2048, 60ull << 20), 61440u);
+  EXPECT_EQ(rotation_copies_needed(3, 4), 3u);  // ceil(8 / 3)
+  EXPECT_EQ(rotation_copies_needed(0, 4), 2u);
+}
+
+}  // namespace
+}  // namespace caliber
