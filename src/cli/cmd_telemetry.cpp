@@ -83,11 +83,13 @@ int run_telemetry(const TelemetryOptions& o) {
   if (write_stdout(kHeader) == WriteResult::reader_gone) return kExitOk;
   Clock& clock = steady_clock();
   RealTimePacer pacer;
-  const double origin_us = clock.now_us();
+  double origin_us = 0;  // when the first reading completed: its timestamp is 0
   for (std::int64_t i = 0; o.count == 0 || i < o.count; ++i) {
     if (i > 0) pacer.wait(o.interval_ms);
     TelemetrySample s = reader->read();
-    s.timestamp_ms = (clock.now_us() - origin_us) / 1000.0;
+    const double now_us = clock.now_us();
+    if (i == 0) origin_us = now_us;
+    s.timestamp_ms = (now_us - origin_us) / 1000.0;
     if (write_stdout(csv_row(s, i)) == WriteResult::reader_gone) return kExitOk;
   }
   return kExitOk;

@@ -70,9 +70,14 @@ ExecutedNodes executed_graph_nodes(std::span<const std::uint64_t> template_ids,
                                    std::uint32_t exec_graph_id) {
   ExecutedNodes out;
   for (std::uint64_t t : template_ids) {
-    const auto it = clones.find(t);
+    auto it = clones.find(t);
     if (it != clones.end()) {
-      out.ids.push_back(it->second);
+      // Follow a chain of clones (a graph cloned before it was instantiated) to its end.
+      std::uint64_t id = it->second;
+      for (int step = 0; step < 16 && (it = clones.find(id)) != clones.end() && it->second != id; ++step) {
+        id = it->second;
+      }
+      out.ids.push_back(id);
     } else {
       out.ids.push_back((std::uint64_t{exec_graph_id} << 32) | (t & 0xffffffffull));
       out.by_index = true;

@@ -127,6 +127,13 @@ TEST(KernelAttribution, ExecutedNodeIdsThroughTheCloneCallback) {
   EXPECT_FALSE(e.by_index);
 }
 
+TEST(KernelAttribution, ExecutedNodeIdsFollowAChainOfClones) {
+  const std::vector<std::uint64_t> templates = {4294967296ull};
+  const std::unordered_map<std::uint64_t, std::uint64_t> clones = {{4294967296ull, 8589934592ull},
+                                                                   {8589934592ull, 12884901888ull}};
+  EXPECT_EQ(executed_graph_nodes(templates, clones, 3).ids, std::vector<std::uint64_t>{12884901888ull});
+}
+
 TEST(KernelAttribution, ExecutedNodeIdsByIndexWithoutTheCallback) {
   const std::vector<std::uint64_t> templates = {4294967296ull, 4294967298ull};
   const ExecutedNodes e = executed_graph_nodes(templates, {}, 2);

@@ -6,6 +6,7 @@
 
 #include "caliber/errors.h"
 #include "caliber/measure.h"
+#include "support/fixed_contract.h"
 #include "support/recording_backend.h"
 
 namespace caliber {
@@ -14,14 +15,7 @@ namespace {
 using testing_support::RecordingBackend;
 
 Contract fixed(Schedule s, CachePolicy cache, std::int64_t n, std::int64_t warmup = 2) {
-  Contract c = default_contract(BackendKind::cuda);
-  c.schedule = s;
-  c.cache = cache;
-  c.warmup = warmup;
-  c.iterations.mode = IterationRule::Mode::fixed;
-  c.iterations.count = n;
-  if (s == Schedule::pipelined) c.statistic = parse_statistic("mean");
-  return c;
+  return testing_support::fixed_cuda_contract(s, cache, n, warmup);
 }
 
 Result run(RecordingBackend& b, const Contract& c, MeasureOptions o = {}) {
