@@ -162,9 +162,10 @@ std::vector<Combo> plan(const BenchOptions& o, BackendKind backend, Instrument i
     } catch (const UsageError& e) {
       throw UsageError(fmt::format("--cupti-reduction: {}", e.what()));
     }
-    if (o.instrument && *o.instrument != "cupti" && *o.instrument != "auto") {
-      throw UsageError(fmt::format("--cupti-reduction applies to instrument cupti only (got --instrument {})",
-                                   *o.instrument));
+    // auto may fall back to event, where the reduction is moot; anything else is a mistake.
+    if (instrument != Instrument::cupti && o.instrument.value_or("") != "auto") {
+      throw UsageError(fmt::format("--cupti-reduction applies to instrument cupti only (the instrument is {})",
+                                   to_string(instrument)));
     }
   }
   try {

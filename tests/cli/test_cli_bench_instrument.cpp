@@ -71,7 +71,9 @@ TEST(CliBenchInstrument, OptionValuesAreChecked) {
        "caliber: error: --throttle-policy: unknown throttle policy 'never' (expected flag|discard|fail)\n"},
       {"--cupti-reduction most", "caliber: error: --cupti-reduction: unknown cupti reduction 'most' (expected busy|sum|span)\n"},
       {"--instrument wallclock --cupti-reduction sum",
-       "caliber: error: --cupti-reduction applies to instrument cupti only (got --instrument wallclock)\n"},
+       "caliber: error: --cupti-reduction applies to instrument cupti only (the instrument is wallclock)\n"},
+      {"--cupti-reduction span",  // the host's default instrument is wallclock
+       "caliber: error: --cupti-reduction applies to instrument cupti only (the instrument is wallclock)\n"},
       {"--cupti-tracing maybe", "caliber: error: --cupti-tracing: unknown value 'maybe' (expected off, on, or off,on)\n"},
       {"--telemetry-period-ms 0", "caliber: error: --telemetry-period-ms must be > 0 (got 0)\n"},
       {"--instrument stopwatch",
