@@ -18,12 +18,22 @@ mkdir -p "$D"
 exec 2> >(tee -a "$D/log.txt" >&2)
 
 log() { echo "[$(date +%T)] $*" >&2; }
+# The whole script stays under BUDGET_S seconds (default 420): a step that would start later is
+# skipped and logged, so a slow ncu cannot push the run past the device call's limit.
+BUDGET_S=${BUDGET_S:-420}
+in_budget() {
+  if [ "$SECONDS" -ge "$BUDGET_S" ]; then
+    log "skipped $1: time budget of ${BUDGET_S}s spent"
+    return 1
+  fi
+}
 # bench NAME ARGS...: one caliber run, its JSON in $D/NAME.json, its table in $D/NAME.txt.
 bench() {
   local name=$1
   shift
+  in_budget "$name" || return 0
   log "bench $name: $*"
-  timeout 120 "$CALIBER" bench --backend cuda --json "$D/$name.json" "$@" > "$D/$name.txt" ||
+  timeout 90 "$CALIBER" bench --backend cuda --json "$D/$name.json" "$@" > "$D/$name.txt" ||
     log "bench $name FAILED (exit $?)"
 }
 
@@ -62,30 +72,13 @@ for w in "scale_2p26 scale 256MiB" "tiny tiny 1KiB"; do
     --schedule graph --graph-calls 10 --iters 30 --warmup 5
 done
 
-# 3. Ground truth: ncu's kernel duration, one report per workload (caliber under ncu times with
-# events; CUPTI belongs to ncu there). ncu flushes caches before each kernel (--cache-control all).
-if [ -x "$NCU" ] || command -v "$NCU" > /dev/null; then
-  for w in "${WORKLOADS[@]}"; do
-    read -r id kernel size <<< "$w"
-    log "ncu $id"
-    timeout 150 "$NCU" --clock-control none --metrics gpu__time_duration.sum -f -o "$D/${id}_ncu" \
-      "$CALIBER" bench --backend cuda --kernel "$kernel" --size "$size" --instrument event \
-      --schedule isolated --cache cold --iters 20 --warmup 2 --no-telemetry \
-      > "$D/${id}_ncu.txt" 2>&1 || log "ncu $id FAILED (exit $?)"
-    "$NCU" --import "$D/${id}_ncu.ncu-rep" --csv --page details --print-units base \
-      > "$D/${id}_ncu.csv" 2> /dev/null || log "ncu import $id FAILED"
-  done
-else
-  log "ncu not found ($NCU): no ground-truth column"
-fi
-
-# 4. CUPTI's overhead: tiny under event timing with CUPTI tracing off, then on, in one process.
+# 3. CUPTI's overhead: tiny under event timing with CUPTI tracing off, then on, in one process.
 bench tiny_event_tracing_off_on --kernel tiny --instrument event --schedule per_iter --cache warm \
   --iters 2000 --warmup 50 --cupti-tracing off,on
 bench tiny_event_isolated_tracing_off_on --kernel tiny --instrument event --schedule isolated \
   --cache warm --iters 2000 --warmup 50 --cupti-tracing off,on
 
-# 5. Telemetry: 200 back-to-back 4096^3 bf16 GEMMs (and a longer run for context), with the raw
+# 4. Telemetry: 200 back-to-back 4096^3 bf16 GEMMs (and a longer run for context), with the raw
 # readings in the JSON and an independent CSV trace from `caliber telemetry` alongside.
 "$CALIBER" telemetry --interval-ms 5 > "$D/gemm_telemetry.csv" 2> "$D/gemm_telemetry.err" &
 telemetry_pid=$!
@@ -97,6 +90,25 @@ bench gemm_10000_back_to_back --kernel gemm_bf16 --instrument event --schedule p
 sleep 0.5
 kill "$telemetry_pid" 2> /dev/null || true
 wait "$telemetry_pid" 2> /dev/null || true
+
+# 5. Ground truth, last because it is the slowest step: ncu's kernel duration, one report per
+# workload (caliber under ncu times with events; CUPTI belongs to ncu there). ncu flushes the
+# caches before each kernel it profiles (--cache-control all, its default).
+if [ -x "$NCU" ] || command -v "$NCU" > /dev/null; then
+  for w in "${WORKLOADS[@]}"; do
+    read -r id kernel size <<< "$w"
+    in_budget "ncu $id" || continue
+    log "ncu $id"
+    timeout 90 "$NCU" --clock-control none --metrics gpu__time_duration.sum -f -o "$D/${id}_ncu" \
+      "$CALIBER" bench --backend cuda --kernel "$kernel" --size "$size" --instrument event \
+      --schedule isolated --cache cold --iters 20 --warmup 2 --no-telemetry \
+      > "$D/${id}_ncu.txt" 2>&1 || log "ncu $id FAILED (exit $?)"
+    timeout 60 "$NCU" --import "$D/${id}_ncu.ncu-rep" --csv --page details --print-units base \
+      > "$D/${id}_ncu.csv" 2> /dev/null || log "ncu import $id FAILED"
+  done
+else
+  log "ncu not found ($NCU): no ground-truth column"
+fi
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
   --format=csv > "$D/nvidia_smi_after.csv" 2>&1 || true
