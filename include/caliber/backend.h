@@ -8,13 +8,17 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "caliber/contract.h"
 #include "caliber/device.h"
+#include "caliber/telemetry.h"
 
 namespace caliber {
+
+struct Result;
 
 // What a measured callable receives.
 struct LaunchContext {
@@ -40,6 +44,16 @@ class SampleTimer {
   virtual bool reads_host_clock() const = 0;
   // Window durations of samples [0, count), in microseconds. Only after a device synchronize.
   virtual std::vector<double> collect_us(std::size_t count) = 0;
+  // Adds what the timer learned over all batches to the result (cupti: the per-kernel breakdown,
+  // the kernel-set check, notes on attribution). Called once, after the last collect_us.
+  virtual void annotate(Result&) const {}
+};
+
+// While alive, the backend's kernel activity tracing (CUPTI on cuda) stays on, whatever the
+// instrument: used to measure what tracing itself costs (bench --cupti-tracing on).
+class ActivityTracing {
+ public:
+  virtual ~ActivityTracing() = default;
 };
 
 // An instantiated device graph.
@@ -63,6 +77,15 @@ class Backend {
   virtual std::uint64_t flush_bytes() const = 0;
   // A timer for the instrument; throws ContractError when this backend cannot provide it.
   virtual std::unique_ptr<SampleTimer> make_timer(Instrument instrument) = 0;
+  // A timer for a whole contract (cupti reads cupti_reduction). Defaults to make_timer(instrument).
+  virtual std::unique_ptr<SampleTimer> make_timer_for(const Contract& contract) {
+    return make_timer(contract.instrument);
+  }
+  // Turns kernel activity tracing on until the returned object is destroyed. ContractError when
+  // the backend has none.
+  virtual std::unique_ptr<ActivityTracing> keep_activity_tracing_on();
+  // The device's telemetry reader, owned by the backend, or null with *why_unavailable set.
+  virtual TelemetryReader* telemetry(std::string* why_unavailable);
   virtual bool supports_graphs() const { return false; }
   // Captures what `record` enqueues on stream() into a graph. Throws ContractError when
   // graphs are not supported.
@@ -82,6 +105,10 @@ std::vector<BackendAvailability> available_backends();
 
 // Devices of one backend. Throws DeviceError when the backend cannot enumerate.
 std::vector<DeviceInfo> list_devices(BackendKind kind);
+
+// Why an instrument cannot be used on a backend in this process (cupti: the CUPTI library is
+// missing or cannot start), or nullopt when it can. Touches no device.
+std::optional<std::string> instrument_unavailable_reason(BackendKind kind, Instrument instrument);
 
 // The default backend: cuda when compiled in and a device is visible, else host.
 BackendKind default_backend_kind();

@@ -6,6 +6,8 @@
 #include "caliber/contract.h"
 #include "caliber/device.h"
 #include "caliber/errors.h"
+#include "caliber/instrument_policy.h"
 #include "caliber/measure.h"
 #include "caliber/result.h"
 #include "caliber/statistics.h"
+#include "caliber/telemetry.h"

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -14,7 +15,9 @@
 #include "caliber/backend.h"
 #include "caliber/clock.h"
 #include "caliber/contract.h"
+#include "caliber/instrument_policy.h"
 #include "caliber/result.h"
+#include "caliber/telemetry.h"
 
 namespace caliber {
 
@@ -30,10 +33,26 @@ struct MeasureOptions {
   std::uint64_t working_set_bytes = 0;  // bytes one call reads and writes
   bool keep_samples = false;            // store raw samples in the Result
   Clock* clock = nullptr;               // host clock for time budgets; steady_clock() when null
+
+  // How the contract's instrument was chosen (bench --instrument auto); recorded in the Result
+  // with its warning. Default: the contract's instrument, "requested".
+  std::optional<InstrumentSelection> instrument_selection;
+  // Keep the backend's kernel activity tracing (CUPTI) on while measuring with another
+  // instrument, to measure what tracing costs. Recorded in Result::instrument.kernel_tracing.
+  bool keep_activity_tracing_on = false;
+
+  // Device telemetry sampled in the background (docs/telemetry.md). Without a reader (no NVML,
+  // host backend) the result says why and the measurement goes on.
+  bool telemetry = true;
+  double telemetry_period_ms = 10.0;    // milliseconds between readings
+  bool keep_telemetry_samples = false;  // store the raw readings in the Result
+  ThrottleRule throttle_rule{};
+  TelemetryPacer* telemetry_pacer = nullptr;  // null: real time (tests inject their own)
 };
 
 // Validates the contract (ContractError), warms up untimed, samples per the schedule and cache
-// policy and iteration rule, and summarizes. Device failures throw DeviceError.
+// policy and iteration rule, and summarizes. Device failures throw DeviceError, and so does
+// throttle policy fail when a sample may have run throttled.
 Result measure(Backend& backend, const Callable& call, const Contract& contract,
                const MeasureOptions& options = {});
 

@@ -10,8 +10,27 @@
 #include "caliber/contract.h"
 #include "caliber/device.h"
 #include "caliber/statistics.h"
+#include "caliber/telemetry.h"
 
 namespace caliber {
+
+// Which instrument was asked for, which one measured (Result::contract.instrument), and why.
+struct InstrumentChoice {
+  std::string requested;         // "auto" or an instrument name, as given
+  std::string reason;            // why the contract's instrument was used
+  bool kernel_tracing = false;   // CUPTI activity tracing was on while measuring (always for cupti)
+  friend bool operator==(const InstrumentChoice&, const InstrumentChoice&) = default;
+};
+
+// One kernel, copy or fill of the measured call, over all timed samples (instrument cupti).
+struct KernelStat {
+  std::string name;               // demangled kernel name; "[memcpy DtoD]", "[memset]"
+  std::int64_t launches = 0;      // over all timed samples
+  double total_us = 0;            // sum of durations, microseconds
+  double mean_us = 0;             // total_us / launches
+  std::uint64_t max_blocks = 0;   // largest grid in blocks (kernels); 0 for copies and fills
+  friend bool operator==(const KernelStat&, const KernelStat&) = default;
+};
 
 struct Result {
   std::string name;               // what was measured: a built-in kernel, an op, a user label
@@ -31,6 +50,14 @@ struct Result {
   std::vector<std::string> notes;     // what the number means when it is easy to misread
   std::vector<std::string> warnings;  // reasons to distrust it
   std::vector<double> samples_us;     // raw samples, when asked for
+
+  InstrumentChoice instrument;        // requested vs used instrument, and why
+  // instrument cupti: what the measured call ran (flush and caliber's own work excluded), and
+  // how many samples ran a different set of kernels than the first one.
+  std::vector<KernelStat> kernels;
+  std::int64_t kernel_set_changes = 0;
+  TelemetrySummary telemetry;                    // clocks, temperature, power, throttling
+  std::vector<TelemetrySample> telemetry_samples;  // raw readings, when asked for
 };
 
 }  // namespace caliber

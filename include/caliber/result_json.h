@@ -17,6 +17,9 @@ inline constexpr int kResultsSchemaVersion = 1;
 nlohmann::json to_json(const Contract& contract);
 nlohmann::json to_json(const DeviceInfo& device);
 nlohmann::json to_json(const Summary& summary);
+nlohmann::json to_json(const TelemetrySummary& telemetry);
+nlohmann::json to_json(const TelemetrySample& reading);
+nlohmann::json to_json(const KernelStat& kernel);
 nlohmann::json to_json(const Result& result, bool with_samples = true);
 
 // Strict readers. `file` and `path` (e.g. "results[2]") name the place in errors; line is the

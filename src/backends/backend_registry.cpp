@@ -35,6 +35,21 @@ std::vector<DeviceInfo> list_devices(BackendKind kind) {
 #endif
 }
 
+std::optional<std::string> instrument_unavailable_reason(BackendKind kind, Instrument instrument) {
+  if (kind == BackendKind::host) {
+    if (instrument == Instrument::wallclock) return std::nullopt;
+    return fmt::format("not applicable: the host backend times host work with the wallclock "
+                       "instrument only (got {})",
+                       to_string(instrument));
+  }
+#if CALIBER_WITH_CUDA
+  if (instrument == Instrument::cupti) return cuda::cupti_unavailable_reason();
+  return std::nullopt;
+#else
+  return std::string("the cuda backend is not built (no CUDA compiler at configure time)");
+#endif
+}
+
 BackendKind default_backend_kind() {
   for (const auto& b : available_backends()) {
     if (b.kind == BackendKind::cuda && b.device_count > 0) return BackendKind::cuda;

@@ -33,13 +33,18 @@ class Workload {
 // Elements of the one-block `tiny` kernel (both backends).
 inline constexpr std::size_t kTinyElements = 256;
 
-// Bytes one call of a built-in kernel reads plus writes: 2 x size for copy/scale, 2 x 1 KiB for
-// tiny; needed to size the input rotation before anything is allocated.
+// Bytes of one 4096 x 4096 bf16 matrix of the cuda backend's gemm_bf16.
+inline constexpr std::uint64_t kGemmBytesPerMatrix = 4096ull * 4096ull * 2ull;
+
+// Bytes one call of a built-in kernel reads plus writes: 2 x size for copy/scale/two_streams,
+// 3 matrices for gemm_bf16, 2 x 1 KiB for tiny; needed to size the input rotation before anything
+// is allocated.
 std::uint64_t builtin_working_set_bytes(std::string_view kernel, std::uint64_t size_bytes);
 
 struct KernelInfo {
   std::string name;
   std::string description;
+  bool in_all = true;  // part of --kernel all (self-tests and heavy probes run only when named)
 };
 
 // The built-in kernels of a backend.

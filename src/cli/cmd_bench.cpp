@@ -11,6 +11,7 @@
 #include "caliber/atomic_file.h"
 #include "caliber/backend.h"
 #include "caliber/errors.h"
+#include "caliber/instrument_policy.h"
 #include "caliber/measure.h"
 #include "caliber/result_csv.h"
 #include "caliber/result_json.h"
@@ -27,6 +28,9 @@ struct BenchOptions {
   std::string kernels = "all";
   std::optional<std::string> size;
   std::optional<std::string> instrument;
+  std::optional<std::string> cupti_reduction;
+  std::string throttle_policy = "flag";
+  std::string cupti_tracing = "off";
   std::optional<std::string> schedules;
   std::string caches = "cold";
   std::string statistic = "median";
@@ -40,6 +44,9 @@ struct BenchOptions {
   std::int64_t graph_calls = 20;
   std::uint64_t seed = 1;
   bool samples = false;
+  bool no_telemetry = false;
+  double telemetry_period_ms = 10.0;
+  bool telemetry_samples = false;
   std::optional<std::string> json_path;
   std::optional<std::string> csv_path;
 };
@@ -47,6 +54,7 @@ struct BenchOptions {
 struct Combo {
   std::string kernel;
   Contract contract;
+  bool cupti_tracing = false;  // keep CUPTI tracing on while measuring with another instrument
 };
 
 void require_positive(std::int64_t v, const char* option) {
@@ -110,17 +118,62 @@ std::vector<T> expand(const std::string& text, const std::vector<T>& all, const 
   return out;
 }
 
-std::vector<Combo> plan(const BenchOptions& o, BackendKind backend) {
+// --instrument: a name, auto, or the backend's default; host-dispatch is always wallclock.
+InstrumentSelection choose_instrument(const BenchOptions& o, BackendKind backend) {
+  if (o.measure == "host-dispatch") {
+    if (o.instrument && *o.instrument != "wallclock" && *o.instrument != "auto") {
+      throw UsageError(fmt::format("--measure host-dispatch is read from the host clock: "
+                                   "--instrument must be wallclock (got {})",
+                                   *o.instrument));
+    }
+    InstrumentSelection s;
+    s.instrument = Instrument::wallclock;
+    s.choice.requested = o.instrument.value_or("wallclock");
+    s.choice.reason = "host-dispatch is read from the host clock";
+    return s;
+  }
+  try {
+    return select_instrument(o.instrument.value_or(""), backend, [backend](Instrument i) {
+      return instrument_unavailable_reason(backend, i);
+    });
+  } catch (const UsageError& e) {
+    throw UsageError(fmt::format("--instrument: {}", e.what()));
+  }
+}
+
+std::vector<bool> tracing_modes(const std::string& text) {
+  std::vector<bool> out;
+  for (const auto& item : split_list(text, "--cupti-tracing")) {
+    if (item == "off") out.push_back(false);
+    else if (item == "on") out.push_back(true);
+    else throw UsageError(fmt::format("--cupti-tracing: unknown value '{}' (expected off, on, or off,on)", item));
+  }
+  return out;
+}
+
+std::vector<Combo> plan(const BenchOptions& o, BackendKind backend, Instrument instrument) {
   require_positive(o.warmup, "--warmup");
   require_positive(o.graph_calls, "--graph-calls");
   Contract base = default_contract(backend);
-  if (o.instrument) {
+  base.instrument = instrument;
+  if (o.cupti_reduction) {
     try {
-      base.instrument = parse_instrument(*o.instrument);
+      base.cupti_reduction = parse_cupti_reduction(*o.cupti_reduction);
     } catch (const UsageError& e) {
-      throw UsageError(fmt::format("--instrument: {}", e.what()));
+      throw UsageError(fmt::format("--cupti-reduction: {}", e.what()));
+    }
+    // auto may fall back to event, where the reduction is moot; anything else is a mistake.
+    if (instrument != Instrument::cupti && o.instrument.value_or("") != "auto") {
+      throw UsageError(fmt::format("--cupti-reduction applies to instrument cupti only (the instrument is {})",
+                                   to_string(instrument)));
     }
   }
+  try {
+    base.throttle_policy = parse_throttle_policy(o.throttle_policy);
+  } catch (const UsageError& e) {
+    throw UsageError(fmt::format("--throttle-policy: {}", e.what()));
+  }
+  const std::vector<bool> tracing = tracing_modes(o.cupti_tracing);
   try {
     base.statistic = parse_statistic(o.statistic);
   } catch (const UsageError& e) {
@@ -131,17 +184,14 @@ std::vector<Combo> plan(const BenchOptions& o, BackendKind backend) {
   } else if (o.measure != "device") {
     throw UsageError(fmt::format("--measure: unknown value '{}' (expected device|host-dispatch)", o.measure));
   }
-  if (base.quantity == Quantity::host_dispatch) {
-    base.instrument = Instrument::wallclock;
-    base.schedule = Schedule::isolated;
-  }
+  if (base.quantity == Quantity::host_dispatch) base.schedule = Schedule::isolated;
   base.warmup = o.warmup;
   base.iterations = iteration_rule(o);
   base.graph_calls = o.graph_calls;
 
   std::vector<std::string> kernel_names;
   for (const auto& k : bench::builtin_kernels(backend)) {
-    if (k.name != "fault") kernel_names.push_back(k.name);  // self-tests run only when named
+    if (k.in_all) kernel_names.push_back(k.name);  // self-tests and heavy probes run only when named
   }
   bool kernels_all = false, schedules_all = false, caches_all = false;
   const auto kernels = expand<std::string>(o.kernels, kernel_names, "--kernel",
@@ -173,7 +223,7 @@ std::vector<Combo> plan(const BenchOptions& o, BackendKind backend) {
           throw ContractError(fmt::format("invalid contract (--schedule {} --cache {}): {}",
                                           to_string(schedule), to_string(cache), *why));
         }
-        combos.push_back({k, c});
+        for (bool t : tracing) combos.push_back({k, c, t});
       }
     }
   }
@@ -207,7 +257,18 @@ int run_bench(const BenchOptions& o) {
   if (o.device < 0) throw UsageError(fmt::format("--device must be >= 0 (got {})", o.device));
   const std::uint64_t size = o.size ? parse_size_bytes(*o.size, "--size")
                                     : (kind == BackendKind::cuda ? 256ull << 20 : 32ull << 20);
-  const std::vector<Combo> combos = plan(o, kind);
+  if (!(o.telemetry_period_ms > 0)) {
+    throw UsageError(fmt::format("--telemetry-period-ms must be > 0 (got {})", o.telemetry_period_ms));
+  }
+  const InstrumentSelection selection = choose_instrument(o, kind);
+  const std::vector<Combo> combos = plan(o, kind, selection.instrument);
+  for (const auto& c : combos) {
+    if (c.cupti_tracing && c.contract.instrument != Instrument::cupti) {
+      if (auto why = instrument_unavailable_reason(kind, Instrument::cupti)) {
+        throw ContractError(fmt::format("--cupti-tracing on: CUPTI is not available: {}", *why));
+      }
+    }
+  }
   // Unknown kernel names are refused before the device is opened.
   for (const auto& c : combos) {
     bool known = false;
@@ -249,13 +310,18 @@ int run_bench(const BenchOptions& o) {
     mo.rotation_copies = workload->rotation_copies;
     mo.working_set_bytes = workload->working_set_bytes;
     mo.keep_samples = o.samples;
+    mo.instrument_selection = selection;
+    mo.keep_activity_tracing_on = combo.cupti_tracing;
+    mo.telemetry = !o.no_telemetry;
+    mo.telemetry_period_ms = o.telemetry_period_ms;
+    mo.keep_telemetry_samples = o.telemetry_samples;
     bench::Workload* w = workload.get();
     Result r = measure(*backend, [w](const LaunchContext& ctx) { w->launch(ctx); }, combo.contract, mo);
     const Contract& c = r.contract;
-    std::cerr << fmt::format("[{}/{}] {} {}/{}/{}: {} {} us (n={}{})\n", index, combos.size(), r.name,
+    std::cerr << fmt::format("[{}/{}] {} {}/{}/{}{}: {} {} us (n={}{})\n", index, combos.size(), r.name,
                              to_string(c.instrument), to_string(c.schedule), to_string(c.cache),
-                             c.statistic.name(), format_us(r.value_us), r.summary.n,
-                             r.stable ? "" : ", UNSTABLE");
+                             combo.cupti_tracing ? " +cupti-tracing" : "", c.statistic.name(),
+                             format_us(r.value_us), r.summary.n, r.stable ? "" : ", UNSTABLE");
     results.push_back(std::move(r));
     write_outputs(o, results, /*complete=*/false);
   }
@@ -266,18 +332,37 @@ int run_bench(const BenchOptions& o) {
 
 const RegisterCommand registration{20, [](CLI::App& root, int& exit_code) {
   auto o = std::make_shared<BenchOptions>();
-  auto* cmd = root.add_subcommand("bench", "Measure the built-in micro-kernels (copy, scale, tiny)");
+  auto* cmd = root.add_subcommand("bench", "Measure the built-in micro-kernels (copy, scale, tiny, ...)");
   cmd->add_option("--backend", o->backend, "host | cuda | auto (the GPU if one is visible, else host)")
       ->capture_default_str();
   cmd->add_option("--device", o->device, "Device index")->capture_default_str();
   cmd->add_option("--kernel", o->kernels,
-                  "Kernel name or comma list: copy, scale, tiny (cuda also: fault, a self-test "
-                  "that must fail); all = copy,scale,tiny")
+                  "Kernel name or comma list: copy, scale, tiny; cuda also: two_streams (tiny plus a "
+                  "scale on a second stream), gemm_bf16 (cuBLAS 4096^3), fault (a self-test that must "
+                  "fail); all = copy,scale,tiny")
       ->capture_default_str();
   cmd->add_option("--size", o->size,
                   "Bytes of one input for copy/scale, e.g. 1GiB (default: 256MiB cuda, 32MiB host)");
   cmd->add_option("--instrument", o->instrument,
-                  "cupti | event | wallclock (default: event on cuda, wallclock on host)");
+                  "cupti | event | wallclock | auto (cupti when available, else event, recorded with "
+                  "the reason) (default: event on cuda, wallclock on host); docs/cupti.md");
+  cmd->add_option("--cupti-reduction", o->cupti_reduction,
+                  "busy (union of kernel intervals, default) | sum | span: how a sample's CUPTI "
+                  "records become one duration");
+  cmd->add_option("--throttle-policy", o->throttle_policy,
+                  "flag | discard | fail: what happens to samples that may have run throttled "
+                  "(docs/telemetry.md)")
+      ->capture_default_str();
+  cmd->add_option("--cupti-tracing", o->cupti_tracing,
+                  "off | on | off,on: keep CUPTI tracing on while measuring with event or wallclock, "
+                  "to measure what tracing costs (off,on measures both in one process)")
+      ->capture_default_str();
+  cmd->add_flag("--no-telemetry", o->no_telemetry, "Do not sample device telemetry (NVML)");
+  cmd->add_option("--telemetry-period-ms", o->telemetry_period_ms,
+                  "Milliseconds between telemetry readings during a measurement")
+      ->capture_default_str();
+  cmd->add_flag("--telemetry-samples", o->telemetry_samples,
+                "Include the raw telemetry readings in the JSON output");
   cmd->add_option("--schedule", o->schedules,
                   "isolated | per_iter | pipelined | graph, a comma list, or all (all valid ones; "
                   "default: per_iter on cuda, isolated on host)");

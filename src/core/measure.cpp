@@ -10,10 +10,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
+#include <utility>
 
 #include <fmt/format.h>
 
 #include "caliber/errors.h"
+#include "telemetry/telemetry_sampler.h"
 
 namespace caliber {
 namespace {
@@ -38,9 +41,8 @@ class Engine {
     r.device = backend_.device();
     r.contract = contract_;
     set_up_cache_policy(r);
-    if (contract_.quantity == Quantity::device_time) {
-      timer_ = backend_.make_timer(contract_.instrument);
-    }
+    set_up_instrument(r);
+    start_telemetry(r);
 
     const double begin_us = clock_.now_us();
     warm_up();
@@ -51,8 +53,10 @@ class Engine {
     std::vector<double> samples = sample(sampling_begin_us, r);
     r.wall_time_ms = (clock_.now_us() - begin_us) / 1000.0;
     r.timed_calls = timed_calls_;
+    std::vector<TelemetrySample> readings;
+    if (sampler_) readings = sampler_->stop();
 
-    finish(r, samples);
+    finish(r, samples, readings);
     return r;
   }
 
@@ -83,6 +87,51 @@ class Engine {
       rotation_copies_ = options_.rotation_copies;
       r.rotation_copies = rotation_copies_;
     }
+  }
+
+  // The timer, activity tracing, and how the instrument was chosen.
+  void set_up_instrument(Result& r) {
+    if (options_.instrument_selection) {
+      const InstrumentSelection& sel = *options_.instrument_selection;
+      if (sel.instrument != contract_.instrument) {
+        throw ContractError(fmt::format("the instrument selection chose {} but the contract says {}",
+                                        to_string(sel.instrument), to_string(contract_.instrument)));
+      }
+      r.instrument = sel.choice;
+      if (!sel.warning.empty()) r.warnings.push_back(sel.warning);
+    } else {
+      r.instrument.requested = std::string(to_string(contract_.instrument));
+      r.instrument.reason = "requested";
+    }
+    if (contract_.quantity == Quantity::device_time) timer_ = backend_.make_timer_for(contract_);
+    if (options_.keep_activity_tracing_on && contract_.instrument != Instrument::cupti) {
+      tracing_ = backend_.keep_activity_tracing_on();
+    }
+    r.instrument.kernel_tracing =
+        (contract_.instrument == Instrument::cupti && contract_.quantity == Quantity::device_time) ||
+        tracing_ != nullptr;
+  }
+
+  void start_telemetry(Result& r) {
+    if (!options_.telemetry) {
+      r.telemetry = telemetry_unavailable("not requested");
+      return;
+    }
+    if (!(options_.telemetry_period_ms > 0)) {
+      throw ContractError(fmt::format("the telemetry period must be > 0 ms (got {})",
+                                      options_.telemetry_period_ms));
+    }
+    std::string why;
+    TelemetryReader* reader = backend_.telemetry(&why);
+    if (!reader) {
+      r.telemetry = telemetry_unavailable(why);
+      return;
+    }
+    sm_clock_max_mhz_ = reader->sm_clock_max_mhz() > 0 ? reader->sm_clock_max_mhz()
+                                                       : backend_.device().sm_clock_max_mhz;
+    sampler_ = std::make_unique<TelemetrySampler>(*reader, clock_, options_.telemetry_period_ms,
+                                                  options_.telemetry_pacer);
+    sampler_->start();
   }
 
   LaunchContext next_context() {
@@ -137,6 +186,8 @@ class Engine {
   std::vector<double> run_batch(std::size_t count) {
     if (contract_.quantity == Quantity::host_dispatch) return run_host_dispatch(count);
     std::vector<double> d;
+    std::vector<double> begins;  // host time each window opened; closed by the batch's sync
+    begins.reserve(count);
     switch (contract_.schedule) {
       case Schedule::isolated:
         timer_->reset(count);
@@ -144,10 +195,12 @@ class Engine {
           prepare_call();
           backend_.synchronize_device();
           const LaunchContext ctx = next_context();
+          const double begin_us = clock_.now_us();
           timer_->start(i);
           call_(ctx);
           stop_window(i);
           backend_.synchronize_device();
+          windows_us_.push_back({begin_us, clock_.now_us()});
         }
         timed_calls_ += count;
         d = collect(count);
@@ -157,20 +210,24 @@ class Engine {
         for (std::size_t i = 0; i < count; ++i) {
           prepare_call();
           const LaunchContext ctx = next_context();
+          begins.push_back(clock_.now_us());
           timer_->start(i);
           call_(ctx);
           stop_window(i);
         }
         backend_.synchronize_device();
+        close_windows(begins);
         timed_calls_ += count;
         d = collect(count);
         break;
       case Schedule::pipelined: {
         timer_->reset(1);
+        begins.push_back(clock_.now_us());
         timer_->start(0);
         for (std::size_t c = 0; c < count; ++c) call_(next_context());
         stop_window(0);
         backend_.synchronize_device();
+        close_windows(begins);
         timed_calls_ += count;
         d = collect(1);
         d[0] /= static_cast<double>(count);
@@ -179,11 +236,13 @@ class Engine {
       case Schedule::graph: {
         timer_->reset(count);
         for (std::size_t i = 0; i < count; ++i) {
+          begins.push_back(clock_.now_us());
           timer_->start(i);
           graphs_[i % graphs_.size()]->launch();
           stop_window(i);
         }
         backend_.synchronize_device();
+        close_windows(begins);
         const auto n = static_cast<std::size_t>(contract_.graph_calls);
         timed_calls_ += count * n;
         d = collect(count);
@@ -192,6 +251,12 @@ class Engine {
       }
     }
     return d;
+  }
+
+  // Without a sync per call, a sample's work may run any time until the batch's sync returns.
+  void close_windows(const std::vector<double>& begins) {
+    const double end_us = clock_.now_us();
+    for (double b : begins) windows_us_.push_back({b, end_us});
   }
 
   std::vector<double> collect(std::size_t count) {
@@ -211,6 +276,7 @@ class Engine {
       const double t1 = clock_.now_us();
       backend_.synchronize_device();
       d[i] = t1 - t0;
+      windows_us_.push_back({t0, clock_.now_us()});
     }
     backend_.check_errors();
     timed_calls_ += count;
@@ -289,19 +355,20 @@ class Engine {
     }
   }
 
-  void finish(Result& r, std::vector<double>& samples) {
+  void finish(Result& r, std::vector<double>& samples, const std::vector<TelemetrySample>& readings) {
     for (double x : samples) {
       if (!std::isfinite(x) || x < 0) {
         throw DeviceError(fmt::format("the timer returned an invalid duration ({} us)", x));
       }
     }
+    const bool too_many_flagged = apply_throttle_policy(r, samples, readings);
     r.summary = summarize(samples);
     r.value_us = apply_statistic(contract_.statistic, samples);
-    r.stable = is_stable(r.summary);
+    r.stable = is_stable(r.summary) && !too_many_flagged;
     std::vector<double> sorted = samples;
     std::sort(sorted.begin(), sorted.end());
     r.median_ci95_us = median_ci_order_statistics(sorted, 0.95);
-    if (!r.stable) {
+    if (!is_stable(r.summary)) {
       r.warnings.push_back(fmt::format("unstable: p90/p10 = {:.3f} > 1.2",
                                        r.summary.p10_us > 0 ? r.summary.p90_us / r.summary.p10_us
                                                             : INFINITY));
@@ -310,7 +377,77 @@ class Engine {
       r.warnings.push_back(fmt::format("few samples (n = {}): quantiles are coarse", r.summary.n));
     }
     add_notes(r);
+    if (timer_) timer_->annotate(r);
     if (options_.keep_samples) r.samples_us = std::move(samples);
+  }
+
+  // Flags samples that may have run throttled and applies the contract's throttle policy
+  // (docs/telemetry.md). Returns true when too many samples were flagged for a stable result.
+  bool apply_throttle_policy(Result& r, std::vector<double>& samples,
+                             const std::vector<TelemetrySample>& readings) {
+    if (!sampler_) return false;  // r.telemetry already says why there is none
+    const ThrottleRule& rule = options_.throttle_rule;
+    r.telemetry = summarize_telemetry(readings, options_.telemetry_period_ms, sm_clock_max_mhz_, rule);
+    if (!sampler_->error().empty()) {
+      r.warnings.push_back(fmt::format("telemetry stopped early after {} readings: {}", readings.size(),
+                                       sampler_->error()));
+    }
+    if (options_.keep_telemetry_samples) r.telemetry_samples = readings;
+
+    std::vector<SampleWindow> windows;
+    windows.reserve(windows_us_.size());
+    const double origin_us = sampler_->origin_us();
+    for (const auto& [b, e] : windows_us_) windows.push_back({(b - origin_us) / 1000.0, (e - origin_us) / 1000.0});
+    if (windows.size() != samples.size()) {
+      throw std::logic_error(fmt::format("measure: {} sample windows for {} samples", windows.size(),
+                                         samples.size()));
+    }
+    const std::vector<bool> flags = flag_throttled_samples(windows, readings, sm_clock_max_mhz_, rule);
+    const auto flagged = static_cast<std::int64_t>(std::count(flags.begin(), flags.end(), true));
+    r.telemetry.flagged_samples = flagged;
+    if (flagged == 0) return false;
+
+    std::uint64_t reasons = 0;
+    int lowest_mhz = -1;
+    for (const TelemetrySample& t : readings) {
+      if (!reading_is_throttled(t, sm_clock_max_mhz_, rule)) continue;
+      reasons |= t.throttle_reasons & rule.reasons;
+      if (t.sm_clock_mhz >= 0 && (lowest_mhz < 0 || t.sm_clock_mhz < lowest_mhz)) lowest_mhz = t.sm_clock_mhz;
+    }
+    const auto total = static_cast<std::int64_t>(samples.size());
+    const std::string what = fmt::format(
+        "{} of {} samples may have run throttled (reasons: {}; lowest SM clock {} MHz of {} MHz, "
+        "threshold {:g}%)",
+        flagged, total, describe_throttle_reasons(reasons), lowest_mhz, sm_clock_max_mhz_,
+        rule.min_sm_clock_fraction * 100.0);
+    switch (contract_.throttle_policy) {
+      case ThrottlePolicy::fail:
+        throw DeviceError("throttle policy fail: " + what);
+      case ThrottlePolicy::discard: {
+        if (flagged == total) {
+          throw DeviceError("throttle policy discard: every sample was flagged, nothing is left to "
+                            "report: " + what);
+        }
+        std::vector<double> kept;
+        kept.reserve(samples.size());
+        for (std::size_t i = 0; i < samples.size(); ++i) {
+          if (!flags[i]) kept.push_back(samples[i]);
+        }
+        samples = std::move(kept);
+        r.telemetry.discarded_samples = flagged;
+        r.warnings.push_back("throttle policy discard: " + what + "; they were discarded");
+        break;
+      }
+      case ThrottlePolicy::flag:
+        r.warnings.push_back(what);
+        break;
+    }
+    const bool too_many = static_cast<double>(flagged) > rule.max_flagged_fraction * static_cast<double>(total);
+    if (too_many) {
+      r.warnings.push_back(fmt::format("not stable: more than {:g}% of the samples were flagged as throttled",
+                                       rule.max_flagged_fraction * 100.0));
+    }
+    return too_many;
   }
 
   void add_notes(Result& r) {
@@ -342,6 +479,10 @@ class Engine {
   const MeasureOptions& options_;
   Clock& clock_;
   std::unique_ptr<SampleTimer> timer_;
+  std::unique_ptr<ActivityTracing> tracing_;
+  std::unique_ptr<TelemetrySampler> sampler_;
+  int sm_clock_max_mhz_ = 0;
+  std::vector<std::pair<double, double>> windows_us_;  // per sample: host begin, host end
   std::vector<std::unique_ptr<GraphExec>> graphs_;
   std::size_t rotation_copies_ = 0;
   std::size_t rotation_cursor_ = 0;
@@ -353,6 +494,17 @@ class Engine {
 
 std::unique_ptr<GraphExec> Backend::capture_graph(const std::function<void()>&) {
   throw ContractError(fmt::format("the {} backend cannot capture graphs", to_string(kind())));
+}
+
+std::unique_ptr<ActivityTracing> Backend::keep_activity_tracing_on() {
+  throw ContractError(fmt::format("the {} backend has no kernel activity tracing", to_string(kind())));
+}
+
+TelemetryReader* Backend::telemetry(std::string* why_unavailable) {
+  if (why_unavailable) {
+    *why_unavailable = fmt::format("the {} backend has no device telemetry", to_string(kind()));
+  }
+  return nullptr;
 }
 
 Result measure(Backend& backend, const Callable& call, const Contract& contract,

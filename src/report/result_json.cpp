@@ -62,6 +62,43 @@ json to_json(const Summary& s) {
               {"stdev_us", s.stdev_us}, {"rel_iqr", s.rel_iqr}};
 }
 
+json to_json(const TelemetrySummary& t) {
+  if (!t.available) return json{{"available", false}, {"reason", t.unavailable_reason}};
+  return json{{"available", true},
+              {"period_ms", t.period_ms},
+              {"readings", t.readings},
+              {"sm_clock_max_mhz", t.sm_clock_max_mhz},
+              {"sm_clock_mhz", {{"min", t.sm_clock_min_mhz}, {"median", t.sm_clock_median_mhz},
+                                {"max", t.sm_clock_peak_mhz}}},
+              {"max_temp_c", t.max_temp_c},
+              {"max_power_w", t.max_power_w},
+              {"throttle_reasons_seen", t.throttle_reasons_seen},
+              {"throttled_readings", t.throttled_readings},
+              {"flagged_samples", t.flagged_samples},
+              {"discarded_samples", t.discarded_samples}};
+}
+
+json to_json(const TelemetrySample& s) {
+  return json{{"timestamp_ms", s.timestamp_ms}, {"sm_clock_mhz", s.sm_clock_mhz},
+              {"mem_clock_mhz", s.mem_clock_mhz}, {"temp_c", s.temp_c},
+              {"power_w", s.power_w},           {"util_pct", s.util_pct},
+              {"throttle_reasons", throttle_reason_names(s.throttle_reasons)}};
+}
+
+json to_json(const KernelStat& k) {
+  return json{{"name", k.name},       {"launches", k.launches}, {"total_us", k.total_us},
+              {"mean_us", k.mean_us}, {"max_blocks", k.max_blocks}};
+}
+
+namespace {
+
+// The per-kernel breakdown exists for device time measured by cupti only.
+bool has_kernel_breakdown(const Contract& c) {
+  return c.instrument == Instrument::cupti && c.quantity == Quantity::device_time;
+}
+
+}  // namespace
+
 json to_json(const Result& r, bool with_samples) {
   json j = json::object();
   j["name"] = r.name;
@@ -80,6 +117,22 @@ json to_json(const Result& r, bool with_samples) {
   j["notes"] = r.notes;
   j["warnings"] = r.warnings;
   if (with_samples && !r.samples_us.empty()) j["samples_us"] = r.samples_us;
+  // An empty request means the contract's instrument was asked for by name.
+  j["instrument_selection"] = {{"requested", r.instrument.requested.empty()
+                                                 ? std::string(to_string(r.contract.instrument))
+                                                 : r.instrument.requested},
+                               {"reason", r.instrument.reason},
+                               {"kernel_tracing", r.instrument.kernel_tracing}};
+  if (has_kernel_breakdown(r.contract)) {
+    j["kernels"] = json::array();
+    for (const KernelStat& k : r.kernels) j["kernels"].push_back(to_json(k));
+    j["kernel_set_changes"] = r.kernel_set_changes;
+  }
+  j["telemetry"] = to_json(r.telemetry);
+  if (!r.telemetry_samples.empty()) {
+    j["telemetry_samples"] = json::array();
+    for (const TelemetrySample& t : r.telemetry_samples) j["telemetry_samples"].push_back(to_json(t));
+  }
   return j;
 }
 
@@ -161,6 +214,67 @@ std::vector<double> number_list(const JsonFields& f, const std::string& key) {
   return out;
 }
 
+// Each element of array `key` as an object.
+template <typename F>
+void for_each_object(const JsonFields& f, const std::string& key, F&& read) {
+  const json& a = f.array(key);
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    read(JsonFields(a[i], f.file(), f.line(), fmt::format("{}[{}]", f.field_name(key), i)));
+  }
+}
+
+int int_field(const JsonFields& f, const std::string& key) {
+  const std::int64_t v = f.integer(key);
+  if (v < -1 || v > 1000000000) f.fail(key, fmt::format("out of range ({})", v));
+  return static_cast<int>(v);
+}
+
+TelemetrySummary telemetry_from_json(const JsonFields& f) {
+  if (!f.boolean("available")) return telemetry_unavailable(f.str("reason"));
+  TelemetrySummary t;
+  t.available = true;
+  t.period_ms = f.number("period_ms");
+  t.readings = f.integer("readings");
+  t.sm_clock_max_mhz = int_field(f, "sm_clock_max_mhz");
+  const JsonFields sm = f.object("sm_clock_mhz");
+  t.sm_clock_min_mhz = int_field(sm, "min");
+  t.sm_clock_median_mhz = int_field(sm, "median");
+  t.sm_clock_peak_mhz = int_field(sm, "max");
+  t.max_temp_c = int_field(f, "max_temp_c");
+  t.max_power_w = f.number("max_power_w");
+  t.throttle_reasons_seen = string_list(f, "throttle_reasons_seen");
+  for (std::size_t i = 0; i < t.throttle_reasons_seen.size(); ++i) {
+    try {
+      parse_throttle_reason(t.throttle_reasons_seen[i]);
+    } catch (const UsageError& e) {
+      f.fail(fmt::format("throttle_reasons_seen[{}]", i), e.what());
+    }
+  }
+  t.throttled_readings = f.integer("throttled_readings");
+  t.flagged_samples = f.integer("flagged_samples");
+  t.discarded_samples = f.integer("discarded_samples");
+  return t;
+}
+
+TelemetrySample telemetry_sample_from_json(const JsonFields& f) {
+  TelemetrySample s;
+  s.timestamp_ms = f.number("timestamp_ms");
+  s.sm_clock_mhz = int_field(f, "sm_clock_mhz");
+  s.mem_clock_mhz = int_field(f, "mem_clock_mhz");
+  s.temp_c = int_field(f, "temp_c");
+  s.power_w = f.number("power_w");
+  s.util_pct = int_field(f, "util_pct");
+  const auto names = string_list(f, "throttle_reasons");
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    try {
+      s.throttle_reasons |= parse_throttle_reason(names[i]);
+    } catch (const UsageError& e) {
+      f.fail(fmt::format("throttle_reasons[{}]", i), e.what());
+    }
+  }
+  return s;
+}
+
 }  // namespace
 
 Result result_from_json(const json& j, const std::string& file, long line, const std::string& path) {
@@ -195,6 +309,33 @@ Result result_from_json(const json& j, const std::string& file, long line, const
   r.notes = string_list(f, "notes");
   r.warnings = string_list(f, "warnings");
   if (f.has("samples_us")) r.samples_us = number_list(f, "samples_us");
+  const JsonFields sel = f.object("instrument_selection");
+  r.instrument.requested = sel.str("requested");
+  if (r.instrument.requested != "auto") {
+    sel.parse("requested", [](const std::string& name) { return parse_instrument(name); });
+  }
+  r.instrument.reason = sel.str("reason");
+  r.instrument.kernel_tracing = sel.boolean("kernel_tracing");
+  if (has_kernel_breakdown(r.contract)) {
+    for_each_object(f, "kernels", [&](const JsonFields& k) {
+      KernelStat ks;
+      ks.name = k.str("name");
+      ks.launches = k.integer("launches");
+      ks.total_us = k.number("total_us");
+      ks.mean_us = k.number("mean_us");
+      const std::int64_t blocks = k.integer("max_blocks");
+      if (blocks < 0) k.fail("max_blocks", "must be >= 0");
+      ks.max_blocks = static_cast<std::uint64_t>(blocks);
+      r.kernels.push_back(std::move(ks));
+    });
+    r.kernel_set_changes = f.integer("kernel_set_changes");
+  }
+  r.telemetry = telemetry_from_json(f.object("telemetry"));
+  if (f.has("telemetry_samples")) {
+    for_each_object(f, "telemetry_samples", [&](const JsonFields& t) {
+      r.telemetry_samples.push_back(telemetry_sample_from_json(t));
+    });
+  }
   return r;
 }
 

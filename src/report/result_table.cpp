@@ -44,6 +44,36 @@ std::string schedule_of(const Contract& c) {
   return std::string(to_string(c.schedule));
 }
 
+// Brief lines on how the number was taken: instrument choice, what the call ran, telemetry.
+std::vector<std::string> detail_lines(const Result& r) {
+  std::vector<std::string> out;
+  const std::string used(to_string(r.contract.instrument));
+  if (!r.instrument.requested.empty() && r.instrument.requested != used) {
+    out.push_back(fmt::format("instrument {} -> {}: {}", r.instrument.requested, used, r.instrument.reason));
+  }
+  if (r.instrument.kernel_tracing && r.contract.instrument != Instrument::cupti) {
+    out.push_back("CUPTI activity tracing was on while measuring (it slows kernels with many blocks)");
+  }
+  if (!r.kernels.empty()) {
+    constexpr std::size_t kShown = 3;
+    const double calls = std::max<double>(1.0, static_cast<double>(r.timed_calls));
+    std::string kernels;
+    for (std::size_t i = 0; i < r.kernels.size() && i < kShown; ++i) {
+      const KernelStat& k = r.kernels[i];
+      kernels += fmt::format("{}{} x{:.3g}/call, mean {} us", i ? "; " : "", k.name,
+                             static_cast<double>(k.launches) / calls, format_us(k.mean_us));
+    }
+    if (r.kernels.size() > kShown) kernels += fmt::format("; +{} more", r.kernels.size() - kShown);
+    out.push_back("kernels: " + kernels);
+  }
+  // Device telemetry is evidence for device work; the host backend has none to show.
+  if (r.telemetry.available ||
+      (r.contract.backend != BackendKind::host && r.contract.quantity == Quantity::device_time)) {
+    out.push_back(describe_telemetry(r.telemetry));
+  }
+  return out;
+}
+
 }  // namespace
 
 void write_results_table(std::ostream& out, const std::vector<Result>& results) {
@@ -82,6 +112,7 @@ void write_results_table(std::ostream& out, const std::vector<Result>& results) 
     const std::string tag = fmt::format("{} [{}/{}/{}/{}]", r.name, to_string(c.instrument),
                                         schedule_of(c), to_string(c.cache), c.statistic.name());
     for (const auto& n : r.notes) out << "  note " << tag << ": " << n << '\n';
+    for (const auto& line : detail_lines(r)) out << "  note " << tag << ": " << line << '\n';
     for (const auto& w : r.warnings) out << "  ! " << tag << ": " << w << '\n';
   }
 }

@@ -6,6 +6,7 @@
 
 #include "caliber/errors.h"
 #include "caliber/measure.h"
+#include "support/fixed_contract.h"
 #include "support/recording_backend.h"
 
 namespace caliber {
@@ -14,14 +15,7 @@ namespace {
 using testing_support::RecordingBackend;
 
 Contract fixed(Schedule s, CachePolicy cache, std::int64_t n, std::int64_t warmup = 2) {
-  Contract c = default_contract(BackendKind::cuda);
-  c.schedule = s;
-  c.cache = cache;
-  c.warmup = warmup;
-  c.iterations.mode = IterationRule::Mode::fixed;
-  c.iterations.count = n;
-  if (s == Schedule::pipelined) c.statistic = parse_statistic("mean");
-  return c;
+  return testing_support::fixed_cuda_contract(s, cache, n, warmup);
 }
 
 Result run(RecordingBackend& b, const Contract& c, MeasureOptions o = {}) {
@@ -257,6 +251,146 @@ TEST(Measure, UnstableSamplesAreFlagged) {
   EXPECT_FALSE(r.stable);
   ASSERT_EQ(r.warnings.size(), 1u);
   EXPECT_EQ(r.warnings[0], "unstable: p90/p10 = 2.000 > 1.2");
+}
+
+// A telemetry reader that always reports the same reading, and a pacer that lets no period pass:
+// the sampler reads once when the measurement starts and once when it ends, deterministically.
+class FixedReader final : public TelemetryReader {
+ public:
+  explicit FixedReader(TelemetrySample s) : s_(s) {}
+  TelemetrySample read() override { return s_; }
+  int sm_clock_max_mhz() const override { return 1980; }
+  std::string source() const override { return "fixed"; }
+
+ private:
+  TelemetrySample s_;
+};
+
+class NoPeriods final : public TelemetryPacer {
+ public:
+  bool wait(double) override { return false; }
+  void interrupt() override {}
+};
+
+TelemetrySample power_capped() {
+  TelemetrySample s;
+  s.sm_clock_mhz = 1500;
+  s.temp_c = 70;
+  s.power_w = 700;
+  s.throttle_reasons = kThrottleSwPowerCap;
+  return s;
+}
+
+TelemetrySample full_clock() {
+  TelemetrySample s;
+  s.sm_clock_mhz = 1980;
+  s.temp_c = 40;
+  s.power_w = 300;
+  return s;
+}
+
+Result run_with_telemetry(const TelemetrySample& reading, ThrottlePolicy policy, MeasureOptions o = {}) {
+  RecordingBackend b;
+  FixedReader reader(reading);
+  NoPeriods pacer;
+  b.telemetry_reader = &reader;
+  o.telemetry_pacer = &pacer;
+  Contract c = fixed(Schedule::per_iter, CachePolicy::warm, 10, 1);
+  c.throttle_policy = policy;
+  return run(b, c, o);
+}
+
+TEST(Measure, TelemetryIsSummarizedAndNothingIsFlaggedAtFullClock) {
+  MeasureOptions o;
+  o.keep_telemetry_samples = true;
+  const Result r = run_with_telemetry(full_clock(), ThrottlePolicy::flag, o);
+  EXPECT_TRUE(r.telemetry.available);
+  EXPECT_EQ(r.telemetry.readings, 2);  // when the measurement started and when it ended
+  EXPECT_EQ(r.telemetry.sm_clock_median_mhz, 1980);
+  EXPECT_EQ(r.telemetry.max_temp_c, 40);
+  EXPECT_EQ(r.telemetry.flagged_samples, 0);
+  EXPECT_EQ(r.telemetry_samples.size(), 2u);
+  EXPECT_TRUE(r.stable);
+  EXPECT_TRUE(r.warnings.empty());
+}
+
+TEST(Measure, ThrottlePolicyFlagCountsTheSamplesAndTheResultIsNotStable) {
+  const Result r = run_with_telemetry(power_capped(), ThrottlePolicy::flag);
+  EXPECT_EQ(r.telemetry.flagged_samples, 10);
+  EXPECT_EQ(r.telemetry.discarded_samples, 0);
+  EXPECT_EQ(r.summary.n, 10);
+  EXPECT_FALSE(r.stable);  // identical samples, but all of them ran power-capped
+  const std::vector<std::string> want = {
+      "10 of 10 samples may have run throttled (reasons: sw_power_cap; lowest SM clock 1500 MHz of "
+      "1980 MHz, threshold 90%)",
+      "not stable: more than 10% of the samples were flagged as throttled"};
+  EXPECT_EQ(r.warnings, want);
+}
+
+TEST(Measure, ThrottlePolicyDiscardRefusesWhenNothingIsLeft) {
+  try {
+    run_with_telemetry(power_capped(), ThrottlePolicy::discard);
+    FAIL() << "expected DeviceError";
+  } catch (const DeviceError& e) {
+    EXPECT_NE(std::string(e.what()).find("throttle policy discard: every sample was flagged"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(Measure, ThrottlePolicyFailFailsTheMeasurement) {
+  try {
+    run_with_telemetry(power_capped(), ThrottlePolicy::fail);
+    FAIL() << "expected DeviceError";
+  } catch (const DeviceError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "throttle policy fail: 10 of 10 samples may have run throttled (reasons: sw_power_cap; "
+              "lowest SM clock 1500 MHz of 1980 MHz, threshold 90%)");
+  }
+  EXPECT_NO_THROW(run_with_telemetry(full_clock(), ThrottlePolicy::fail));
+}
+
+TEST(Measure, WithoutTelemetryTheResultSaysWhyAndTheMeasurementGoesOn) {
+  RecordingBackend b;
+  const Result r = run(b, fixed(Schedule::per_iter, CachePolicy::warm, 5));
+  EXPECT_FALSE(r.telemetry.available);
+  EXPECT_EQ(r.telemetry.unavailable_reason, "recording backend: no telemetry");
+  EXPECT_EQ(r.summary.n, 5);
+}
+
+TEST(Measure, TheInstrumentChoiceAndItsWarningAreRecorded) {
+  RecordingBackend b;
+  MeasureOptions o;
+  InstrumentSelection sel;
+  sel.instrument = Instrument::event;
+  sel.choice.requested = "auto";
+  sel.choice.reason = "auto: cupti unavailable (test); fell back to event";
+  sel.warning = "instrument auto fell back to event";
+  o.instrument_selection = sel;
+  const Result r = run(b, fixed(Schedule::per_iter, CachePolicy::warm, 5), o);
+  EXPECT_EQ(r.instrument.requested, "auto");
+  EXPECT_EQ(r.instrument.reason, sel.choice.reason);
+  EXPECT_FALSE(r.instrument.kernel_tracing);
+  ASSERT_FALSE(r.warnings.empty());
+  EXPECT_EQ(r.warnings[0], "instrument auto fell back to event");
+
+  sel.instrument = Instrument::cupti;  // disagrees with the contract's event
+  o.instrument_selection = sel;
+  EXPECT_THROW(run(b, fixed(Schedule::per_iter, CachePolicy::warm, 5), o), ContractError);
+}
+
+TEST(Measure, ByDefaultTheContractsInstrumentIsRecordedAsRequested) {
+  RecordingBackend b;
+  const Result r = run(b, fixed(Schedule::per_iter, CachePolicy::warm, 5));
+  EXPECT_EQ(r.instrument.requested, "event");
+  EXPECT_EQ(r.instrument.reason, "requested");
+}
+
+TEST(Measure, KeepingTracingOnNeedsABackendThatTraces) {
+  RecordingBackend b;
+  MeasureOptions o;
+  o.keep_activity_tracing_on = true;
+  EXPECT_THROW(run(b, fixed(Schedule::per_iter, CachePolicy::warm, 5), o), ContractError);
 }
 
 TEST(Measure, RotationCopiesNeeded) {

@@ -13,6 +13,7 @@
 #include "caliber/backend.h"
 #include "caliber/errors.h"
 #include "caliber/measure.h"
+#include "support/fixed_contract.h"
 #include "user_kernel/saxpy.h"
 
 namespace caliber {
@@ -43,13 +44,7 @@ class CudaTest : public ::testing::Test {
   }
 
   static Contract fixed(Schedule s, CachePolicy cache, std::int64_t n = 50) {
-    Contract c = default_contract(BackendKind::cuda);
-    c.schedule = s;
-    c.cache = cache;
-    c.iterations.mode = IterationRule::Mode::fixed;
-    c.iterations.count = n;
-    if (s == Schedule::pipelined) c.statistic = parse_statistic("mean");
-    return c;
+    return testing_support::fixed_cuda_contract(s, cache, n, default_contract(BackendKind::cuda).warmup);
   }
 
   std::unique_ptr<Backend> backend_;

@@ -29,9 +29,11 @@ TEST(ResultTable, GoldenWithContractColumnsNotesAndWarnings) {
       "name  size      backend  instrument  schedule  cache  stat    value_us  p10_us  p90_us    n  stable\n"
       "copy  1.00 GiB  cuda     event       per_iter  cold   median     537.2   536.8   538.0    4  yes\n"
       "tiny  1.00 KiB  cuda     event       graph/20  warm   median     1.052   1.010   1.400  300  NO\n"
+      "  note copy [event/per_iter/cold/median]: telemetry: unavailable (not sampled)\n"
       "  ! copy [event/per_iter/cold/median]: few samples (n = 4): quantiles are coarse\n"
       "  note tiny [event/graph/20/warm/median]: graph: 20 calls per replay; host launch overhead removed "
       "(kernel-only)\n"
+      "  note tiny [event/graph/20/warm/median]: telemetry: unavailable (not sampled)\n"
       "  ! tiny [event/graph/20/warm/median]: unstable: p90/p10 = 1.386 > 1.2\n";
   EXPECT_EQ(out.str(), want);
 }

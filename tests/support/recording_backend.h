@@ -51,6 +51,12 @@ class RecordingBackend : public Backend {
 
   std::unique_ptr<SampleTimer> make_timer(Instrument instrument) override;
   bool supports_graphs() const override { return kind_ == BackendKind::cuda; }
+  // Telemetry: the test's reader when set, else "none" like a backend without telemetry.
+  TelemetryReader* telemetry(std::string* why_unavailable) override {
+    if (!telemetry_reader && why_unavailable) *why_unavailable = "recording backend: no telemetry";
+    return telemetry_reader;
+  }
+  TelemetryReader* telemetry_reader = nullptr;
   std::unique_ptr<GraphExec> capture_graph(const std::function<void()>& record) override;
 
   // The measured callable calls this: logs "call" (or "capture:call" while capturing) and moves

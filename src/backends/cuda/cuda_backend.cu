@@ -2,10 +2,15 @@
 #include "backends/cuda/cuda_backend.h"
 
 #include <cstdio>
+#include <optional>
 #include <vector>
 
 #include "backends/cuda/cuda_check.cuh"
+#include "backends/cuda/cupti_session.h"
+#include "backends/cuda/cupti_timer.h"
+#include "backends/cuda/str_cat.h"
 #include "caliber/clock.h"
+#include "core/kernel_attribution.h"
 
 namespace caliber::cuda {
 namespace {
@@ -158,21 +163,67 @@ class CudaBackend final : public Backend {
     caliber_l2_flush_kernel<<<blocks, 512, 0, stream_>>>(static_cast<int4*>(flush_buffer_), n,
                                                          ++flush_generation_);
     CALIBER_CUDA_CHECK_LAUNCH();
+    // Inside a capture the flush becomes a graph node: remember which one, so the cupti timer can
+    // exclude it by identity (never by its name).
+    cudaStreamCaptureStatus status{};
+    CALIBER_CUDA_CHECK(cudaStreamIsCapturing(stream_, &status));
+    if (status == cudaStreamCaptureStatusActive) {
+      const cudaGraphNode_t* deps = nullptr;
+      std::size_t n_deps = 0;
+      CALIBER_CUDA_CHECK(
+          cudaStreamGetCaptureInfo(stream_, &status, nullptr, nullptr, &deps, nullptr, &n_deps));
+      if (n_deps != 1) {
+        throw DeviceError(str_cat("captured cache flush: expected one node at the capture frontier, found ",
+                                  n_deps));
+      }
+      captured_flush_nodes_.push_back(deps[0]);
+    }
   }
   std::uint64_t flush_bytes() const override { return flush_bytes_; }
 
   std::unique_ptr<SampleTimer> make_timer(Instrument instrument) override {
-    switch (instrument) {
+    Contract c = default_contract(BackendKind::cuda);
+    c.instrument = instrument;
+    return make_timer_for(c);
+  }
+
+  // A new timer starts a new measurement: the graphs it will time are captured after it.
+  std::unique_ptr<SampleTimer> make_timer_for(const Contract& contract) override {
+    own_nodes_.reset();
+    switch (contract.instrument) {
       case Instrument::event: return std::make_unique<EventTimer>(stream_);
       case Instrument::wallclock: return std::make_unique<HostClockTimer>();
       case Instrument::cupti: break;
     }
-    throw ContractError("instrument cupti is not available in this build of the cuda backend");
+    if (auto why = cupti::unavailable_reason()) {
+      throw ContractError("instrument cupti is not available: " + *why);
+    }
+    auto own = std::make_shared<OwnGraphNodes>();
+    auto timer = make_cupti_timer(contract.cupti_reduction, own);
+    own_nodes_ = std::move(own);
+    return timer;
+  }
+
+  std::unique_ptr<ActivityTracing> keep_activity_tracing_on() override {
+    if (auto why = cupti::unavailable_reason()) {
+      throw ContractError("CUPTI tracing is not available: " + *why);
+    }
+    return keep_cupti_tracing_on();
+  }
+
+  TelemetryReader* telemetry(std::string* why_unavailable) override {
+    if (!telemetry_opened_) {
+      telemetry_opened_ = true;
+      telemetry_ = open_nvml_telemetry(device_.uuid, device_.index, &telemetry_why_);
+    }
+    if (!telemetry_ && why_unavailable) *why_unavailable = telemetry_why_;
+    return telemetry_.get();
   }
 
   bool supports_graphs() const override { return true; }
 
   std::unique_ptr<GraphExec> capture_graph(const std::function<void()>& record) override {
+    captured_flush_nodes_.clear();
     CALIBER_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
     try {
       record();
@@ -184,13 +235,40 @@ class CudaBackend final : public Backend {
     }
     cudaGraph_t graph{};
     CALIBER_CUDA_CHECK(cudaStreamEndCapture(stream_, &graph));
+    // The cupti timer of this measurement excludes the captured flush nodes by identity: their
+    // template ids now, their executed ids once instantiation has cloned them.
+    std::vector<std::uint64_t> flush_template_ids;
+    std::optional<cupti::CloneTracking> clones;
+    if (own_nodes_) {
+      for (cudaGraphNode_t node : captured_flush_nodes_) {
+        flush_template_ids.push_back(cupti::graph_node_id(node));
+      }
+      clones.emplace();
+    }
     cudaGraphExec_t exec{};
     const cudaError_t e = cudaGraphInstantiate(&exec, graph, 0);
     if (e != cudaSuccess) {
       cudaGraphDestroy(graph);
       throw_cuda_error(e, "cudaGraphInstantiate(&exec, graph, 0)", __FILE__, __LINE__);
     }
-    return std::make_unique<CudaGraphExec>(graph, exec, stream_);
+    auto result = std::make_unique<CudaGraphExec>(graph, exec, stream_);
+    if (own_nodes_) {
+      const ExecutedNodes executed =
+          executed_graph_nodes(flush_template_ids, clones->clones(), cupti::graph_exec_id(exec));
+      own_nodes_->executed_ids.insert(executed.ids.begin(), executed.ids.end());
+      own_nodes_->per_graph.push_back(executed.ids.size());
+      std::string why_no_callback;
+      if (executed.by_index) {
+        cupti::CloneTracking::available(&why_no_callback);
+        own_nodes_->method = str_cat(
+            "node index within the graph; the graph-node-cloned callback ",
+            why_no_callback.empty() ? "did not report these nodes" : "is unavailable: " + why_no_callback);
+      } else if (own_nodes_->method.empty()) {
+        own_nodes_->method = "template nodes mapped to executed nodes by CUPTI's graph-node-cloned callback";
+      }
+    }
+    captured_flush_nodes_.clear();
+    return result;
   }
 
   void check_errors() override { CALIBER_CUDA_CHECK(cudaGetLastError()); }
@@ -201,6 +279,11 @@ class CudaBackend final : public Backend {
   void* flush_buffer_ = nullptr;
   std::uint64_t flush_bytes_ = 0;
   int flush_generation_ = 0;
+  std::vector<cudaGraphNode_t> captured_flush_nodes_;  // flushes of the capture in progress
+  std::shared_ptr<OwnGraphNodes> own_nodes_;            // set while a cupti timer measures
+  bool telemetry_opened_ = false;
+  std::unique_ptr<TelemetryReader> telemetry_;
+  std::string telemetry_why_;
 };
 
 }  // namespace
@@ -226,5 +309,7 @@ std::vector<DeviceInfo> list_devices() {
 }
 
 std::unique_ptr<Backend> open_backend(int index) { return std::make_unique<CudaBackend>(index); }
+
+std::optional<std::string> cupti_unavailable_reason() { return cupti::unavailable_reason(); }
 
 }  // namespace caliber::cuda

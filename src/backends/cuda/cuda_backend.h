@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,6 +17,10 @@ namespace caliber::cuda {
 int device_count(std::string* reason);
 std::vector<DeviceInfo> list_devices();
 std::unique_ptr<Backend> open_backend(int index);
+
+// Why CUPTI cannot be used in this process (library missing or too old, callbacks refused,
+// another CUPTI client), or nullopt. Loads libcupti at run time; touches no device.
+std::optional<std::string> cupti_unavailable_reason();
 
 std::vector<bench::KernelInfo> builtin_kernels();
 std::unique_ptr<bench::Workload> make_builtin_workload(Backend& backend, std::string_view kernel,

@@ -1,5 +1,11 @@
-// Built-in micro-kernels of the cuda backend: copy (y = x), scale (y = a x), tiny (one block), and
-// fault (a self-test that must end in a device error, never in a number).
+// Built-in micro-kernels of the cuda backend: copy (y = x), scale (y = a x), tiny (one block),
+// two_streams (tiny on the caliber stream while scale runs on a second stream), gemm_bf16 (a
+// cuBLAS bf16 GEMM 4096^3), and fault (a self-test that must end in a device error, never in a
+// number).
+#include <cublas_v2.h>
+#include <cuda_bf16.h>
+
+#include <cmath>
 #include <cstdint>
 #include <string>
 
@@ -98,7 +104,7 @@ class DeviceBuffer {
   std::size_t bytes_;
 };
 
-enum class Kind { copy, scale, tiny, fault };
+enum class Kind { copy, scale, tiny, fault, two_streams };
 
 class CudaWorkload final : public bench::Workload {
  public:
@@ -108,8 +114,14 @@ class CudaWorkload final : public bench::Workload {
         stride_bytes_(((elements * sizeof(float) + kCopyAlign - 1) / kCopyAlign) * kCopyAlign),
         sms_(sms),
         x_(stride_bytes_ * copies),
-        y_(stride_bytes_ * copies) {
+        y_(stride_bytes_ * copies),
+        z_(kind == Kind::two_streams ? bench::kTinyElements * sizeof(float) : sizeof(float)) {
     rotation_copies = copies;
+    if (kind_ == Kind::two_streams) {
+      CALIBER_CUDA_CHECK(cudaStreamCreateWithFlags(&side_stream_, cudaStreamNonBlocking));
+      CALIBER_CUDA_CHECK(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming));
+      CALIBER_CUDA_CHECK(cudaEventCreateWithFlags(&join_, cudaEventDisableTiming));
+    }
     for (std::size_t c = 0; c < copies; ++c) {
       fill_random_kernel<<<grid_for(n_ / 4 + 1, sms_), kThreads>>>(x_.floats(c * stride_bytes_), n_,
                                                                     seed + c);
@@ -136,12 +148,22 @@ class CudaWorkload final : public bench::Workload {
       case Kind::fault:
         fault_kernel<<<1, 32, 0, stream>>>(reinterpret_cast<float*>(0x10));
         break;
+      case Kind::two_streams:
+        launch_two_streams(stream, x, y);
+        break;
     }
     CALIBER_CUDA_CHECK_LAUNCH();
   }
 
+  ~CudaWorkload() override {
+    if (join_) cudaEventDestroy(join_);
+    if (fork_) cudaEventDestroy(fork_);
+    if (side_stream_) cudaStreamDestroy(side_stream_);
+  }
+
   void poison_outputs() override {
     CALIBER_CUDA_CHECK(cudaMemset(y_.floats(), 0xFF, y_.bytes()));  // all-ones bits: NaN
+    CALIBER_CUDA_CHECK(cudaMemset(z_.floats(), 0xFF, z_.bytes()));
     // The memset runs on the legacy stream; the measured stream does not wait for it.
     CALIBER_CUDA_CHECK(cudaDeviceSynchronize());
   }
@@ -149,24 +171,167 @@ class CudaWorkload final : public bench::Workload {
   std::string verify() override {
     if (kind_ == Kind::fault) return {};
     CALIBER_CUDA_CHECK(cudaDeviceSynchronize());
+    if (kind_ == Kind::two_streams) {
+      std::string bad = mismatches(y_.floats(), n_, 1);  // the side stream's scale
+      if (bad.empty()) bad = mismatches(z_.floats(), bench::kTinyElements, 2);  // the caliber stream's tiny
+      return bad;
+    }
+    return mismatches(y_.floats(), n_, kind_ == Kind::copy ? 0 : kind_ == Kind::scale ? 1 : 2);
+  }
+
+ private:
+  // Output elements [0, n) of `y` against mode (0: x, 1: 2x, 2: x + 1) of input copy 0.
+  std::string mismatches(const float* y, std::size_t n, int mode) {
     DeviceBuffer bad(sizeof(unsigned long long));
     CALIBER_CUDA_CHECK(cudaMemset(bad.floats(), 0, sizeof(unsigned long long)));
-    const int mode = kind_ == Kind::copy ? 0 : kind_ == Kind::scale ? 1 : 2;
-    count_mismatches_kernel<<<grid_for(n_ / 4 + 1, sms_), kThreads>>>(
-        x_.floats(), y_.floats(), n_, mode, 2.0f, reinterpret_cast<unsigned long long*>(bad.floats()));
+    count_mismatches_kernel<<<grid_for(n / 4 + 1, sms_), kThreads>>>(
+        x_.floats(), y, n, mode, 2.0f, reinterpret_cast<unsigned long long*>(bad.floats()));
     CALIBER_CUDA_CHECK_LAUNCH();
     unsigned long long count = 0;
     CALIBER_CUDA_CHECK(cudaMemcpy(&count, bad.floats(), sizeof count, cudaMemcpyDeviceToHost));
     if (count == 0) return {};
-    return std::to_string(count) + " of " + std::to_string(n_) + " output elements differ from the reference";
+    return std::to_string(count) + " of " + std::to_string(n) + " output elements differ from the reference";
   }
 
- private:
+  // Kernel B (scale over the whole input) on a second stream forked from the caliber stream, and
+  // kernel A (tiny) on the caliber stream; both run at once. B is not joined back (an event pair
+  // on the caliber stream sees A only), except inside a graph capture, which requires the join.
+  void launch_two_streams(cudaStream_t stream, const float* x, float* y) {
+    CALIBER_CUDA_CHECK(cudaEventRecord(fork_, stream));
+    CALIBER_CUDA_CHECK(cudaStreamWaitEvent(side_stream_, fork_, 0));
+    scale_kernel<<<grid_for(n_ / 4, sms_), kThreads, 0, side_stream_>>>(x, y, n_, 2.0f);
+    CALIBER_CUDA_CHECK_LAUNCH();
+    tiny_kernel<<<1, bench::kTinyElements, 0, stream>>>(x, z_.floats());
+    CALIBER_CUDA_CHECK_LAUNCH();
+    cudaStreamCaptureStatus status{};
+    CALIBER_CUDA_CHECK(cudaStreamIsCapturing(stream, &status));
+    if (status == cudaStreamCaptureStatusActive) {
+      CALIBER_CUDA_CHECK(cudaEventRecord(join_, side_stream_));
+      CALIBER_CUDA_CHECK(cudaStreamWaitEvent(stream, join_, 0));
+    }
+  }
+
   Kind kind_;
   std::size_t n_;
   std::size_t stride_bytes_;
   int sms_;
   DeviceBuffer x_, y_;
+  DeviceBuffer z_;  // two_streams: the tiny kernel's output
+  cudaStream_t side_stream_{};
+  cudaEvent_t fork_{}, join_{};
+};
+
+// --- gemm_bf16: C = A B with cuBLAS, bf16 inputs and output, fp32 accumulation -----------------
+
+constexpr int kGemmN = 4096;
+static_assert(bench::kGemmBytesPerMatrix == static_cast<std::uint64_t>(kGemmN) * kGemmN * 2);
+
+void check_cublas(cublasStatus_t s, const char* call, const char* file, int line) {
+  if (s != CUBLAS_STATUS_SUCCESS) {
+    throw DeviceError(std::string(call) + " failed at " + file + ":" + std::to_string(line) + ": " +
+                      cublasGetStatusString(s));
+  }
+}
+#define CALIBER_CUBLAS_CHECK(call) check_cublas((call), #call, __FILE__, __LINE__)
+
+// Uniform in +-[0.5, 1.5), rounded to bf16.
+__global__ void fill_random_bf16_kernel(__nv_bfloat16* x, std::size_t n, std::uint64_t seed) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += stride) {
+    const std::uint64_t r = splitmix64(seed * 0x100000001b3ull + i);
+    const float mag = 0.5f + static_cast<float>(r >> 40) * (1.0f / 16777216.0f);
+    x[i] = __float2bfloat16((r & 1) ? mag : -mag);
+  }
+}
+
+// Checks `samples` output elements spread over C (column-major, n x n) against an fp32 dot
+// product of the same bf16 inputs. Tolerance: bf16 output rounding (2^-8 relative) with margin,
+// plus fp32 accumulation-order differences relative to sum |a b|.
+__global__ void check_gemm_kernel(const __nv_bfloat16* a, const __nv_bfloat16* b,
+                                  const __nv_bfloat16* c, int n, int samples,
+                                  unsigned long long* bad) {
+  const int s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= samples) return;
+  const std::uint64_t r = splitmix64(0xc0ffeeull + static_cast<std::uint64_t>(s));
+  const int i = static_cast<int>(r % static_cast<std::uint64_t>(n));
+  const int j = static_cast<int>((r >> 32) % static_cast<std::uint64_t>(n));
+  float ref = 0, scale = 0;
+  for (int k = 0; k < n; ++k) {
+    const float p = __bfloat162float(a[i + static_cast<std::size_t>(k) * n]) *
+                    __bfloat162float(b[k + static_cast<std::size_t>(j) * n]);
+    ref += p;
+    scale += fabsf(p);
+  }
+  const float got = __bfloat162float(c[i + static_cast<std::size_t>(j) * n]);
+  if (!(fabsf(got - ref) <= 0.01f * fabsf(ref) + 1e-4f * scale)) atomicAdd(bad, 1ull);
+}
+
+class GemmWorkload final : public bench::Workload {
+ public:
+  GemmWorkload(std::size_t copies, int sms, std::uint64_t seed)
+      : matrix_bytes_(static_cast<std::size_t>(kGemmN) * kGemmN * sizeof(__nv_bfloat16)),
+        sms_(sms),
+        a_(matrix_bytes_ * copies),
+        b_(matrix_bytes_ * copies),
+        c_(matrix_bytes_ * copies),
+        workspace_(kWorkspaceBytes) {
+    rotation_copies = copies;
+    const std::size_t elements = static_cast<std::size_t>(kGemmN) * kGemmN;
+    for (std::size_t k = 0; k < copies; ++k) {
+      fill_random_bf16_kernel<<<grid_for(elements / 4, sms_), kThreads>>>(matrix(a_, k), elements, seed + 2 * k);
+      CALIBER_CUDA_CHECK_LAUNCH();
+      fill_random_bf16_kernel<<<grid_for(elements / 4, sms_), kThreads>>>(matrix(b_, k), elements, seed + 2 * k + 1);
+      CALIBER_CUDA_CHECK_LAUNCH();
+    }
+    CALIBER_CUBLAS_CHECK(cublasCreate(&handle_));
+    // A fixed workspace: cuBLAS allocates nothing while a graph is being captured.
+    CALIBER_CUBLAS_CHECK(cublasSetWorkspace(handle_, workspace_.floats(), kWorkspaceBytes));
+    poison_outputs();
+  }
+  ~GemmWorkload() override { cublasDestroy(handle_); }
+
+  void launch(const LaunchContext& ctx) override {
+    const std::size_t k = ctx.rotation % rotation_copies;
+    const float alpha = 1.0f, beta = 0.0f;
+    CALIBER_CUBLAS_CHECK(cublasSetStream(handle_, static_cast<cudaStream_t>(ctx.stream)));
+    CALIBER_CUBLAS_CHECK(cublasGemmEx(handle_, CUBLAS_OP_N, CUBLAS_OP_N, kGemmN, kGemmN, kGemmN, &alpha,
+                                      matrix(a_, k), CUDA_R_16BF, kGemmN, matrix(b_, k), CUDA_R_16BF,
+                                      kGemmN, &beta, matrix(c_, k), CUDA_R_16BF, kGemmN,
+                                      CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  }
+
+  void poison_outputs() override {
+    CALIBER_CUDA_CHECK(cudaMemset(c_.floats(), 0xFF, c_.bytes()));  // bf16 0xFFFF: NaN
+    CALIBER_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+
+  std::string verify() override {
+    CALIBER_CUDA_CHECK(cudaDeviceSynchronize());
+    constexpr int kSamples = 4096;
+    DeviceBuffer bad(sizeof(unsigned long long));
+    CALIBER_CUDA_CHECK(cudaMemset(bad.floats(), 0, sizeof(unsigned long long)));
+    check_gemm_kernel<<<(kSamples + kThreads - 1) / kThreads, kThreads>>>(
+        matrix(a_, 0), matrix(b_, 0), matrix(c_, 0), kGemmN, kSamples,
+        reinterpret_cast<unsigned long long*>(bad.floats()));
+    CALIBER_CUDA_CHECK_LAUNCH();
+    unsigned long long count = 0;
+    CALIBER_CUDA_CHECK(cudaMemcpy(&count, bad.floats(), sizeof count, cudaMemcpyDeviceToHost));
+    if (count == 0) return {};
+    return std::to_string(count) + " of " + std::to_string(kSamples) +
+           " sampled output elements differ from an fp32 reference";
+  }
+
+ private:
+  static constexpr std::size_t kWorkspaceBytes = 32ull << 20;
+  __nv_bfloat16* matrix(const DeviceBuffer& buf, std::size_t copy) const {
+    return reinterpret_cast<__nv_bfloat16*>(buf.floats(copy * matrix_bytes_));
+  }
+
+  std::size_t matrix_bytes_;
+  int sms_;
+  DeviceBuffer a_, b_, c_, workspace_;
+  cublasHandle_t handle_{};
 };
 
 }  // namespace
@@ -175,7 +340,12 @@ std::vector<bench::KernelInfo> builtin_kernels() {
   return {{"copy", "y = x over --size bytes (float4 grid-stride)"},
           {"scale", "y = 2 x over --size bytes (float4 grid-stride)"},
           {"tiny", "y = x + 1 on 256 floats, one block of 256 threads (launch-bound)"},
-          {"fault", "self-test: writes through an invalid pointer; must fail with a device error"}};
+          {"two_streams",
+           "tiny on the caliber stream while scale over --size bytes runs on a second stream, not "
+           "joined back (events on the caliber stream miss the scale)",
+           false},
+          {"gemm_bf16", "cuBLAS GEMM 4096 x 4096 x 4096, bf16 in and out, fp32 accumulation", false},
+          {"fault", "self-test: writes through an invalid pointer; must fail with a device error", false}};
 }
 
 std::unique_ptr<bench::Workload> make_builtin_workload(Backend& backend, std::string_view kernel,
@@ -185,19 +355,27 @@ std::unique_ptr<bench::Workload> make_builtin_workload(Backend& backend, std::st
   const int sms = backend.device().multiprocessors;
   Kind kind;
   std::size_t elements;
-  if (kernel == "copy" || kernel == "scale") {
+  if (kernel == "gemm_bf16") {
+    auto w = std::make_unique<GemmWorkload>(rotation_copies < 1 ? 1 : rotation_copies, sms, seed);
+    w->name = "gemm_bf16";
+    w->working_set_bytes = 3 * bench::kGemmBytesPerMatrix;  // read A and B, write C
+    w->params = {{"m", kGemmN}, {"n", kGemmN}, {"k", kGemmN}, {"dtype", "bfloat16"},
+                 {"flops", 2.0 * kGemmN * kGemmN * kGemmN}, {"library", "cuBLAS"}};
+    return w;
+  }
+  if (kernel == "copy" || kernel == "scale" || kernel == "two_streams") {
     if (size_bytes == 0 || size_bytes % sizeof(float) != 0) {
       throw UsageError("--size must be a positive multiple of 4 bytes (float32 elements), got " +
                        std::to_string(size_bytes));
     }
-    kind = kernel == "copy" ? Kind::copy : Kind::scale;
+    kind = kernel == "copy" ? Kind::copy : kernel == "scale" ? Kind::scale : Kind::two_streams;
     elements = size_bytes / sizeof(float);
   } else if (kernel == "tiny" || kernel == "fault") {
     kind = kernel == "tiny" ? Kind::tiny : Kind::fault;
     elements = bench::kTinyElements;
   } else {
     throw UsageError("unknown kernel '" + std::string(kernel) +
-                     "' for the cuda backend (expected copy|scale|tiny|fault)");
+                     "' for the cuda backend (expected copy|scale|tiny|two_streams|gemm_bf16|fault)");
   }
   const std::size_t copies = rotation_copies < 1 ? 1 : rotation_copies;
   auto w = std::make_unique<CudaWorkload>(kind, elements, copies, sms, seed);
