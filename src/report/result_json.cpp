@@ -214,7 +214,10 @@ void write_results_json(std::ostream& out, const std::vector<Result>& results, b
 }
 
 std::vector<Result> read_results_json(const std::string& file) {
-  const std::string text = read_text_file(file);
+  return parse_results_json(read_text_file(file), file);
+}
+
+std::vector<Result> parse_results_json(const std::string& text, const std::string& file) {
   const json doc = parse_json_document(text, file);
   JsonFields root(doc, file, 0, "");
   const std::int64_t version = root.integer("schema_version");
