@@ -7,14 +7,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "support/run_cli.h"
+#include "support/run_cli_args.h"
 
 namespace caliber {
 namespace {
 
 using testing_support::CliRun;
 using testing_support::run_caliber;
-using testing_support::slurp;
 
 std::string data(const std::string& name) { return std::string(CALIBER_TEST_DATA) + "/compare/" + name; }
 const std::string kThresholds = data("thresholds.json");
@@ -24,6 +23,11 @@ CliRun gate(const std::string& base, const std::string& cur, std::vector<std::st
                                    "--fail-on-regression"};
   args.insert(args.end(), extra.begin(), extra.end());
   return run_caliber(args);
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }

@@ -16,7 +16,7 @@
 #include "caliber/backend.h"
 #include "caliber/measure.h"
 #include "caliber/result_json.h"
-#include "support/run_cli.h"
+#include "support/run_cli_args.h"
 
 namespace caliber {
 namespace {

@@ -1,16 +1,14 @@
-// Runs the built caliber binary (CALIBER_EXE) with arguments and captures its exit code, stdout
-// and stderr, so CLI behaviour is tested end to end.
+// Runs the built caliber binary and captures its exit code, stdout and stderr.
 #pragma once
 
 #include <sys/wait.h>
-#include <unistd.h>
 
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -22,38 +20,38 @@ struct CliRun {
   std::string err;
 };
 
-// Single-quotes an argument for /bin/sh.
-inline std::string shell_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') out += "'\\''";
-    else out += c;
-  }
-  return out + "'";
+// The binary under test: $CALIBER_EXE when set (binaries carried to another machine), else the
+// path CMake compiled in.
+inline std::string caliber_exe() {
+  const char* env = std::getenv("CALIBER_EXE");
+  return env && *env ? env : CALIBER_EXE;
 }
 
-inline std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-inline CliRun run_caliber(const std::vector<std::string>& args) {
+inline CliRun run_cli(const std::string& args) {
   static int counter = 0;
-  const std::string base = ::testing::TempDir() + "/caliber_cli_" + std::to_string(::getpid()) + "_" +
-                           std::to_string(counter++);
-  std::string cmd = shell_quote(CALIBER_EXE);
-  for (const auto& a : args) cmd += " " + shell_quote(a);
-  cmd += " >" + shell_quote(base + ".out") + " 2>" + shell_quote(base + ".err");
-  const int status = std::system(cmd.c_str());
+  const std::string err_path =
+      ::testing::TempDir() + "/cli-stderr-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+  const std::string cmd = caliber_exe() + " " + args + " 2>" + err_path;
   CliRun r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf{};
+  std::size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  const int status = pclose(p);
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = slurp(base + ".out");
-  r.err = slurp(base + ".err");
-  std::remove((base + ".out").c_str());
-  std::remove((base + ".err").c_str());
+  std::ifstream in(err_path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  r.err = ss.str();
+  std::remove(err_path.c_str());
   return r;
+}
+
+inline bool file_exists(const std::string& path) { return std::ifstream(path).good(); }
+
+inline std::string temp_path(const std::string& name) {
+  return ::testing::TempDir() + "/" + std::to_string(::getpid()) + "-" + name;
 }
 
 }  // namespace caliber::testing_support
