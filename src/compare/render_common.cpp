@@ -24,6 +24,11 @@ std::string gate_summary_line(const CompareReport& r) {
   return line;
 }
 
+std::string statistics_text(const CompareReport& r) {
+  return fmt::format("rank test alpha {}, at least {} samples per side{}", r.statistics.alpha,
+                     r.statistics.min_samples, r.strict ? ", --strict" : "");
+}
+
 RowCells row_cells(const RowComparison& row) {
   RowCells c{"-", "-", "-", "-", "-"};
   const auto& b = row.pair.baseline;

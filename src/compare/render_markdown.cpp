@@ -40,9 +40,7 @@ void write_compare_markdown(std::ostream& out, const CompareReport& r) {
   if (r.thresholds_file.empty()) {
     out << ", no thresholds file (every row is report-only).\n\n";
   } else {
-    out << fmt::format(", thresholds `{}` (rank test alpha {}, at least {} samples per side{}).\n\n",
-                       r.thresholds_file, r.statistics.alpha, r.statistics.min_samples,
-                       r.strict ? ", --strict" : "");
+    out << fmt::format(", thresholds `{}` ({}).\n\n", r.thresholds_file, statistics_text(r));
   }
   if (r.summary.gated > 0) {
     table(out, r, true);

@@ -119,15 +119,7 @@ Thresholds parse_thresholds(const std::string& text, const std::string& file) {
     const JsonFields root(doc, file, 0, "");
     require_known_keys(root, {"schema_version", "kind", "description", "statistics", "report_only",
                               "architectures"});
-    const std::int64_t version = root.integer("schema_version");
-    if (version != kThresholdsSchemaVersion) {
-      root.fail("schema_version", fmt::format("unsupported schema version {} (this caliber reads {})",
-                                              version, kThresholdsSchemaVersion));
-    }
-    const std::string kind = root.str("kind");
-    if (kind != "caliber.thresholds") {
-      root.fail("kind", fmt::format("expected 'caliber.thresholds', got '{}'", kind));
-    }
+    require_document_header(root, "caliber.thresholds", kThresholdsSchemaVersion);
     if (root.has("description")) root.str("description");
     Thresholds out;
     out.file = file;

@@ -64,26 +64,10 @@ class JsonLineIndexBuilder {
   bool number_float(json::number_float_t, const json::string_t&) { return value(); }
   bool string(json::string_t&) { return value(); }
   bool binary(json::binary_t&) { return value(); }
-  bool start_object(std::size_t) {
-    const std::string path = element_path();
-    record(path);
-    frames_.push_back(Frame{false, 0, path, {}, {}});
-    return true;
-  }
-  bool end_object() {
-    frames_.pop_back();
-    return true;
-  }
-  bool start_array(std::size_t) {
-    const std::string path = element_path();
-    record(path);
-    frames_.push_back(Frame{true, 0, path, {}, {}});
-    return true;
-  }
-  bool end_array() {
-    frames_.pop_back();
-    return true;
-  }
+  bool start_object(std::size_t) { return open(false); }
+  bool end_object() { return close(); }
+  bool start_array(std::size_t) { return open(true); }
+  bool end_array() { return close(); }
   bool key(json::string_t& k) {
     Frame& f = frames_.back();
     f.key = k;
@@ -118,6 +102,16 @@ class JsonLineIndexBuilder {
   }
   bool value() {
     record(element_path());
+    return true;
+  }
+  bool open(bool is_array) {
+    const std::string path = element_path();
+    record(path);
+    frames_.push_back(Frame{is_array, 0, path, {}, {}});
+    return true;
+  }
+  bool close() {
+    frames_.pop_back();
     return true;
   }
   void record(const std::string& path) {

@@ -220,15 +220,7 @@ std::vector<Result> read_results_json(const std::string& file) {
 std::vector<Result> parse_results_json(const std::string& text, const std::string& file) {
   const json doc = parse_json_document(text, file);
   JsonFields root(doc, file, 0, "");
-  const std::int64_t version = root.integer("schema_version");
-  if (version != kResultsSchemaVersion) {
-    root.fail("schema_version", fmt::format("unsupported schema version {} (this caliber reads {})",
-                                            version, kResultsSchemaVersion));
-  }
-  const std::string kind = root.str("kind");
-  if (kind != "caliber.results") {
-    root.fail("kind", fmt::format("expected 'caliber.results', got '{}'", kind));
-  }
+  require_document_header(root, "caliber.results", kResultsSchemaVersion);
   if (!root.boolean("complete")) {
     root.fail("complete", "the run that wrote this file did not finish");
   }
