@@ -8,14 +8,28 @@
 namespace caliber::compare {
 namespace {
 
+// A table cell of text: '|' would end the cell, '<' and '>' would read as HTML.
 std::string cell(const std::string& text) {
+  std::string out;
+  for (char ch : text) {
+    if (ch == '|') out += "\\|";
+    else if (ch == '\n') out += ' ';
+    else if (ch == '<') out += "&lt;";
+    else if (ch == '>') out += "&gt;";
+    else out += ch;
+  }
+  return out;
+}
+
+// A table cell in a code span: only '|' needs escaping (GitHub tables split on it even there).
+std::string code_cell(const std::string& text) {
   std::string out;
   for (char ch : text) {
     if (ch == '|') out += "\\|";
     else if (ch == '\n') out += ' ';
     else out += ch;
   }
-  return out;
+  return "`" + out + "`";
 }
 
 void table(std::ostream& out, const CompareReport& r, bool gated) {
@@ -24,7 +38,7 @@ void table(std::ostream& out, const CompareReport& r, bool gated) {
   for (const RowComparison& row : r.rows) {
     if (row.gated() != gated) continue;
     const RowCells c = row_cells(row);
-    out << fmt::format("| `{}` | {} | {} | {} | {} | {} | {} | {} |\n", cell(row.label),
+    out << fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", code_cell(row.label),
                        row.arch.empty() ? "-" : cell(row.arch), c.baseline_us, c.current_us, c.delta,
                        c.p_value, c.verdict, cell(row.gate_label()));
   }

@@ -83,6 +83,18 @@ TEST(CompareMarkdown, GatedRowsFirstAndReportOnlyRowsFolded) {
   EXPECT_EQ(render(write_compare_markdown, sample_report()), expected);
 }
 
+TEST(CompareMarkdown, EscapesPipesAndAngleBrackets) {
+  CompareRow cur = row("a|b", 1);
+  cur.status = RowStatus::failed;
+  cur.status_detail = "x<y|z";
+  const auto r = evaluate_gate({row("a|b", 1)}, {cur}, Thresholds{}, GateOptions{}, "a", "b");
+  const std::string md = render(write_compare_markdown, r);
+  EXPECT_NE(md.find("| `a\\|b size_bytes=1024 [event/per_iter/cold]` | sm_90 | 1.000 | - | - | - | - | "
+                    "[REPORT: current row failed: x&lt;y\\|z] |\n"),
+            std::string::npos)
+      << md;
+}
+
 TEST(CompareJunit, OneTestCasePerGatedRowAndAFailurePerFailedGate) {
   const std::string expected =
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
