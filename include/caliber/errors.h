@@ -32,11 +32,14 @@ class InputError : public Error {
   const std::string& file() const { return file_; }
   long line() const { return line_; }
   const std::string& field() const { return field_; }
+  // The reason alone, without file, line and field (to rethrow with a better location).
+  const std::string& reason() const { return reason_; }
 
  private:
   std::string file_;
   long line_;
   std::string field_;
+  std::string reason_;
 };
 
 // The device (or host) failed while measuring: a launch error, an illegal address, an

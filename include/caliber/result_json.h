@@ -39,5 +39,7 @@ void write_results_json(std::ostream& out, const std::vector<Result>& results, b
 
 // Reads a results document written by write_results_json. Throws InputError.
 std::vector<Result> read_results_json(const std::string& file);
+// The same from the document's text; `file` names it in errors.
+std::vector<Result> parse_results_json(const std::string& text, const std::string& file);
 
 }  // namespace caliber

@@ -47,6 +47,7 @@ struct BenchOptions {
   bool no_telemetry = false;
   double telemetry_period_ms = 10.0;
   bool telemetry_samples = false;
+  std::int64_t selftest_extra_launches = 0;  // gate self-test: a deliberately slower run
   std::optional<std::string> json_path;
   std::optional<std::string> csv_path;
 };
@@ -257,6 +258,9 @@ int run_bench(const BenchOptions& o) {
   if (o.device < 0) throw UsageError(fmt::format("--device must be >= 0 (got {})", o.device));
   const std::uint64_t size = o.size ? parse_size_bytes(*o.size, "--size")
                                     : (kind == BackendKind::cuda ? 256ull << 20 : 32ull << 20);
+  if (o.selftest_extra_launches < 0) {
+    throw UsageError(fmt::format("--selftest-extra-launches must be >= 0 (got {})", o.selftest_extra_launches));
+  }
   if (!(o.telemetry_period_ms > 0)) {
     throw UsageError(fmt::format("--telemetry-period-ms must be > 0 (got {})", o.telemetry_period_ms));
   }
@@ -316,7 +320,18 @@ int run_bench(const BenchOptions& o) {
     mo.telemetry_period_ms = o.telemetry_period_ms;
     mo.keep_telemetry_samples = o.telemetry_samples;
     bench::Workload* w = workload.get();
-    Result r = measure(*backend, [w](const LaunchContext& ctx) { w->launch(ctx); }, combo.contract, mo);
+    const std::int64_t launches = 1 + o.selftest_extra_launches;
+    Result r = measure(
+        *backend,
+        [w, launches](const LaunchContext& ctx) {
+          for (std::int64_t i = 0; i < launches; ++i) w->launch(ctx);
+        },
+        combo.contract, mo);
+    if (o.selftest_extra_launches > 0) {
+      r.warnings.push_back(fmt::format("gate self-test: {} extra launch(es) per call "
+                                       "(--selftest-extra-launches): deliberately slower",
+                                       o.selftest_extra_launches));
+    }
     const Contract& c = r.contract;
     std::cerr << fmt::format("[{}/{}] {} {}/{}/{}{}: {} {} us (n={}{})\n", index, combos.size(), r.name,
                              to_string(c.instrument), to_string(c.schedule), to_string(c.cache),
@@ -385,6 +400,11 @@ const RegisterCommand registration{20, [](CLI::App& root, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--seed", o->seed, "Seed of the random inputs")->capture_default_str();
   cmd->add_flag("--samples", o->samples, "Include raw samples in the JSON output");
+  cmd->add_option("--selftest-extra-launches", o->selftest_extra_launches,
+                  "Gate self-test: launch the kernel this many extra times per call, so the run is "
+                  "deliberately slower under the same name and contract (recorded as a warning; "
+                  "docs/gate.md)")
+      ->capture_default_str();
   cmd->add_option("--json", o->json_path, "Write results as JSON (schemas/results.schema.json)");
   cmd->add_option("--csv", o->csv_path, "Write results as CSV");
   cmd->callback([o, &exit_code] { exit_code = run_bench(*o); });

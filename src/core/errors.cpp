@@ -16,6 +16,7 @@ std::string input_error_message(const std::string& file, long line, const std::s
 
 InputError::InputError(const std::string& file, long line, const std::string& field,
                        const std::string& what)
-    : Error(input_error_message(file, line, field, what)), file_(file), line_(line), field_(field) {}
+    : Error(input_error_message(file, line, field, what)), file_(file), line_(line), field_(field),
+      reason_(what) {}
 
 }  // namespace caliber

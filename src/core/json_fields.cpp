@@ -87,6 +87,16 @@ const nlohmann::json& JsonFields::array(const std::string& key) const {
   return v;
 }
 
+void require_document_header(const JsonFields& root, const std::string& kind, std::int64_t version) {
+  const std::int64_t have = root.integer("schema_version");
+  if (have != version) {
+    root.fail("schema_version",
+              fmt::format("unsupported schema version {} (this caliber reads {})", have, version));
+  }
+  const std::string have_kind = root.str("kind");
+  if (have_kind != kind) root.fail("kind", fmt::format("expected '{}', got '{}'", kind, have_kind));
+}
+
 long line_of_offset(const std::string& text, std::size_t offset) {
   long line = 1;
   for (std::size_t i = 0; i < offset && i < text.size(); ++i) {

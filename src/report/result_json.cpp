@@ -309,13 +309,20 @@ Result result_from_json(const json& j, const std::string& file, long line, const
   r.notes = string_list(f, "notes");
   r.warnings = string_list(f, "warnings");
   if (f.has("samples_us")) r.samples_us = number_list(f, "samples_us");
-  const JsonFields sel = f.object("instrument_selection");
-  r.instrument.requested = sel.str("requested");
-  if (r.instrument.requested != "auto") {
-    sel.parse("requested", [](const std::string& name) { return parse_instrument(name); });
+  // instrument_selection and telemetry arrived with the cupti instrument; a file written before
+  // them means: the contract's instrument was asked for by name, and telemetry was not recorded.
+  if (f.has("instrument_selection")) {
+    const JsonFields sel = f.object("instrument_selection");
+    r.instrument.requested = sel.str("requested");
+    if (r.instrument.requested != "auto") {
+      sel.parse("requested", [](const std::string& name) { return parse_instrument(name); });
+    }
+    r.instrument.reason = sel.str("reason");
+    r.instrument.kernel_tracing = sel.boolean("kernel_tracing");
+  } else {
+    r.instrument.requested = std::string(to_string(r.contract.instrument));
+    r.instrument.reason = "not recorded";
   }
-  r.instrument.reason = sel.str("reason");
-  r.instrument.kernel_tracing = sel.boolean("kernel_tracing");
   if (has_kernel_breakdown(r.contract)) {
     for_each_object(f, "kernels", [&](const JsonFields& k) {
       KernelStat ks;
@@ -330,7 +337,8 @@ Result result_from_json(const json& j, const std::string& file, long line, const
     });
     r.kernel_set_changes = f.integer("kernel_set_changes");
   }
-  r.telemetry = telemetry_from_json(f.object("telemetry"));
+  r.telemetry = f.has("telemetry") ? telemetry_from_json(f.object("telemetry"))
+                                    : telemetry_unavailable("not recorded");
   if (f.has("telemetry_samples")) {
     for_each_object(f, "telemetry_samples", [&](const JsonFields& t) {
       r.telemetry_samples.push_back(telemetry_sample_from_json(t));
@@ -355,18 +363,13 @@ void write_results_json(std::ostream& out, const std::vector<Result>& results, b
 }
 
 std::vector<Result> read_results_json(const std::string& file) {
-  const std::string text = read_text_file(file);
+  return parse_results_json(read_text_file(file), file);
+}
+
+std::vector<Result> parse_results_json(const std::string& text, const std::string& file) {
   const json doc = parse_json_document(text, file);
   JsonFields root(doc, file, 0, "");
-  const std::int64_t version = root.integer("schema_version");
-  if (version != kResultsSchemaVersion) {
-    root.fail("schema_version", fmt::format("unsupported schema version {} (this caliber reads {})",
-                                            version, kResultsSchemaVersion));
-  }
-  const std::string kind = root.str("kind");
-  if (kind != "caliber.results") {
-    root.fail("kind", fmt::format("expected 'caliber.results', got '{}'", kind));
-  }
+  require_document_header(root, "caliber.results", kResultsSchemaVersion);
   if (!root.boolean("complete")) {
     root.fail("complete", "the run that wrote this file did not finish");
   }

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "report/text_table.h"
+
 namespace caliber {
 
 std::string format_us(double us) {
@@ -80,7 +82,7 @@ void write_results_table(std::ostream& out, const std::vector<Result>& results) 
   const std::vector<std::string> header = {"name",   "size",   "backend", "instrument", "schedule",
                                            "cache",  "stat",   "value_us", "p10_us",   "p90_us",
                                            "n",      "stable"};
-  std::vector<std::vector<std::string>> rows;
+  std::vector<std::vector<std::string>> rows = {header};
   for (const Result& r : results) {
     const Contract& c = r.contract;
     rows.push_back({r.name, size_of(r), std::string(to_string(c.backend)),
@@ -89,24 +91,8 @@ void write_results_table(std::ostream& out, const std::vector<Result>& results) 
                     format_us(r.summary.p10_us), format_us(r.summary.p90_us),
                     std::to_string(r.summary.n), r.stable ? "yes" : "NO"});
   }
-  std::vector<std::size_t> width(header.size());
-  for (std::size_t i = 0; i < header.size(); ++i) {
-    width[i] = header[i].size();
-    for (const auto& row : rows) width[i] = std::max(width[i], row[i].size());
-  }
   // Numbers right-aligned (columns 7..10), text left-aligned.
-  auto print_row = [&](const std::vector<std::string>& row) {
-    std::string line;
-    for (std::size_t i = 0; i < row.size(); ++i) {
-      const bool numeric = i >= 7 && i <= 10;
-      if (i) line += "  ";
-      line += numeric ? fmt::format("{:>{}}", row[i], width[i]) : fmt::format("{:<{}}", row[i], width[i]);
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out << line << '\n';
-  };
-  print_row(header);
-  for (const auto& row : rows) print_row(row);
+  write_text_table(out, rows, [](std::size_t i) { return i >= 7 && i <= 10; });
   for (const Result& r : results) {
     const Contract& c = r.contract;
     const std::string tag = fmt::format("{} [{}/{}/{}/{}]", r.name, to_string(c.instrument),

@@ -92,7 +92,15 @@ void expect_input_error(const nlohmann::json& j, const std::string& field) {
 TEST(ResultJsonIssue3, MalformedNewFieldsNameTheField) {
   const nlohmann::json good = to_json(cupti_result());
   nlohmann::json j = good;
+  // A file written before telemetry existed reads as "not recorded", never as a made-up summary.
   j.erase("telemetry");
+  j.erase("instrument_selection");
+  const Result old = result_from_json(j, "r.json", 3, "results[0]");
+  EXPECT_EQ(old.telemetry, telemetry_unavailable("not recorded"));
+  EXPECT_EQ(old.instrument.requested, "cupti");
+  EXPECT_EQ(old.instrument.reason, "not recorded");
+  j = good;
+  j["telemetry"] = "hot";
   expect_input_error(j, "results[0].telemetry");
   j = good;
   j["telemetry"]["throttle_reasons_seen"][0] = "too_hot";

@@ -1,0 +1,112 @@
+#include "compare/compare_row.h"
+
+#include <fmt/format.h>
+
+namespace caliber::compare {
+
+ContractFields contract_fields(const Contract& c) {
+  ContractFields f;
+  f.backend = std::string(to_string(c.backend));
+  f.quantity = std::string(to_string(c.quantity));
+  f.instrument = std::string(to_string(c.instrument));
+  f.schedule = std::string(to_string(c.schedule));
+  if (c.schedule == Schedule::graph) f.graph_calls = std::to_string(c.graph_calls);
+  if (c.instrument == Instrument::cupti) f.cupti_reduction = std::string(to_string(c.cupti_reduction));
+  f.cache = std::string(to_string(c.cache));
+  f.statistic = c.statistic.name();
+  f.warmup = std::to_string(c.warmup);
+  f.iterations = c.iterations.describe();
+  return f;
+}
+
+std::vector<ContractDifference> contract_differences(const ContractFields& b, const ContractFields& c) {
+  std::vector<ContractDifference> out;
+  auto check = [&](const char* field, const std::string& x, const std::string& y, bool both_needed) {
+    if (x == y) return;
+    if (both_needed && (x.empty() || y.empty())) return;
+    out.push_back({field, x, y});
+  };
+  check("backend", b.backend, c.backend, false);
+  check("quantity", b.quantity, c.quantity, false);
+  check("instrument", b.instrument, c.instrument, false);
+  check("schedule", b.schedule, c.schedule, false);
+  check("graph_calls", b.graph_calls, c.graph_calls, false);
+  check("cupti_reduction", b.cupti_reduction, c.cupti_reduction, true);
+  check("cache", b.cache, c.cache, false);
+  check("statistic", b.statistic, c.statistic, false);
+  check("warmup", b.warmup, c.warmup, false);
+  check("iterations", b.iterations, c.iterations, false);
+  return out;
+}
+
+std::string describe_differences(const std::vector<ContractDifference>& diffs) {
+  std::string out;
+  auto shown = [](const std::string& v) { return v.empty() ? std::string("(unrecorded)") : v; };
+  for (const auto& d : diffs) {
+    if (!out.empty()) out += ", ";
+    out += fmt::format("{} {}→{}", d.field, shown(d.baseline), shown(d.current));
+  }
+  return out;
+}
+
+std::string_view to_string(RowStatus s) {
+  switch (s) {
+    case RowStatus::ok: return "ok";
+    case RowStatus::failed: return "failed";
+    case RowStatus::skipped: return "skipped";
+    case RowStatus::oom: return "oom";
+    case RowStatus::unsupported: return "unsupported";
+    case RowStatus::incorrect: return "incorrect";
+    case RowStatus::not_configured: return "not_configured";
+  }
+  return "?";
+}
+
+namespace {
+
+// Params as "k=v k2=v2" (keys sorted: nlohmann::json objects are ordered maps).
+std::string params_text(const nlohmann::json& params) {
+  std::string out;
+  for (auto it = params.begin(); it != params.end(); ++it) {
+    if (!out.empty()) out += ' ';
+    out += it.key() + "=" + (it->is_string() ? it->get<std::string>() : it->dump());
+  }
+  return out;
+}
+
+std::string variant_text(const ContractFields& c) {
+  auto shown = [](const std::string& v) { return v.empty() ? std::string("?") : v; };
+  std::string v = fmt::format("{}/{}/{}", shown(c.instrument), shown(c.schedule), shown(c.cache));
+  if (c.quantity == "host_dispatch") v = "host_dispatch " + v;
+  return v;
+}
+
+}  // namespace
+
+std::string CompareRow::base_key() const { return name + " " + params.dump(); }
+
+std::string CompareRow::key() const {
+  return fmt::format("{} [{}|{}|{}|{}]", base_key(), contract.quantity, contract.instrument,
+                     contract.schedule, contract.cache);
+}
+
+std::string CompareRow::label() const {
+  const std::string p = params_text(params);
+  return fmt::format("{}{}{} [{}]", name, p.empty() ? "" : " ", p, variant_text(contract));
+}
+
+CompareRow row_from_result(const Result& r, std::string origin) {
+  CompareRow row;
+  row.name = r.name;
+  row.params = r.params;
+  row.arch = r.device.arch;
+  row.device_name = r.device.name;
+  row.contract = contract_fields(r.contract);
+  row.value_us = r.value_us;
+  row.samples_us = r.samples_us;
+  row.n = r.summary.n;
+  row.origin = std::move(origin);
+  return row;
+}
+
+}  // namespace caliber::compare

@@ -1,0 +1,91 @@
+// The comparable row: what `caliber compare` knows about one measured thing in one input file,
+// whatever format it came from (caliber results JSON or CSV, nvbench JSON, google-benchmark JSON;
+// issue 4's benchmark_results.jsonl rows map onto it the same way: name = op, params =
+// {shape_id, provider}, value_us = median_us, status = benchmark_status/correct).
+//
+// Contract fields are kept as text so an importer can record exactly what its format says, and
+// an empty text means "this format (or this old file) did not record it".
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "caliber/result.h"
+
+namespace caliber::compare {
+
+// The contract fields the gate checks before it compares two latencies.
+struct ContractFields {
+  std::string backend;          // host | cuda
+  std::string quantity;         // device_time | host_dispatch
+  std::string instrument;       // cupti | event | wallclock (importers may name their own clock)
+  std::string schedule;         // isolated | per_iter | pipelined | graph
+  std::string graph_calls;      // calls per graph replay (schedule graph only)
+  std::string cupti_reduction;  // busy | sum | span (instrument cupti only)
+  std::string cache;            // warm | cold | rotate
+  std::string statistic;        // median | mean | min | pNN
+  std::string warmup;           // untimed calls before sampling
+  std::string iterations;       // the stopping rule: "fixed:100", "adaptive:...", "nvbench:..."
+
+  friend bool operator==(const ContractFields&, const ContractFields&) = default;
+};
+
+// The contract fields of a caliber Contract, with caliber's names for every value.
+ContractFields contract_fields(const Contract& contract);
+
+// One field that differs between two contracts ("schedule": "isolated" -> "graph").
+struct ContractDifference {
+  std::string field;
+  std::string baseline;  // empty: not recorded
+  std::string current;
+};
+
+// Field by field, in the order above. A field empty on both sides is equal; empty on one side is
+// a difference (a baseline whose contract was never recorded cannot vouch for its number), except
+// cupti_reduction, which the CSV format does not record: it is compared only when both sides have it.
+std::vector<ContractDifference> contract_differences(const ContractFields& baseline,
+                                                     const ContractFields& current);
+
+// "schedule isolated→graph, warmup 10→5"; an unrecorded value reads "(unrecorded)".
+std::string describe_differences(const std::vector<ContractDifference>& diffs);
+
+// What happened to the measurement (the statuses of seed 001's results rows).
+enum class RowStatus { ok, failed, skipped, oom, unsupported, incorrect, not_configured };
+std::string_view to_string(RowStatus status);
+
+struct CompareRow {
+  std::string name;                                  // benchmark, kernel or op
+  nlohmann::json params = nlohmann::json::object();  // axis values / shape selection
+  std::string arch;           // "sm_90", "x86_64"; empty when the format records none
+  bool arch_assumed = false;  // arch came from --assume-arch, not from the file
+  std::string device_name;    // for display only
+  ContractFields contract;
+  std::optional<double> value_us;  // raw latency under contract.statistic; none: not recorded
+  std::vector<double> samples_us;  // raw samples, when the file carries them
+  std::int64_t n = 0;              // samples behind value_us (0 when unknown)
+  RowStatus status = RowStatus::ok;
+  std::string status_detail;       // error message, skip reason
+
+  // Where the row is in its file, for errors: line (0 when the format has none for rows) and
+  // the field path of the row ("results[3]", "benchmarks[1].states[0]", "row").
+  long line = 0;
+  std::string origin;
+  std::string arch_field;  // the field the architecture was read from ("results[3].device.arch")
+
+  // The identity within a file: name, canonical params and the measurement variant
+  // (quantity/instrument/schedule/cache), since one file may hold one kernel under several
+  // contracts. Two rows of one file with the same key are a duplicate.
+  std::string key() const;
+  // name and params only: pairs a baseline row with a current row whose variant changed.
+  std::string base_key() const;
+  // "copy size_bytes=268435456 [event/per_iter/cold]" for tables.
+  std::string label() const;
+};
+
+// A caliber result as a comparable row.
+CompareRow row_from_result(const Result& result, std::string origin);
+
+}  // namespace caliber::compare

@@ -1,0 +1,191 @@
+#include "compare/gate.h"
+
+#include <cmath>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "caliber/result_table.h"
+
+namespace caliber::compare {
+
+std::string_view to_string(Outcome o) {
+  switch (o) {
+    case Outcome::pass: return "pass";
+    case Outcome::fail: return "fail";
+    case Outcome::skip: return "skip";
+    case Outcome::unknown: return "unknown";
+    case Outcome::report: return "report";
+  }
+  return "?";
+}
+
+std::string_view to_string(GateResult r) {
+  switch (r) {
+    case GateResult::pass: return "pass";
+    case GateResult::fail: return "fail";
+    case GateResult::refused: return "refused";
+  }
+  return "?";
+}
+
+std::string RowComparison::gate_label() const {
+  if (!gated()) return fmt::format("[REPORT: {}]", finding);
+  std::string word;
+  switch (outcome) {
+    case Outcome::pass: word = "PASS"; break;
+    case Outcome::fail: word = "FAIL"; break;
+    case Outcome::skip: word = "SKIP"; break;
+    case Outcome::unknown: word = "UNKNOWN"; break;
+    case Outcome::report: word = "REPORT"; break;
+  }
+  return fmt::format("[GATE {}: {}]", word, finding);
+}
+
+namespace {
+
+bool is_broken(RowStatus s) {
+  return s == RowStatus::failed || s == RowStatus::oom || s == RowStatus::incorrect;
+}
+
+bool has_raw_us(const CompareRow& r) { return r.status == RowStatus::ok && r.value_us.has_value(); }
+
+std::string status_suffix(const CompareRow& r) {
+  if (r.status == RowStatus::ok) return "";
+  return fmt::format(" (status {}{})", to_string(r.status),
+                     r.status_detail.empty() ? "" : ": " + r.status_detail);
+}
+
+std::string signed_pct(double pct) {
+  if (std::isinf(pct)) return pct > 0 ? "+inf%" : "-inf%";
+  return fmt::format("{:+.1f}%", pct);
+}
+
+std::string signed_us(double us) { return (us >= 0 ? "+" : "") + format_us(us) + " us"; }
+
+std::string limits(const PracticalThreshold& t) {
+  return fmt::format("limits {}% and {} us", t.relative_pct, t.absolute_us);
+}
+
+// Runs the checks of docs/gate.md in order and fills finding / finding_outcome.
+void classify(RowComparison& row, const PracticalThreshold& threshold, const StatisticsSettings& stats,
+              bool strict) {
+  const auto& b = row.pair.baseline;
+  const auto& c = row.pair.current;
+  auto set = [&](Outcome o, std::string finding) {
+    row.finding_outcome = o;
+    row.finding = std::move(finding);
+  };
+  if (b && c && !b->arch.empty() && !c->arch.empty() && b->arch != c->arch) {
+    return set(Outcome::skip, fmt::format("arch differs: {}→{}", b->arch, c->arch));
+  }
+  if (!c) return set(Outcome::fail, "missing from current");
+  if (!b) return set(Outcome::skip, "new row: no baseline");
+  if (is_broken(c->status)) {
+    return set(Outcome::fail, fmt::format("current row {}{}", to_string(c->status),
+                                          c->status_detail.empty() ? "" : ": " + c->status_detail));
+  }
+  if (!has_raw_us(*b)) return set(Outcome::skip, "baseline has no raw us" + status_suffix(*b));
+  if (!has_raw_us(*c)) return set(Outcome::fail, "current has no raw us" + status_suffix(*c));
+  row.contract_differences = contract_differences(b->contract, c->contract);
+  if (!row.contract_differences.empty()) {
+    row.contract_refused = true;
+    return set(Outcome::fail, "contract differs: " + describe_differences(row.contract_differences));
+  }
+  row.change = latency_change(*b->value_us, *c->value_us, threshold);
+  row.verdict = decide_verdict(*row.change, b->samples_us, c->samples_us, stats);
+  const std::string moved = fmt::format("{}, {}", signed_pct(row.change->delta_pct), signed_us(row.change->delta_us));
+  switch (row.verdict->verdict) {
+    case Verdict::slower:
+      return set(Outcome::fail, fmt::format("slower {} ({}); {}", moved, limits(threshold), row.verdict->basis));
+    case Verdict::faster:
+      return set(Outcome::pass, fmt::format("faster {}; {}", moved, row.verdict->basis));
+    case Verdict::same:
+      return set(Outcome::pass, fmt::format("same {}; {}", moved, row.verdict->basis));
+    case Verdict::unknown:
+      if (strict) {
+        return set(Outcome::fail, fmt::format("unknown (--strict) {} ({}); {}", moved, limits(threshold),
+                                              row.verdict->basis));
+      }
+      return set(Outcome::unknown, fmt::format("unknown {} ({}); {}", moved, limits(threshold), row.verdict->basis));
+  }
+}
+
+}  // namespace
+
+CompareReport evaluate_gate(const std::vector<CompareRow>& baseline, const std::vector<CompareRow>& current,
+                            const Thresholds& thresholds, const GateOptions& options,
+                            const std::string& baseline_file, const std::string& current_file) {
+  CompareReport report;
+  report.baseline_file = baseline_file;
+  report.current_file = current_file;
+  report.thresholds_file = thresholds.file;
+  report.statistics = thresholds.statistics;
+  report.strict = options.strict;
+
+  std::set<std::pair<std::string, std::size_t>> used_rules;
+  std::set<std::string> undeclared;
+  for (RowPair& pair : match_rows(baseline, current)) {
+    RowComparison row;
+    const CompareRow& shown = pair.current ? *pair.current : *pair.baseline;
+    row.label = shown.label();
+    row.arch = shown.arch;
+    // The allowlist of the current run's architecture decides; a row whose contract changed
+    // stays gated when its baseline side matches a rule.
+    const GateRule* rule = nullptr;
+    if (pair.current) rule = thresholds.rule_for(*pair.current, pair.current->arch);
+    if (!rule && pair.baseline) {
+      rule = thresholds.rule_for(*pair.baseline, pair.baseline->arch);
+      if (rule) row.arch = pair.baseline->arch;
+    }
+    if (rule) {
+      row.rule = *rule;
+      used_rules.emplace(rule->arch, rule->index);
+    }
+    if (!thresholds.file.empty() && !thresholds.architectures.count(row.arch)) undeclared.insert(row.arch);
+    row.pair = std::move(pair);
+    classify(row, rule ? rule->threshold : thresholds.report_only, thresholds.statistics, options.strict);
+    row.outcome = rule ? row.finding_outcome : Outcome::report;
+    report.rows.push_back(std::move(row));
+  }
+
+  for (const auto& [arch, rules] : thresholds.architectures) {
+    if (rules.rules.empty()) {
+      report.notes.push_back(fmt::format("architecture {} is declared with no rules: reported, never gated", arch));
+    }
+    for (const GateRule& r : rules.rules) {
+      if (!used_rules.count({arch, r.index})) {
+        report.notes.push_back(fmt::format("{} matched no row in either file", r.describe()));
+      }
+    }
+  }
+  for (const std::string& arch : undeclared) {
+    report.notes.push_back(fmt::format("architecture {} is not declared in {}: its rows are report-only",
+                                       arch.empty() ? "(unrecorded)" : arch, thresholds.file));
+  }
+
+  GateSummary& s = report.summary;
+  bool refused = false, failed = false;
+  for (const RowComparison& row : report.rows) {
+    ++s.rows;
+    if (row.contract_refused) ++s.contract_refused;
+    const bool in_scope = row.gated() || thresholds.file.empty();
+    refused = refused || (in_scope && row.contract_refused);
+    if (!row.gated()) {
+      ++s.report_only;
+      continue;
+    }
+    ++s.gated;
+    switch (row.outcome) {
+      case Outcome::pass: ++s.passed; break;
+      case Outcome::fail: ++s.failed; failed = true; break;
+      case Outcome::skip: ++s.skipped; break;
+      case Outcome::unknown: ++s.unknown; break;
+      case Outcome::report: break;
+    }
+  }
+  report.result = refused ? GateResult::refused : failed ? GateResult::fail : GateResult::pass;
+  return report;
+}
+
+}  // namespace caliber::compare

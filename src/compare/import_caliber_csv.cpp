@@ -1,0 +1,137 @@
+// The CSV of `caliber bench --csv` -> comparable rows.
+//
+// The header must be exactly results_csv_columns() (the CSV has no schema version, so its header
+// is its version). Contract columns and value_us may be empty: an empty contract cell is
+// "not recorded", an empty value_us is "no raw latency" (a placeholder row, or a file written
+// before raw latency was kept), which the gate treats by its fail-open / fail-closed rules.
+// The CSV carries no raw samples: rows from it get threshold-only verdicts.
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "caliber/contract.h"
+#include "caliber/errors.h"
+#include "caliber/result_csv.h"
+#include "compare/importers.h"
+#include "core/csv_records.h"
+
+namespace caliber::compare {
+namespace {
+
+class CsvRow {
+ public:
+  CsvRow(const CsvRecord& rec, const std::vector<std::string>& columns, const std::string& file)
+      : rec_(rec), columns_(columns), file_(file) {}
+
+  const std::string& cell(const std::string& column) const {
+    for (std::size_t i = 0; i < columns_.size(); ++i) {
+      if (columns_[i] == column) return rec_.fields[i];
+    }
+    throw std::logic_error("unknown CSV column " + column);
+  }
+  [[noreturn]] void fail(const std::string& column, const std::string& what) const {
+    throw InputError(file_, rec_.line, column, what);
+  }
+  // An enum cell: empty (unrecorded) or a name `parse` accepts; returned in caliber's spelling.
+  template <typename Parse>
+  std::string name_cell(const std::string& column, Parse parse) const {
+    const std::string& v = cell(column);
+    if (v.empty()) return v;
+    try {
+      return parse(v);
+    } catch (const UsageError& e) {
+      fail(column, e.what());
+    }
+  }
+  std::string integer_cell(const std::string& column) const {
+    const std::string& v = cell(column);
+    if (v.empty()) return v;
+    long long x = 0;
+    auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+    if (ec != std::errc() || p != v.data() + v.size() || x < 0) {
+      fail(column, fmt::format("expected a non-negative integer, got '{}'", v));
+    }
+    return v;
+  }
+  std::optional<double> microseconds_cell(const std::string& column) const {
+    const std::string& v = cell(column);
+    if (v.empty()) return std::nullopt;
+    const auto x = parse_decimal(v);
+    if (!x || !std::isfinite(*x) || *x < 0) {
+      fail(column, fmt::format("expected a non-negative number of microseconds, got '{}'", v));
+    }
+    return x;
+  }
+  long line() const { return rec_.line; }
+
+ private:
+  const CsvRecord& rec_;
+  const std::vector<std::string>& columns_;
+  const std::string& file_;
+};
+
+}  // namespace
+
+std::vector<CompareRow> import_caliber_csv(const std::string& text, const std::string& file) {
+  if (!text.empty() && text.back() != '\n') {
+    throw InputError(file, std::count(text.begin(), text.end(), '\n') + 1, "",
+                     "the last line has no newline (truncated file?)");
+  }
+  const std::vector<CsvRecord> records = parse_csv_records(text, file);
+  const std::vector<std::string>& columns = results_csv_columns();
+  if (records.empty()) throw InputError(file, 1, "", "no header row");
+  const CsvRecord& header = records.front();
+  for (std::size_t i = 0; i < std::max(columns.size(), header.fields.size()); ++i) {
+    const std::string have = i < header.fields.size() ? header.fields[i] : "(none)";
+    const std::string want = i < columns.size() ? columns[i] : "(none)";
+    if (have != want) {
+      throw InputError(file, header.line, have,
+                       fmt::format("header column {} is '{}', expected '{}' (not a caliber results CSV "
+                                   "of this version)",
+                                   i + 1, have, want));
+    }
+  }
+  std::vector<CompareRow> rows;
+  for (std::size_t r = 1; r < records.size(); ++r) {
+    const CsvRecord& rec = records[r];
+    if (rec.fields.size() != columns.size()) {
+      const std::string missing = rec.fields.size() < columns.size() ? columns[rec.fields.size()] : "";
+      throw InputError(file, rec.line, missing,
+                       fmt::format("expected {} fields, got {} (truncated row?)", columns.size(),
+                                   rec.fields.size()));
+    }
+    const CsvRow c(rec, columns, file);
+    CompareRow row;
+    row.line = rec.line;
+    row.name = c.cell("name");
+    if (row.name.empty()) c.fail("name", "must not be empty");
+    try {
+      row.params = nlohmann::json::parse(c.cell("params"));
+    } catch (const nlohmann::json::parse_error&) {
+      c.fail("params", fmt::format("expected a JSON object, got '{}'", c.cell("params")));
+    }
+    if (!row.params.is_object()) c.fail("params", "expected a JSON object");
+    row.arch = c.cell("arch");
+    row.arch_field = "arch";
+    row.device_name = c.cell("device_name");
+    ContractFields& k = row.contract;
+    k.backend = c.name_cell("backend", [](const std::string& s) { return std::string(to_string(parse_backend(s))); });
+    k.quantity = c.name_cell("quantity", [](const std::string& s) { return std::string(to_string(parse_quantity(s))); });
+    k.instrument = c.name_cell("instrument", [](const std::string& s) { return std::string(to_string(parse_instrument(s))); });
+    k.schedule = c.name_cell("schedule", [](const std::string& s) { return std::string(to_string(parse_schedule(s))); });
+    k.cache = c.name_cell("cache", [](const std::string& s) { return std::string(to_string(parse_cache_policy(s))); });
+    k.statistic = c.name_cell("statistic", [](const std::string& s) { return parse_statistic(s).name(); });
+    k.warmup = c.integer_cell("warmup");
+    k.iterations = c.cell("iteration_rule");
+    k.graph_calls = c.integer_cell("graph_calls");
+    row.value_us = c.microseconds_cell("value_us");
+    const std::string n = c.integer_cell("n");
+    row.n = n.empty() ? 0 : std::stoll(n);
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+}  // namespace caliber::compare

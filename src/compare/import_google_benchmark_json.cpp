@@ -1,0 +1,147 @@
+// google-benchmark JSON (--benchmark_out_format=json) -> comparable rows.
+//
+// Format: {"context": {...}, "benchmarks": [{name, run_name, run_type, repetitions,
+// repetition_index, threads, iterations, real_time, cpu_time, time_unit, aggregate_name,
+// error_occurred, error_message, ...}]} as written by google-benchmark's JSONReporter
+// (src/json_reporter.cc); run_name/run_type are absent in files of old versions.
+// One row per run_name (the benchmark with its arguments and /threads:N, /repeats:N suffixes):
+//   value   = real_time (wall clock per iteration) in microseconds: the median over the
+//             repetitions when there are several (statistic median), the one repetition's value
+//             otherwise (statistic mean: one timed loop over `iterations` calls); when the file
+//             holds only aggregates (--benchmark_report_aggregates_only), the "median" aggregate,
+//             else the "mean" one
+//   samples = the repetitions' real_time when there are at least 2 (each is one loop's mean)
+//   contract: instrument wallclock ("manual" for /manual_time benchmarks), schedule pipelined
+//             (one timer around the loop), cache warm, iterations "google-benchmark:repetitions=N";
+//             backend, quantity and warmup are not recorded by the format
+//   arch    = not recorded (use --assume-arch to gate such rows)
+//   status  = failed when a repetition has error_occurred (error_message as detail), skipped
+//             when it is "skipped"
+#include <map>
+
+#include <fmt/format.h>
+
+#include "caliber/errors.h"
+#include "caliber/statistics.h"
+#include "compare/importers.h"
+#include "core/json_fields.h"
+#include "core/json_line_index.h"
+
+namespace caliber::compare {
+namespace {
+
+using nlohmann::json;
+
+double to_microseconds(const JsonFields& f, double value) {
+  const std::string unit = f.str("time_unit");
+  if (unit == "ns") return value * 1e-3;
+  if (unit == "us") return value;
+  if (unit == "ms") return value * 1e3;
+  if (unit == "s") return value * 1e6;
+  f.fail("time_unit", fmt::format("unknown time unit '{}' (expected ns|us|ms|s)", unit));
+}
+
+struct Run {
+  std::size_t first_index = 0;
+  std::vector<double> samples_us;
+  std::map<std::int64_t, std::size_t> repetition_seen;  // repetition_index -> entry index
+  std::optional<double> median_us, mean_us;              // aggregates
+  bool manual_time = false;
+  RowStatus status = RowStatus::ok;
+  std::string detail;
+};
+
+}  // namespace
+
+std::vector<CompareRow> import_google_benchmark_json(const json& doc, const std::string& text,
+                                                     const std::string& file) {
+  const JsonLineIndex index(text);
+  return with_json_lines(text, file, [&] {
+    const JsonFields root(doc, file, 0, "");
+    root.object("context");
+    const json& list = root.array("benchmarks");
+    std::vector<std::string> order;
+    std::map<std::string, Run> runs;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const JsonFields b(list[i], file, 0, fmt::format("benchmarks[{}]", i));
+      const std::string name = b.str("name");
+      const std::string run_name = b.opt_str("run_name").value_or(name);
+      const std::string run_type = b.opt_str("run_type").value_or("iteration");
+      if (run_type != "iteration" && run_type != "aggregate") {
+        b.fail("run_type", fmt::format("unknown run type '{}' (expected iteration|aggregate)", run_type));
+      }
+      auto [it, inserted] = runs.try_emplace(run_name);
+      Run& run = it->second;
+      if (inserted) {
+        run.first_index = i;
+        order.push_back(run_name);
+      }
+      run.manual_time = run_name.find("/manual_time") != std::string::npos;
+      if (b.opt_boolean("error_occurred").value_or(false)) {
+        run.status = RowStatus::failed;
+        run.detail = b.opt_str("error_message").value_or("");
+        continue;
+      }
+      if (b.opt_boolean("skipped").value_or(false)) {
+        if (run.status == RowStatus::ok) run.status = RowStatus::skipped;
+        run.detail = b.opt_str("skip_message").value_or(b.opt_str("error_message").value_or(""));
+        continue;
+      }
+      if (run_type == "aggregate") {
+        const std::string aggregate = b.str("aggregate_name");
+        if (aggregate != "median" && aggregate != "mean") continue;  // stddev, cv, BigO, RMS, ...
+        if (b.opt_str("aggregate_unit").value_or("time") != "time") continue;
+        const double us = to_microseconds(b, b.number("real_time"));
+        (aggregate == "median" ? run.median_us : run.mean_us) = us;
+        continue;
+      }
+      const double us = to_microseconds(b, b.number("real_time"));
+      if (!(us >= 0) || !std::isfinite(us)) b.fail("real_time", fmt::format("not a duration: {}", us));
+      if (const auto rep = b.opt_integer("repetition_index")) {
+        const auto [seen, fresh] = run.repetition_seen.emplace(*rep, i);
+        if (!fresh) {
+          b.fail("repetition_index", fmt::format("duplicate row: repetition {} of {} (first at "
+                                                 "benchmarks[{}])", *rep, run_name, seen->second));
+        }
+      }
+      run.samples_us.push_back(us);
+    }
+
+    std::vector<CompareRow> rows;
+    for (const std::string& run_name : order) {
+      const Run& run = runs.at(run_name);
+      CompareRow row;
+      row.name = run_name;
+      row.origin = fmt::format("benchmarks[{}]", run.first_index);
+      row.line = index.line_of(row.origin);
+      row.arch_field = "context";
+      ContractFields& k = row.contract;
+      k.instrument = run.manual_time ? "manual" : "wallclock";
+      k.schedule = "pipelined";
+      k.cache = "warm";
+      row.status = run.status;
+      row.status_detail = run.detail;
+      if (!run.samples_us.empty()) {
+        k.iterations = fmt::format("google-benchmark:repetitions={}", run.samples_us.size());
+        row.n = static_cast<std::int64_t>(run.samples_us.size());
+        if (run.samples_us.size() >= 2) {
+          k.statistic = "median";
+          row.value_us = median(run.samples_us);
+          row.samples_us = run.samples_us;
+        } else {
+          k.statistic = "mean";
+          row.value_us = run.samples_us.front();
+        }
+      } else if (run.median_us || run.mean_us) {
+        k.statistic = run.median_us ? "median" : "mean";
+        row.value_us = run.median_us ? run.median_us : run.mean_us;
+        k.iterations = "google-benchmark:aggregates";
+      }
+      if (row.status != RowStatus::ok) row.value_us.reset();
+      rows.push_back(std::move(row));
+    }
+    return rows;
+  });
+}
+
+}  // namespace caliber::compare

@@ -1,0 +1,222 @@
+// nvbench JSON -> comparable rows.
+//
+// Format: nvbench's json_printer, JSON format version 1.x (meta.version.json; documented in
+// nvbench's docs/json_output.md). One row per benchmark state:
+//   name    = benchmarks[i].name
+//   params  = the state's axis_values ({name, type, value}; int64/float64 values are strings)
+//             plus "device" (the device id, so multi-device runs stay distinct)
+//   arch    = "sm_" + devices[device].sm_version / 10 (caliber's spelling: sm_90)
+//   value   = summary "nv/cold/time/gpu/mean" (seconds) in microseconds: nvbench's cold
+//             measurement (L2 flush, blocking kernel, CUDA events around each call, sync),
+//             recorded as instrument event, schedule isolated, cache cold, statistic mean
+//   samples = the --jsonbin sidecar named by summary "nv/json/bin:nv/cold/sample_times"
+//             (`filename`, `size` float32 little-endian seconds), resolved relative to the JSON
+//             file's directory, then as written
+//   status  = skipped (with skip_reason) when is_skipped
+// The stopping rule (min_samples, min_time, max_noise, timeout of the state) is the iteration
+// field, so runs with different nvbench settings are refused as different contracts. Batch
+// (hot) and CPU-only timings are not imported: like nvbench_compare.py, the gate reads the cold
+// GPU time.
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "caliber/errors.h"
+#include "compare/importers.h"
+#include "core/json_fields.h"
+#include "core/json_line_index.h"
+
+namespace caliber::compare {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kColdMeanTag = "nv/cold/time/gpu/mean";
+constexpr const char* kColdSizeTag = "nv/cold/sample_size";
+constexpr const char* kColdSamplesTag = "nv/json/bin:nv/cold/sample_times";
+
+// nvbench writes int64/float64 values as strings ("0.0010034"); older writers used numbers.
+double nv_number(const JsonFields& f, const std::string& key) {
+  const json& v = f.get(key);
+  if (v.is_number()) return v.get<double>();
+  if (!v.is_string()) f.fail(key, fmt::format("expected a number or a numeric string, got {}", v.type_name()));
+  const auto x = parse_decimal(v.get<std::string>());
+  if (!x) f.fail(key, fmt::format("expected a number, got '{}'", v.get<std::string>()));
+  return *x;
+}
+
+// The named values of a summary's "data" array: {name -> entry}.
+std::map<std::string, JsonFields> summary_data(const JsonFields& summary) {
+  std::map<std::string, JsonFields> out;
+  if (!summary.has("data")) return out;
+  const json& data = summary.array("data");
+  for (std::size_t i = 0; i < data.size(); ++i) {
+    JsonFields d(data[i], summary.file(), 0, summary.field_name(fmt::format("data[{}]", i)));
+    out.emplace(d.str("name"), d);
+  }
+  return out;
+}
+
+std::vector<double> read_sample_sidecar(const JsonFields& entry_filename, const std::string& filename,
+                                        std::int64_t size, const std::string& json_file) {
+  namespace fs = std::filesystem;
+  fs::path path = filename;
+  if (path.is_relative()) {
+    const fs::path beside = fs::path(json_file).parent_path() / path;
+    if (fs::exists(beside)) path = beside;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) entry_filename.fail("value", fmt::format("sample file '{}' cannot be read", path.string()));
+  std::vector<double> samples_us;
+  samples_us.reserve(static_cast<std::size_t>(size));
+  for (std::int64_t i = 0; i < size; ++i) {
+    unsigned char b[4];
+    if (!in.read(reinterpret_cast<char*>(b), 4)) {
+      entry_filename.fail("value", fmt::format("sample file '{}' holds fewer than {} float32 values",
+                                               path.string(), size));
+    }
+    const std::uint32_t bits = static_cast<std::uint32_t>(b[0]) | (static_cast<std::uint32_t>(b[1]) << 8) |
+                               (static_cast<std::uint32_t>(b[2]) << 16) | (static_cast<std::uint32_t>(b[3]) << 24);
+    float seconds;
+    std::memcpy(&seconds, &bits, 4);
+    if (!std::isfinite(seconds) || seconds < 0) {
+      entry_filename.fail("value", fmt::format("sample file '{}': sample {} is {}", path.string(), i, seconds));
+    }
+    samples_us.push_back(static_cast<double>(seconds) * 1e6);
+  }
+  if (in.peek() != std::char_traits<char>::eof()) {
+    entry_filename.fail("value", fmt::format("sample file '{}' holds more than {} float32 values",
+                                             path.string(), size));
+  }
+  return samples_us;
+}
+
+std::string stopping_rule(const JsonFields& state) {
+  std::string out = "nvbench";
+  const char* sep = ":";
+  for (const char* key : {"min_samples", "min_time", "max_noise", "timeout"}) {
+    if (!state.has(key) || state.get(key).is_null()) continue;
+    out += fmt::format("{}{}={}", sep, key, state.get(key).dump());
+    sep = ",";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<CompareRow> import_nvbench_json(const json& doc, const std::string& text, const std::string& file) {
+  const JsonLineIndex index(text);
+  return with_json_lines(text, file, [&] {
+    const JsonFields root(doc, file, 0, "");
+    if (!root.has("meta")) {
+      root.fail("meta", "missing: nvbench JSON before format version 1.0 is not supported "
+                        "(re-run the benchmark with a current nvbench)");
+    }
+    const JsonFields json_version = root.object("meta").object("version").object("json");
+    const std::int64_t major = json_version.integer("major");
+    if (major != 1) {
+      json_version.fail("major", fmt::format("unsupported nvbench JSON format version {} (this caliber "
+                                             "reads 1.x)", major));
+    }
+    struct Device {
+      std::string arch, name;
+      std::string field;
+    };
+    std::map<std::int64_t, Device> devices;
+    const json& dev_list = root.array("devices");
+    for (std::size_t i = 0; i < dev_list.size(); ++i) {
+      const JsonFields d(dev_list[i], file, 0, fmt::format("devices[{}]", i));
+      const std::int64_t sm = d.integer("sm_version");
+      devices[d.integer("id")] = Device{fmt::format("sm_{}", sm / 10), d.str("name"),
+                                        d.field_name("sm_version")};
+    }
+    std::vector<CompareRow> rows;
+    const json& benches = root.array("benchmarks");
+    for (std::size_t b = 0; b < benches.size(); ++b) {
+      const JsonFields bench(benches[b], file, 0, fmt::format("benchmarks[{}]", b));
+      const std::string name = bench.str("name");
+      const json& states = bench.array("states");
+      for (std::size_t s = 0; s < states.size(); ++s) {
+        const JsonFields st(states[s], file, 0, bench.field_name(fmt::format("states[{}]", s)));
+        CompareRow row;
+        row.name = name;
+        row.origin = fmt::format("benchmarks[{}].states[{}]", b, s);
+        row.line = index.line_of(row.origin);
+        const std::int64_t device = st.integer("device");
+        const auto dev = devices.find(device);
+        if (dev == devices.end()) st.fail("device", fmt::format("no device with id {} in \"devices\"", device));
+        row.arch = dev->second.arch;
+        row.arch_field = dev->second.field;
+        row.device_name = dev->second.name;
+        row.params["device"] = device;
+        if (st.has("axis_values") && !st.get("axis_values").is_null()) {
+          const json& axes = st.array("axis_values");
+          for (std::size_t a = 0; a < axes.size(); ++a) {
+            const JsonFields ax(axes[a], file, 0, st.field_name(fmt::format("axis_values[{}]", a)));
+            const std::string axis = ax.str("name");
+            const std::string type = ax.str("type");
+            if (type == "int64") {
+              row.params[axis] = static_cast<std::int64_t>(nv_number(ax, "value"));
+            } else if (type == "float64") {
+              row.params[axis] = nv_number(ax, "value");
+            } else if (type == "string" || type == "type") {
+              row.params[axis] = ax.str("value");
+            } else {
+              ax.fail("type", fmt::format("unknown axis value type '{}' (expected int64|float64|string|type)", type));
+            }
+          }
+        }
+        ContractFields& k = row.contract;
+        k.backend = "cuda";
+        k.quantity = "device_time";
+        k.instrument = "event";
+        k.schedule = "isolated";
+        k.cache = "cold";
+        k.statistic = "mean";
+        k.iterations = stopping_rule(st);
+        if (st.boolean("is_skipped")) {
+          row.status = RowStatus::skipped;
+          row.status_detail = st.opt_str("skip_reason").value_or("");
+        }
+        if (st.has("summaries") && !st.get("summaries").is_null()) {
+          const json& summaries = st.array("summaries");
+          std::optional<std::pair<std::string, std::int64_t>> sidecar;
+          std::optional<JsonFields> sidecar_entry;
+          for (std::size_t i = 0; i < summaries.size(); ++i) {
+            const JsonFields sum(summaries[i], file, 0, st.field_name(fmt::format("summaries[{}]", i)));
+            const std::string tag = sum.str("tag");
+            if (tag != kColdMeanTag && tag != kColdSizeTag && tag != kColdSamplesTag) continue;
+            const auto data = summary_data(sum);
+            if (tag == kColdSamplesTag) {
+              // No filename: nvbench could not write the sidecar; the samples are unavailable.
+              if (!data.count("filename")) continue;
+              if (!data.count("size")) sum.fail("data", "sample file entry without \"size\"");
+              const auto size = static_cast<std::int64_t>(nv_number(data.at("size"), "value"));
+              if (size < 0) data.at("size").fail("value", "must be >= 0");
+              sidecar = std::make_pair(data.at("filename").str("value"), size);
+              sidecar_entry.emplace(data.at("filename"));
+              continue;
+            }
+            if (!data.count("value")) sum.fail("data", "no \"value\" entry");
+            const double v = nv_number(data.at("value"), "value");
+            if (tag == kColdMeanTag) {
+              if (!std::isfinite(v) || v < 0) data.at("value").fail("value", fmt::format("not a duration: {}", v));
+              row.value_us = v * 1e6;  // seconds -> microseconds
+            } else {
+              row.n = static_cast<std::int64_t>(v);
+            }
+          }
+          if (sidecar) row.samples_us = read_sample_sidecar(*sidecar_entry, sidecar->first, sidecar->second, file);
+        }
+        rows.push_back(std::move(row));
+      }
+    }
+    return rows;
+  });
+}
+
+}  // namespace caliber::compare
