@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 
 #include <array>
+#include <cstdlib>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -121,12 +122,17 @@ TEST_F(CuptiTest, TwoStreamsAreCountedWhereEventsSeeOnlyTheLaunchingStream) {
   const Result sum = run("two_streams", bytes, c);
   const Result scale = run("scale", bytes, contract(Instrument::cupti, Schedule::isolated, CachePolicy::cold, 30));
   const Result ev = run("two_streams", bytes, contract(Instrument::event, Schedule::isolated, CachePolicy::cold, 30));
+  const Result ev_pipe = run("two_streams", bytes, contract(Instrument::event, Schedule::per_iter, CachePolicy::cold, 30));
   EXPECT_TRUE(breakdown_has(busy, "tiny_kernel")) << names(busy);
   EXPECT_TRUE(breakdown_has(busy, "scale_kernel")) << names(busy);
   EXPECT_EQ(busy.kernel_set_changes, 0);
-  // busy covers the side stream's scale; the event pair on the caliber stream sees the tiny one.
+  // busy covers the side stream's scale. The event pair on the caliber stream brackets only the
+  // tiny kernel: back to back (per_iter) it misses the side stream's work; isolated, the tiny kernel
+  // waits for SMs the side kernel holds, so the pair mis-times it (H200, 2026-11-29: event isolated
+  // 118 us, per_iter 4.4 us, cupti busy 135 us, ncu sum of both kernels 133 us).
   EXPECT_GT(busy.value_us, 0.8 * scale.value_us) << "busy " << busy.value_us << " scale " << scale.value_us;
-  EXPECT_LT(ev.value_us, 0.5 * busy.value_us) << "event " << ev.value_us << " busy " << busy.value_us;
+  EXPECT_LT(ev_pipe.value_us, 0.5 * busy.value_us) << "event per_iter " << ev_pipe.value_us << " busy " << busy.value_us;
+  EXPECT_LT(ev.value_us, 0.95 * busy.value_us) << "event isolated " << ev.value_us << " busy " << busy.value_us;
   EXPECT_GE(sum.value_us, busy.value_us * 0.99);
 }
 
@@ -248,7 +254,8 @@ std::string run_cli(const std::string& command) {
 TEST(CuptiCli, AutoRecordsWhatItChoseAndWhy) {
   if (!has_cuda()) GTEST_SKIP() << "no CUDA device";
   const std::string json = ::testing::TempDir() + "/auto.json";
-  const std::string base = std::string(CALIBER_EXE) + " bench --backend cuda --kernel tiny --iters 20 --instrument auto --json " + json;
+  const char* env = std::getenv("CALIBER_EXE");
+  const std::string base = std::string(env && *env ? env : CALIBER_EXE) + " bench --backend cuda --kernel tiny --iters 20 --instrument auto --json " + json;
   std::remove(json.c_str());
   std::string out = run_cli(base);
   nlohmann::json doc = nlohmann::json::parse(std::ifstream(json), nullptr, false);
