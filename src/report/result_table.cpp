@@ -31,7 +31,7 @@ std::string format_bytes(std::uint64_t bytes) {
 namespace {
 
 std::string size_of(const Result& r) {
-  if (r.params.contains("size_bytes") && r.params["size_bytes"].is_number_unsigned()) {
+  if (r.params.contains("size_bytes") && r.params["size_bytes"].is_number_integer()) {
     return format_bytes(r.params["size_bytes"].get<std::uint64_t>());
   }
   return "-";

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 
@@ -174,7 +175,8 @@ TEST(CudaCli, FaultingKernelExitsOneWithTheCudaErrorAndNoNumber) {
   if (!has_cuda) GTEST_SKIP() << "no CUDA device";
   const std::string json = ::testing::TempDir() + "/fault.json";
   std::remove(json.c_str());
-  const std::string cmd = std::string(CALIBER_EXE) +
+  const char* env = std::getenv("CALIBER_EXE");
+  const std::string cmd = std::string(env && *env ? env : CALIBER_EXE) +
                           " bench --backend cuda --kernel fault --iters 5 --json " + json + " 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
   ASSERT_NE(p, nullptr);

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# On the H200 (device tool), from the repository root, after scripts/device_stage.sh here:
+#   run(command="bash scripts/device_check.sh [SECTION...]", carry=[".device"])
+# Runs the GPU tests and the benchmarks. Each section writes under a work folder and a summary
+# <section>_h200.md; at the end the summaries are copied to $OUT and everything else is packed
+# into $OUT/device_outputs.tar.gz (the device tool returns at most 8 files).
+# Sections (default: all): see scripts/device/*.sh.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+FINAL_OUT=${OUT:-out/device}
+OUT=$(mktemp -d /tmp/caliber-device.XXXXXX)
+mkdir -p "$FINAL_OUT"
+export CALIBER_EXE=$PWD/.device/bin/caliber
+export LD_LIBRARY_PATH=$PWD/.device/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+export PYTHONUNBUFFERED=1
+sections=("$@")
+if [ ${#sections[@]} -eq 0 ]; then
+  sections=()
+  for f in scripts/device/*.sh; do sections+=("$(basename "$f" .sh)"); done
+fi
+{
+  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "revision: $(cat .device/REVISION 2>/dev/null)"
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv
+} | tee "$OUT/machine.txt"
+rc=0
+for s in "${sections[@]}"; do
+  echo "=== section $s"
+  start=$(date +%s)
+  bash "scripts/device/$s.sh" "$OUT" || { echo "section $s FAILED (rc=$?)"; rc=1; }
+  echo "=== section $s took $(( $(date +%s) - start )) s"
+done
+cp "$OUT"/*.md "$OUT/machine.txt" "$FINAL_OUT"/ 2>/dev/null
+tar -czf "$FINAL_OUT/device_outputs.tar.gz" -C "$OUT" .
+ls -la "$FINAL_OUT"
+exit $rc

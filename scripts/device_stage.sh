@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Here (no GPU): build, then stage the binaries the H200 run needs into .device/ (ignored by git),
+# which the device tool carries (carry: [".device"]). The binaries link libstdc++ statically and
+# cudart statically; cuBLAS/CUPTI/NVML are found on the device machine (GUIDE.md "Build facts").
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/build.sh >/dev/null
+rm -rf .device && mkdir -p .device/bin .device/lib
+for f in build/caliber build/tests/caliber_gpu_tests build/tests/caliber_unit_tests \
+         build/examples/example_measure_saxpy; do
+  [ -f "$f" ] && cp "$f" .device/bin/
+done
+# Plugins and other shared objects built by the project travel too.
+find build -name '*.so' -not -path '*/CMakeFiles/*' -exec cp {} .device/lib/ \; 2>/dev/null || true
+strip --strip-debug .device/bin/* .device/lib/* 2>/dev/null || true
+git rev-parse --short=12 HEAD > .device/REVISION
+du -sh .device

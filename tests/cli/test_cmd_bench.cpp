@@ -1,0 +1,244 @@
+// caliber bench through the built binary: exit codes, refusals, and the files it writes.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+
+#include <nlohmann/json.hpp>
+#include <valijson/adapters/nlohmann_json_adapter.hpp>
+#include <valijson/schema.hpp>
+#include <valijson/schema_parser.hpp>
+#include <valijson/validator.hpp>
+
+#include "caliber/backend.h"
+#include "support/run_cli.h"
+
+namespace caliber {
+namespace {
+
+using testing_support::file_exists;
+using testing_support::run_cli;
+using testing_support::temp_path;
+
+int count_lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+
+// Each refusal: exit 2, one line on stderr naming the option, nothing on stdout, no file.
+void expect_refused(const std::string& args, const std::string& fragment) {
+  const std::string json = temp_path("refused.json");
+  std::remove(json.c_str());
+  const bool names_backend = args.find("--backend") != std::string::npos;
+  const auto r = run_cli(std::string("bench ") + (names_backend ? "" : "--backend host ") + args + " --json " + json);
+  EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << args << "\n" << r.err;
+  EXPECT_NE(r.err.find(fragment), std::string::npos) << args << "\n" << r.err;
+  EXPECT_EQ(r.out, "") << args;
+  EXPECT_FALSE(file_exists(json)) << args;
+}
+
+TEST(CliBench, RefusesBadUsageWithExitTwoAndNoOutput) {
+  expect_refused("--schedule bogus", "--schedule: unknown schedule 'bogus'");
+  expect_refused("--cache hot", "--cache: unknown cache policy 'hot'");
+  expect_refused("--statistic average", "--statistic: unknown statistic 'average'");
+  expect_refused("--instrument clock", "--instrument: unknown instrument 'clock'");
+  expect_refused("--backend tpu", "--backend: unknown backend 'tpu'");
+  expect_refused("--iters 0", "--iters must be >= 1 (got 0)");
+  expect_refused("--iters -5", "--iters must be >= 1 (got -5)");
+  expect_refused("--warmup 0", "--warmup must be >= 1 (got 0)");
+  expect_refused("--graph-calls 0", "--graph-calls must be >= 1 (got 0)");
+  expect_refused("--min-samples 0", "--min-samples must be >= 1 (got 0)");
+  expect_refused("--max-time-ms -1", "--max-time-ms must be > 0");
+  expect_refused("--target-precision 2", "--target-precision must be in (0, 1)");
+  expect_refused("--iters 5 --min-samples 3", "--iters (a fixed count) cannot be combined");
+  expect_refused("--size 3", "--size must be a positive multiple of 4 bytes");
+  expect_refused("--size 12XB", "--size '12XB': unknown unit 'XB'");
+  expect_refused("--kernel gemm", "--kernel: unknown kernel 'gemm' for the host backend");
+  expect_refused("--kernel copy,,tiny", "--kernel 'copy,,tiny': empty item in list");
+  expect_refused("--device 3", "--device 3: the host backend has one device, 0");
+  expect_refused("--iters abc", "--iters");
+}
+
+TEST(CliBench, RefusesImpossibleContracts) {
+  expect_refused("--schedule graph", "graph capture");
+  expect_refused("--instrument event", "does not exist on the host backend");
+  expect_refused("--instrument cupti", "does not exist on the host backend");
+  expect_refused("--schedule pipelined --iters 100", "only statistic mean is meaningful (got median)");
+  expect_refused("--schedule pipelined --statistic mean --cache cold --iters 100", "inside the timed window");
+  expect_refused("--schedule pipelined --statistic mean --cache warm", "give a fixed call count");
+  expect_refused("--measure host-dispatch --schedule per_iter", "schedule must be isolated");
+}
+
+TEST(CliBench, RefusesUnwritableOutputPathsBeforeMeasuring) {
+  auto r = run_cli("bench --backend host --kernel tiny --iters 5 --json /nonexistent-dir/x/out.json");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--json /nonexistent-dir/x/out.json: directory /nonexistent-dir/x does not exist"),
+            std::string::npos)
+      << r.err;
+  r = run_cli("bench --backend host --kernel tiny --iters 5 --csv " + ::testing::TempDir());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("is a directory"), std::string::npos) << r.err;
+}
+
+TEST(CliBench, CudaWithoutADeviceIsAUsageError) {
+  for (const auto& b : available_backends()) {
+    if (b.kind == BackendKind::cuda && b.device_count > 0) GTEST_SKIP() << "a CUDA device is visible";
+  }
+  const auto r = run_cli("bench --backend cuda --kernel tiny --iters 5");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("backend cuda is not available"), std::string::npos) << r.err;
+}
+
+void load_schema(const std::string& path, valijson::Schema& schema) {
+  std::ifstream in(path);
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  valijson::SchemaParser parser;
+  valijson::adapters::NlohmannJsonAdapter adapter(doc);
+  parser.populateSchema(adapter, schema);
+}
+
+std::vector<std::string> schema_errors(const valijson::Schema& schema, const nlohmann::json& doc) {
+  valijson::Validator validator;
+  valijson::ValidationResults results;
+  valijson::adapters::NlohmannJsonAdapter adapter(doc);
+  std::vector<std::string> out;
+  if (!validator.validate(schema, adapter, &results)) {
+    valijson::ValidationResults::Error e;
+    while (results.popError(e)) out.push_back(e.description);
+  }
+  return out;
+}
+
+TEST(CliBench, HostRunWritesSchemaValidJsonAndContractCsv) {
+  const std::string json = temp_path("bench.json");
+  const std::string csv = temp_path("bench.csv");
+  const auto r = run_cli("bench --backend host --kernel copy,tiny --size 64KiB --cache warm,cold --iters 20 "
+                         "--samples --json " + json + " --csv " + csv);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // The table: a header and one row per result, contract columns included.
+  EXPECT_NE(r.out.find("name  size      backend  instrument  schedule  cache  stat"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("copy  64.0 KiB  host     wallclock   isolated  warm   median"), std::string::npos) << r.out;
+
+  std::ifstream in(json);
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  EXPECT_EQ(doc["complete"], true);
+  ASSERT_EQ(doc["results"].size(), 4u);
+  EXPECT_EQ(doc["results"][0]["name"], "copy");
+  EXPECT_EQ(doc["results"][0]["contract"]["cache"], "warm");
+  EXPECT_EQ(doc["results"][1]["contract"]["cache"], "cold");
+  EXPECT_EQ(doc["results"][3]["name"], "tiny");
+  EXPECT_EQ(doc["results"][3]["summary"]["n"], 20);
+  EXPECT_EQ(doc["results"][3]["samples_us"].size(), 20u);
+  valijson::Schema schema;
+  load_schema(std::string(CALIBER_SOURCE_DIR) + "/schemas/results.schema.json", schema);
+  EXPECT_EQ(schema_errors(schema, doc), std::vector<std::string>{});
+  // The schema is not vacuous: a broken document fails it.
+  nlohmann::json broken = doc;
+  broken["results"][0]["contract"]["schedule"] = "sometimes";
+  broken["results"][1].erase("summary");
+  EXPECT_GE(schema_errors(schema, broken).size(), 2u);
+
+  // CSV golden with the numbers and the machine-specific fields normalized.
+  std::ifstream cin(csv);
+  std::stringstream ss;
+  ss << cin.rdbuf();
+  std::string text = ss.str();
+  std::vector<std::string> lines;
+  std::string line;
+  std::istringstream ls(text);
+  while (std::getline(ls, line)) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 5u);
+  EXPECT_EQ(lines[0],
+            "name,params,backend,device_name,arch,quantity,instrument,schedule,cache,statistic,warmup,"
+            "iteration_rule,graph_calls,value_us,n,min_us,p10_us,p25_us,median_us,p75_us,p90_us,max_us,"
+            "mean_us,stdev_us,rel_iqr,stable,stop_reason,flush_bytes,rotation_copies,warnings");
+  // Keep the contract columns (0-12) and n (14); replace the measured numbers (13, 15-25) by N.
+  auto normalize = [](const std::string& row) {
+    std::vector<std::string> f;
+    std::string cur;
+    bool quoted = false;
+    for (char c : row) {
+      if (c == '"') quoted = !quoted;
+      if (c == ',' && !quoted) {
+        f.push_back(cur);
+        cur.clear();
+      } else {
+        cur += c;
+      }
+    }
+    f.push_back(cur);
+    f[3] = "CPU";
+    f[4] = "ARCH";
+    for (int i : {13, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24}) f[static_cast<std::size_t>(i)] = "N";
+    f[25] = "STABLE";
+    f[27] = f[27] == "0" ? "0" : "FLUSH";
+    f[29] = "W";
+    std::string out;
+    for (std::size_t i = 0; i < f.size(); ++i) out += (i ? "," : "") + f[i];
+    return out;
+  };
+  const std::string params_copy = "\"{\"\"dtype\"\":\"\"float32\"\",\"\"elements\"\":16384,\"\"size_bytes\"\":65536}\"";
+  const std::string params_tiny = "\"{\"\"dtype\"\":\"\"float32\"\",\"\"elements\"\":256,\"\"size_bytes\"\":1024}\"";
+  EXPECT_EQ(normalize(lines[1]), "copy," + params_copy +
+                                     ",host,CPU,ARCH,device_time,wallclock,isolated,warm,median,10,fixed:20,,N,20,"
+                                     "N,N,N,N,N,N,N,N,N,N,STABLE,fixed count,0,0,W");
+  EXPECT_EQ(normalize(lines[2]), "copy," + params_copy +
+                                     ",host,CPU,ARCH,device_time,wallclock,isolated,cold,median,10,fixed:20,,N,20,"
+                                     "N,N,N,N,N,N,N,N,N,N,STABLE,fixed count,FLUSH,0,W");
+  EXPECT_EQ(normalize(lines[4]), "tiny," + params_tiny +
+                                     ",host,CPU,ARCH,device_time,wallclock,isolated,cold,median,10,fixed:20,,N,20,"
+                                     "N,N,N,N,N,N,N,N,N,N,STABLE,fixed count,FLUSH,0,W");
+}
+
+TEST(CliBench, AllExpandsToTheValidCombinationsAndSaysWhatItSkipped) {
+  const auto r = run_cli("bench --backend host --kernel tiny --schedule all --cache warm --iters 5");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("skipped schedule=graph cache=warm: schedule graph needs device graph capture"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("skipped schedule=pipelined cache=warm"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("isolated"), std::string::npos);
+  EXPECT_NE(r.out.find("per_iter"), std::string::npos);
+}
+
+TEST(CliBench, PipelinedWithMeanAndHostDispatch) {
+  auto r = run_cli("bench --backend host --kernel tiny --schedule pipelined --statistic mean --cache warm "
+                   "--iters 1000");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("pipelined/1000"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("one sample = mean of 1000 back-to-back calls"), std::string::npos) << r.out;
+  r = run_cli("bench --backend host --kernel tiny --measure host-dispatch --iters 10");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("host_dispatch"), std::string::npos) << r.out;
+}
+
+TEST(Cli, HelpVersionDevicesAndUnknownCommands) {
+  auto r = run_cli("--help");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("devices"), std::string::npos);
+  EXPECT_NE(r.out.find("bench"), std::string::npos);
+  r = run_cli("bench --help");
+  EXPECT_EQ(r.exit_code, 0);
+  for (const char* flag : {"--backend", "--device", "--kernel", "--size", "--instrument", "--schedule", "--cache",
+                           "--statistic", "--warmup", "--iters", "--min-samples", "--min-time-ms", "--max-time-ms",
+                           "--target-precision", "--json", "--csv"}) {
+    EXPECT_NE(r.out.find(flag), std::string::npos) << flag;
+  }
+  r = run_cli("--version");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("0.1.0"), std::string::npos);
+  r = run_cli("devices");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("backend host: 1 device(s)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("last-level cache"), std::string::npos) << r.out;
+  r = run_cli("devices --json");
+  EXPECT_EQ(r.exit_code, 0);
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["backends"][0]["backend"], "host");
+  EXPECT_EQ(doc["backends"][0]["devices"].size(), 1u);
+  r = run_cli("frobnicate");
+  EXPECT_EQ(r.exit_code, 2);
+  r = run_cli("");
+  EXPECT_EQ(r.exit_code, 2);
+}
+
+}  // namespace
+}  // namespace caliber

@@ -1,0 +1,57 @@
+// Runs the built caliber binary and captures its exit code, stdout and stderr.
+#pragma once
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace caliber::testing_support {
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// The binary under test: $CALIBER_EXE when set (binaries carried to another machine), else the
+// path CMake compiled in.
+inline std::string caliber_exe() {
+  const char* env = std::getenv("CALIBER_EXE");
+  return env && *env ? env : CALIBER_EXE;
+}
+
+inline CliRun run_cli(const std::string& args) {
+  static int counter = 0;
+  const std::string err_path =
+      ::testing::TempDir() + "/cli-stderr-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+  const std::string cmd = caliber_exe() + " " + args + " 2>" + err_path;
+  CliRun r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf{};
+  std::size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  const int status = pclose(p);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream in(err_path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  r.err = ss.str();
+  std::remove(err_path.c_str());
+  return r;
+}
+
+inline bool file_exists(const std::string& path) { return std::ifstream(path).good(); }
+
+inline std::string temp_path(const std::string& name) {
+  return ::testing::TempDir() + "/" + std::to_string(::getpid()) + "-" + name;
+}
+
+}  // namespace caliber::testing_support
