@@ -93,8 +93,9 @@ std::string eager_verdict(std::optional<double> host_overhead_share);
 ClassificationInput classification_input(const ShapeComparison& shape, const DeviceCeilings* ceilings,
                                          std::optional<double> local_memory_bytes);
 
-// Honesty flags of two rows that differ, "" when equal:
-// "best baseline includes_allocation=true, candidate false".
+// What makes two rows unlike, "" when nothing: a primary median that is kernel-only on one side
+// and eager on the other, or honesty flags that differ
+// ("best baseline includes_allocation=true, candidate false").
 std::string honesty_flag_difference(const BenchmarkResultRow& candidate, const BenchmarkResultRow& baseline);
 
 }  // namespace caliber

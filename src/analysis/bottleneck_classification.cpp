@@ -176,6 +176,13 @@ std::string honesty_flag_difference(const BenchmarkResultRow& candidate, const B
     if (c == b) return;
     out += fmt::format("{}best baseline {}={}, candidate {}", out.empty() ? "" : "; ", name, b, c);
   };
+  // Both medians must be kernel-only (or both eager): a row without a kernel-only measurement
+  // reports its eager median as the primary number.
+  const bool c_ko = candidate.kernel_only.has_value(), b_ko = baseline.kernel_only.has_value();
+  if (c_ko != b_ko) {
+    out = fmt::format("best baseline timed {}, candidate {}", b_ko ? "kernel-only" : "eager only (no kernel-only measurement)",
+                      c_ko ? "kernel-only" : "eager only");
+  }
   check("includes_allocation", candidate.includes_allocation, baseline.includes_allocation);
   check("includes_layout_conversion", candidate.includes_layout_conversion, baseline.includes_layout_conversion);
   check("includes_jit", candidate.includes_jit, baseline.includes_jit);

@@ -23,7 +23,7 @@ namespace {
 namespace rt = report_text;
 using rt::html;
 
-constexpr std::size_t kMaxDotsPerRow = 300;
+constexpr std::size_t kMaxDotsPerRow = 120;  // keeps a report of hundreds of shapes a few MB
 
 const char* kStyle = R"(
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:24px;color:#1a1a1a;max-width:1500px}
@@ -376,7 +376,7 @@ void latency_chart(std::ostream& out, const BenchmarkReport& r, std::size_t inde
   std::vector<const ProviderCell*> shape_cells = {&s.candidate};
   for (const auto& b : s.baselines) shape_cells.push_back(&b);
   std::vector<std::string> extra = {"box: p25-p75, bar: median, whiskers: p10-p90, ticks: min and max"};
-  extra.push_back(all_raw ? "dots: raw samples (at most 300 per provider, every k-th of the sorted samples)"
+  extra.push_back(all_raw ? "dots: raw samples (at most 120 per provider, every k-th of the sorted samples)"
                           : "some providers have no raw samples in the results: their box is drawn from the summary only");
   out << fmt::format("<figure class=\"chart latency\" id=\"latency-{}\"><div class=\"plot\"><h3>{}. {} {} ({}, {}, {})</h3>",
                      index + 1, index + 1, html(s.shape.shape_id), html(s.args_label()), html(s.shape.model.value_or("no model")),

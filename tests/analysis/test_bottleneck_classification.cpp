@@ -227,6 +227,10 @@ TEST(BottleneckClassification, HonestyFlagDifferences) {
   EXPECT_EQ(honesty_flag_difference(a, b),
             "best baseline includes_layout_conversion=false, candidate true; best baseline includes_jit=true, "
             "candidate false");
+  b = ok_result(s, "b", 1);
+  b.kernel_only.reset();  // its median_us is its eager median
+  EXPECT_EQ(honesty_flag_difference(ok_result(s, "a", 1), b),
+            "best baseline timed eager only (no kernel-only measurement), candidate kernel-only");
 }
 
 }  // namespace
