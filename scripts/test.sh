@@ -3,6 +3,6 @@
 # are excluded here; scripts/device_check.sh runs them on a GPU machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+scripts/setup.sh chromium  # chromium: the HTML report is opened headless by the tests
 scripts/build.sh
 ctest --test-dir "${BUILD_DIR:-build}" --label-exclude gpu --output-on-failure --parallel "$(nproc)"

@@ -4,9 +4,19 @@
 
 #include <fmt/format.h>
 
+#include "caliber/backend.h"
 #include "caliber/errors.h"
 
 namespace caliber::cli {
+
+BackendKind parse_backend_option(const std::string& text) {
+  if (text == "auto") return default_backend_kind();
+  try {
+    return parse_backend(text);
+  } catch (const UsageError& e) {
+    throw UsageError(fmt::format("--backend: {}", e.what()));
+  }
+}
 
 std::uint64_t parse_size_bytes(const std::string& text, const std::string& option) {
   std::uint64_t value = 0;

@@ -5,7 +5,12 @@
 #include <string>
 #include <vector>
 
+#include "caliber/contract.h"
+
 namespace caliber::cli {
+
+// --backend: "auto" (the GPU if one is visible, else host) or a backend name. Throws UsageError.
+BackendKind parse_backend_option(const std::string& text);
 
 // "1073741824", "64K", "256MiB", "1GiB", "1G" -> bytes (K/M/G are binary, as KiB/MiB/GiB).
 // Throws UsageError naming `option`.

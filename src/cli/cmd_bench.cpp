@@ -248,13 +248,7 @@ int run_bench(const BenchOptions& o) {
   // Everything the user typed is checked before any device is touched or file created.
   if (o.json_path) require_writable_file(*o.json_path, "--json");
   if (o.csv_path) require_writable_file(*o.csv_path, "--csv");
-  const BackendKind kind = o.backend == "auto" ? default_backend_kind() : [&] {
-    try {
-      return parse_backend(o.backend);
-    } catch (const UsageError& e) {
-      throw UsageError(fmt::format("--backend: {}", e.what()));
-    }
-  }();
+  const BackendKind kind = parse_backend_option(o.backend);
   if (o.device < 0) throw UsageError(fmt::format("--device must be >= 0 (got {})", o.device));
   const std::uint64_t size = o.size ? parse_size_bytes(*o.size, "--size")
                                     : (kind == BackendKind::cuda ? 256ull << 20 : 32ull << 20);

@@ -1,6 +1,5 @@
 #include "caliber/contract.h"
 
-#include <array>
 #include <charconv>
 #include <cmath>
 #include <utility>
@@ -8,12 +7,10 @@
 #include <fmt/format.h>
 
 #include "caliber/errors.h"
+#include "core/enum_names.h"
 
 namespace caliber {
 namespace {
-
-template <typename Enum, std::size_t N>
-using NameTable = std::array<std::pair<Enum, std::string_view>, N>;
 
 constexpr NameTable<BackendKind, 2> kBackends{{{BackendKind::host, "host"}, {BackendKind::cuda, "cuda"}}};
 constexpr NameTable<Quantity, 2> kQuantities{
@@ -32,27 +29,6 @@ constexpr NameTable<CuptiReduction, 3> kReductions{
 constexpr NameTable<ThrottlePolicy, 3> kThrottle{{{ThrottlePolicy::flag, "flag"},
                                                   {ThrottlePolicy::discard, "discard"},
                                                   {ThrottlePolicy::fail, "fail"}}};
-
-template <typename Enum, std::size_t N>
-std::string_view name_of(const NameTable<Enum, N>& table, Enum v) {
-  for (const auto& [e, n] : table) {
-    if (e == v) return n;
-  }
-  return "?";
-}
-
-template <typename Enum, std::size_t N>
-Enum parse_name(const NameTable<Enum, N>& table, std::string_view s, std::string_view what) {
-  for (const auto& [e, n] : table) {
-    if (n == s) return e;
-  }
-  std::string accepted;
-  for (const auto& [e, n] : table) {
-    if (!accepted.empty()) accepted += "|";
-    accepted += n;
-  }
-  throw UsageError(fmt::format("unknown {} '{}' (expected {})", what, s, accepted));
-}
 
 std::string format_number(double v) { return fmt::format("{:g}", v); }
 

@@ -27,11 +27,12 @@ inline std::string caliber_exe() {
   return env && *env ? env : CALIBER_EXE;
 }
 
-inline CliRun run_cli(const std::string& args) {
+// Runs a shell command line whose stdout and stderr are captured (stderr to a temporary file).
+inline CliRun run_cli_command(const std::string& command) {
   static int counter = 0;
   const std::string err_path =
       ::testing::TempDir() + "/cli-stderr-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
-  const std::string cmd = caliber_exe() + " " + args + " 2>" + err_path;
+  const std::string cmd = command + " 2>" + err_path;
   CliRun r;
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return r;
@@ -48,7 +49,22 @@ inline CliRun run_cli(const std::string& args) {
   return r;
 }
 
+inline CliRun run_cli(const std::string& args) { return run_cli_command(caliber_exe() + " " + args); }
+
+// Runs caliber with `dir` as the working directory (relative paths in outputs stay relative).
+inline CliRun run_cli_in(const std::string& dir, const std::string& args) {
+  return run_cli_command("cd '" + dir + "' && " + caliber_exe() + " " + args);
+}
+
 inline bool file_exists(const std::string& path) { return std::ifstream(path).good(); }
+
+// The whole file ("" when it cannot be read).
+inline std::string read_file_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
 
 inline std::string temp_path(const std::string& name) {
   return ::testing::TempDir() + "/" + std::to_string(::getpid()) + "-" + name;

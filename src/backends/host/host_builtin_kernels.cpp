@@ -13,7 +13,6 @@
 namespace caliber::host {
 namespace {
 
-
 std::uint64_t splitmix64(std::uint64_t x) {
   x += 0x9e3779b97f4a7c15ull;
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -21,7 +20,8 @@ std::uint64_t splitmix64(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
-// Uniform in +-[0.5, 1.5): random, never zero (the same generator as the cuda backend).
+}  // namespace
+
 void fill_random(float* x, std::size_t n, std::uint64_t seed) {
   for (std::size_t i = 0; i < n; ++i) {
     const std::uint64_t r = splitmix64(seed * 0x100000001b3ull + i);
@@ -29,6 +29,8 @@ void fill_random(float* x, std::size_t n, std::uint64_t seed) {
     x[i] = (r & 1) ? mag : -mag;
   }
 }
+
+namespace {
 
 enum class Kind { copy, scale, tiny };
 

@@ -9,6 +9,8 @@
 namespace caliber::host {
 
 std::vector<bench::KernelInfo> builtin_kernels();
+// Uniform in +-[0.5, 1.5): random, never zero (the same generator as the cuda backend).
+void fill_random(float* x, std::size_t n, std::uint64_t seed);
 std::unique_ptr<bench::Workload> make_builtin_workload(std::string_view kernel,
                                                        std::uint64_t size_bytes,
                                                        std::size_t rotation_copies,

@@ -1,0 +1,66 @@
+// The reports people read, from a shape ledger and a multi-shape results file (seed 001):
+//   benchmark_summary.md  speedups, geomeans, splits, wins/regressions, eager view, classes,
+//                         profiler candidates, excluded rows, and the decision with its rule;
+//   coverage_matrix.md    the shape x provider status grid and counts per status;
+//   report.html           one self-contained page of SVG charts, each with its contract beside it;
+//   regression_summary.md + regressions.jsonl  (report --against) what moved between two runs.
+// Writers take an std::ostream, so tests compare exact text. docs/reports.md documents each file.
+#pragma once
+
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "caliber/bottleneck_classification.h"
+#include "caliber/device_ceilings.h"
+#include "caliber/profiler_gate.h"
+#include "caliber/promotion_decision.h"
+#include "caliber/regression_diff.h"
+#include "caliber/roofline.h"
+#include "caliber/shape_comparison.h"
+
+namespace caliber {
+
+// Where the inputs came from, as the user named them (printed in the reports).
+struct ReportSources {
+  std::string shape_ledger;
+  std::string results;
+  std::string ceilings;   // "" when no ceilings file was read
+  std::string profiles;   // the profiles directory looked in
+  std::string baseline_matrix;  // for the profiler commands the summary prints
+};
+
+struct ShapeReport {
+  Classification classification;
+  std::optional<double> host_overhead_share;  // candidate host_overhead_us / eager_median_us
+  std::string eager_verdict;                   // eager_verdict(host_overhead_share)
+  std::optional<RooflinePoint> candidate_roofline;  // when the candidate is usable
+  std::optional<ProfileDiagnosis> profile;          // of the candidate, when one is stored
+};
+
+struct BenchmarkReport {
+  ReportSources sources;
+  ComparisonSet comparison;
+  std::vector<ShapeReport> shapes;  // parallel to comparison.shapes
+  std::optional<DeviceCeilings> ceilings;
+  std::string ceilings_note;        // why there are no ceilings ("" when there are)
+  std::optional<DeviceInfo> device;  // the candidate's device, from its measurements
+  DecisionInput decision_input;
+  Decision decision;
+};
+
+// Builds everything the writers print. `ceilings` is the content of the ceilings file (empty when
+// none was read); the entry of the candidate's device is used.
+BenchmarkReport build_benchmark_report(const std::vector<ShapeRow>& ledger,
+                                       const std::vector<BenchmarkResultRow>& results,
+                                       const std::string& candidate, const std::vector<DeviceCeilings>& ceilings,
+                                       const ReportSources& sources, const std::vector<long>& row_lines = {});
+
+void write_benchmark_summary(std::ostream& out, const BenchmarkReport& report);
+void write_coverage_matrix(std::ostream& out, const BenchmarkReport& report);
+void write_html_report(std::ostream& out, const BenchmarkReport& report);
+void write_regression_summary(std::ostream& out, const RegressionDiff& diff, const BenchmarkReport& after,
+                              const std::string& before_results);
+
+}  // namespace caliber

@@ -1,0 +1,140 @@
+// The multi-shape results (benchmark_results.jsonl): one JSON object per line, one row per
+// (shape_id, provider) cell of a run, kept whatever happened to the cell.
+//
+// Fields follow seed 001 plus the full contract of each measurement; docs/runner.md documents
+// every field, every status and which timing fields are null for which status. Rows are appended
+// one at a time and fsynced (LineAppender), so a killed run loses no finished row.
+// benchmark_results.csv is a flat projection (write_benchmark_results_csv).
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "caliber/atomic_file.h"
+#include "caliber/result.h"
+
+namespace caliber {
+
+inline constexpr int kBenchmarkResultsSchemaVersion = 1;
+
+enum class BenchmarkStatus {
+  ok,              // correct and timed
+  failed,          // the provider raised an error, the device failed, or the worker died or hung
+  skipped,         // the provider could run the shape but this run chose not to (docs/runner.md)
+  oom,             // inputs, outputs or workspace did not fit in device (or host) memory
+  unsupported,     // the provider's supports() said no, with its reason
+  incorrect,       // ran and was timed, but the output failed the correctness check
+  not_configured,  // disabled in the baseline matrix, or not available in this build or backend
+};
+
+std::string_view to_string(BenchmarkStatus s);
+// Unknown names throw UsageError listing the accepted values.
+BenchmarkStatus parse_benchmark_status(std::string_view s);
+const std::vector<BenchmarkStatus>& all_benchmark_statuses();
+
+// The outcome of comparing a provider's output with the op's fp64 host reference (docs/ops.md).
+struct CorrectnessCheck {
+  double rel_fro_error = 0;     // ||out - ref||_F / ||ref||_F over the checked rows
+  double max_scaled_error = 0;  // max_i |out_i - ref_i| / (rtol |ref_i| + atol rms(ref)); <= 1 passes
+  std::int64_t nonfinite = 0;   // outputs that are NaN or infinite where the reference is finite
+  std::int64_t checked_rows = 0;
+  std::int64_t total_rows = 0;
+  double tolerance_rel_fro = 0;
+  double rtol = 0;
+  double atol = 0;  // relative to rms(ref)
+  friend bool operator==(const CorrectnessCheck&, const CorrectnessCheck&) = default;
+};
+
+struct BenchmarkResultRow {
+  std::string run_id;
+  std::string shape_id;
+  std::string op_type;
+  std::string kernel_name;
+  std::string dtype;
+  nlohmann::json args = nlohmann::json::object();
+  std::string provider;          // the baseline matrix's name for it
+  std::string provider_detail;   // the implementation actually run (or why it is opaque)
+  std::string candidate_commit;  // revision of the code under test
+  std::string harness_version;   // caliber version (git revision, build type)
+
+  std::string backend;           // host | cuda
+  int device_index = 0;
+  std::string gpu;               // device name
+  std::string arch;
+  std::string driver_version;
+  std::string runtime_version;
+
+  std::optional<bool> correct;                   // null when the provider did not run
+  std::optional<std::string> correctness_error;  // why correct is false (or the run failed first)
+  std::optional<CorrectnessCheck> correctness;   // the numbers behind `correct`
+
+  std::int64_t warmup_iters = 0;  // untimed calls before the primary measurement
+  std::int64_t repeat_iters = 0;  // samples of the primary measurement (0 when not timed)
+  BenchmarkStatus benchmark_status = BenchmarkStatus::failed;
+  std::optional<std::string> status_reason;  // why the status is not ok; null when ok
+
+  // Microseconds. median_us is the PRIMARY number: the kernel-only median when measured, else
+  // the eager median. graph_median_us is the kernel-only median when its schedule is graph.
+  // host_overhead_us = eager_median_us - kernel-only median.
+  std::optional<double> median_us;
+  std::optional<double> eager_median_us;
+  std::optional<double> graph_median_us;
+  std::optional<double> host_overhead_us;
+  std::optional<double> p10_us;  // of the primary measurement
+  std::optional<double> p90_us;
+  std::optional<std::string> timing_method;  // "kernel_only=event/graph/warm eager=event/per_iter/warm"
+  std::optional<bool> stable;                // primary measurement: p90 / p10 <= 1.2
+
+  bool includes_allocation = false;
+  bool includes_layout_conversion = false;
+  bool includes_jit = false;
+
+  std::uint64_t bytes = 0;  // minimum bytes one call reads plus writes (docs/ops.md)
+  std::uint64_t flops = 0;  // floating-point operations of one call (docs/ops.md)
+
+  std::optional<Result> kernel_only;  // the full measurement: contract, summary, notes
+  std::optional<Result> eager;
+  std::optional<nlohmann::json> telemetry;  // device telemetry summary when the run had one
+
+  double cell_wall_time_ms = 0;  // harness wall time spent on this cell, correctness included
+  std::string finished_at;       // UTC, ISO 8601 ("2026-11-29T12:00:00Z")
+};
+
+nlohmann::json to_json(const BenchmarkResultRow& row, bool with_samples = true);
+// Strict reader of one row: every field present (nullable ones may be null), no unknown field,
+// enums known, timing fields consistent with the status (docs/runner.md).
+BenchmarkResultRow benchmark_result_from_json(const nlohmann::json& j, const std::string& file, long line);
+
+// Reads a whole results file. Blank lines are skipped. A malformed line is an InputError naming
+// its line; a duplicated (shape_id, provider) cell of one run is refused.
+std::vector<BenchmarkResultRow> read_benchmark_results(const std::string& file);
+std::vector<BenchmarkResultRow> parse_benchmark_results(const std::string& text, const std::string& file);
+
+// Appends rows to a results file, one fsynced line each.
+class BenchmarkResultsAppender {
+ public:
+  explicit BenchmarkResultsAppender(const std::string& file, bool with_samples = true);
+  void append(const BenchmarkResultRow& row);
+
+ private:
+  LineAppender appender_;
+  bool with_samples_;
+};
+
+// The CSV projection: scalar fields, the correctness numbers and each measurement's contract and
+// summary flattened into columns ("kernel_only.schedule"), no raw samples.
+const std::vector<std::string>& benchmark_results_csv_columns();
+void write_benchmark_results_csv(std::ostream& out, const std::vector<BenchmarkResultRow>& rows);
+// Reads such a CSV back: one JSON object per row, column name -> value typed by the column
+// (string, integer, number, boolean; an empty cell is null). The header must be exactly
+// benchmark_results_csv_columns(). InputError names file, line and column.
+std::vector<nlohmann::json> parse_benchmark_results_csv(const std::string& text, const std::string& file);
+std::vector<nlohmann::json> read_benchmark_results_csv(const std::string& file);
+
+}  // namespace caliber

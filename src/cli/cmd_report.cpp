@@ -1,0 +1,150 @@
+// caliber report: benchmark_summary.md, coverage_matrix.md and report.html from a shape ledger and
+// a multi-shape results file; with --against, regression_summary.md and regressions.jsonl.
+#include <filesystem>
+#include <iostream>
+#include <optional>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "caliber/atomic_file.h"
+#include "caliber/benchmark_report.h"
+#include "caliber/errors.h"
+#include "cli/command.h"
+#include "core/json_fields.h"
+#include "core/jsonl.h"
+
+namespace caliber::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct ReportOptions {
+  std::string shape_ledger;
+  std::string results;
+  std::string out;
+  std::string candidate;
+  std::optional<std::string> against;
+  std::optional<std::string> ceilings;
+  std::optional<std::string> profiles;
+  std::optional<std::string> baseline_matrix;
+  double move_threshold = kDefaultMoveThreshold;
+};
+
+struct LoadedResults {
+  std::vector<BenchmarkResultRow> rows;
+  std::vector<long> lines;  // of each row, for errors that point at it
+};
+
+LoadedResults load_results(const std::string& file) {
+  LoadedResults r;
+  const std::string text = read_text_file(file);
+  r.rows = parse_benchmark_results(text, file);
+  for_each_jsonl_row(text, file, [&](const nlohmann::json&, long line) { r.lines.push_back(line); });
+  return r;
+}
+
+std::string sibling(const std::string& file, const std::string& name) {
+  const fs::path dir = fs::path(file).parent_path();
+  return dir.empty() ? name : (dir / name).string();
+}
+
+int run_report(const ReportOptions& o) {
+  if (o.candidate.empty()) throw UsageError("--candidate must name a provider");
+  if (!(o.move_threshold > 0 && o.move_threshold < 1)) {
+    throw UsageError(fmt::format("--move-threshold must be in (0, 1) (got {})", o.move_threshold));
+  }
+  if (fs::exists(o.out) && !fs::is_directory(o.out)) {
+    throw UsageError(fmt::format("--out {}: exists and is not a directory", o.out));
+  }
+  // Every input is read and every output rendered before anything is written: bad input leaves
+  // no partial report behind.
+  const std::vector<ShapeRow> ledger = read_shape_ledger(o.shape_ledger);
+  const LoadedResults results = load_results(o.results);
+  ReportSources sources;
+  sources.shape_ledger = o.shape_ledger;
+  sources.results = o.results;
+  sources.profiles = o.profiles.value_or(sibling(o.results, "profiles"));
+  sources.baseline_matrix = o.baseline_matrix.value_or(sibling(o.results, "baseline_matrix.yaml"));
+  std::vector<DeviceCeilings> ceilings;
+  if (o.ceilings) {
+    sources.ceilings = *o.ceilings;
+    ceilings = read_device_ceilings(*o.ceilings);
+  } else if (const std::string d = default_ceilings_path(); fs::exists(d)) {
+    sources.ceilings = d;
+    ceilings = read_device_ceilings(d);
+  }
+  const BenchmarkReport report =
+      build_benchmark_report(ledger, results.rows, o.candidate, ceilings, sources, results.lines);
+
+  std::vector<std::pair<std::string, std::string>> files;  // name -> content
+  auto render = [&](const std::string& name, auto writer) {
+    std::ostringstream s;
+    writer(s);
+    files.push_back({name, s.str()});
+  };
+  render("benchmark_summary.md", [&](std::ostream& s) { write_benchmark_summary(s, report); });
+  render("coverage_matrix.md", [&](std::ostream& s) { write_coverage_matrix(s, report); });
+  render("report.html", [&](std::ostream& s) { write_html_report(s, report); });
+
+  std::optional<RegressionDiff> diff;
+  if (o.against) {
+    const LoadedResults before = load_results(*o.against);
+    // HOOK (issue 7): the run-identity refusal (check_runs_comparable on both runs) goes here,
+    // before a single latency of the two runs is compared.
+    const auto differences = result_runs_differences(before.rows, results.rows, o.candidate);
+    if (!differences.empty()) {
+      for (const auto& d : differences) {
+        std::cerr << fmt::format("!!! [caliber] {}: before={}, after={}\n", d.field, d.before, d.after);
+      }
+      std::cerr << fmt::format("caliber report: refusing to compare {} with {}: the runs differ in caliber\n",
+                               *o.against, o.results);
+      return kExitCaliberMismatch;
+    }
+    const ComparisonSet old = compare_shapes(ledger, before.rows, o.candidate, *o.against, before.lines);
+    diff = diff_runs(old, report.comparison, o.move_threshold);
+    render("regression_summary.md", [&](std::ostream& s) { write_regression_summary(s, *diff, report, *o.against); });
+    render("regressions.jsonl", [&](std::ostream& s) {
+      for (const auto& m : diff->shapes) s << to_json(m).dump() << '\n';
+    });
+  }
+
+  fs::create_directories(o.out);
+  for (const auto& [name, content] : files) {
+    write_file_atomically((fs::path(o.out) / name).string(), [&](std::ostream& s) { s << content; });
+  }
+  std::cout << fmt::format("decision: {} (rule {}): {}\n", to_string(report.decision.verdict), report.decision.rule,
+                           report.decision.reason);
+  if (diff) {
+    std::cout << fmt::format("regression tier: {} regressed, {} improved, {} unchanged, {} not comparable\n",
+                             diff->count("regressed"), diff->count("improved"), diff->count("unchanged"),
+                             diff->count("not comparable"));
+  }
+  for (const auto& [name, content] : files) std::cout << "wrote " << (fs::path(o.out) / name).string() << '\n';
+  return kExitOk;
+}
+
+const RegisterCommand registration{40, [](CLI::App& root, int& exit_code) {
+  auto o = std::make_shared<ReportOptions>();
+  auto* cmd = root.add_subcommand("report", "Summary, coverage matrix and HTML report of a multi-shape run");
+  cmd->add_option("--shape-ledger", o->shape_ledger, "The shape ledger the run measured (shape_ledger.jsonl)")
+      ->required();
+  cmd->add_option("--results", o->results, "The run's results (benchmark_results.jsonl)")->required();
+  cmd->add_option("--out", o->out, "Directory for benchmark_summary.md, coverage_matrix.md, report.html")->required();
+  cmd->add_option("--candidate", o->candidate, "The provider under judgement (e.g. caliber)")->required();
+  cmd->add_option("--against", o->against,
+                  "Older results of the same frozen ledger: also write regression_summary.md and regressions.jsonl");
+  cmd->add_option("--ceilings", o->ceilings,
+                  "Device ceilings file from caliber calibrate (default: $CALIBER_CEILINGS, else "
+                  "~/.cache/caliber/device_ceilings.json when it exists)");
+  cmd->add_option("--profiles", o->profiles, "Directory of caliber profile diagnoses (default: <results dir>/profiles)");
+  cmd->add_option("--baseline-matrix", o->baseline_matrix,
+                  "Baseline matrix named in the printed profiler commands (default: <results dir>/baseline_matrix.yaml)");
+  cmd->add_option("--move-threshold", o->move_threshold,
+                  "--against: a shape moved when its speedup changed by more than this fraction")
+      ->capture_default_str();
+  cmd->callback([o, &exit_code] { exit_code = run_report(*o); });
+}};
+
+}  // namespace
+}  // namespace caliber::cli

@@ -1,0 +1,172 @@
+// baseline_matrix.yaml: strict reading with file, line and field in every error.
+#include "caliber/baseline_matrix.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <regex>
+
+#include <fmt/format.h>
+
+#include "caliber/errors.h"
+#include "core/json_fields.h"
+#include "core/yaml_fields.h"
+#include "ops/op_shape.h"
+
+namespace caliber {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool valid_provider_name(const std::string& name) {
+  static const std::regex re("[a-z][a-z0-9_]{0,63}");
+  return std::regex_match(name, re);
+}
+
+MatrixProvider read_provider(const YamlFields& providers, const std::string& name) {
+  if (!valid_provider_name(name)) {
+    providers.fail(name, "provider names are lowercase letters, digits and '_', starting with a letter");
+  }
+  const YamlFields p = providers.mapping(name);
+  p.refuse_unknown({"enabled", "entrypoint", "provider", "skip_reason", "notes"});
+  MatrixProvider mp;
+  mp.name = name;
+  mp.line = providers.key_line(name);
+  mp.enabled = p.boolean("enabled");
+  mp.provider = p.str("provider");
+  if (mp.provider.empty()) p.fail("provider", "must not be empty");
+  if (auto e = p.opt_str("entrypoint")) {
+    try {
+      mp.entrypoint = Entrypoint::parse(*e);
+    } catch (const UsageError& err) {
+      p.fail("entrypoint", err.what());
+    }
+  }
+  mp.skip_reason = p.opt_str("skip_reason");
+  mp.notes = p.opt_str("notes");
+  if (mp.enabled && !mp.entrypoint) {
+    p.fail("entrypoint", "required when enabled (builtin:NAME or path/to/lib.so:symbol)");
+  }
+  if (!mp.enabled && (!mp.skip_reason || mp.skip_reason->empty())) {
+    p.fail("skip_reason", "required when enabled is false: say why the provider is not run");
+  }
+  return mp;
+}
+
+}  // namespace
+
+Entrypoint Entrypoint::parse(const std::string& text) {
+  Entrypoint e;
+  e.text = text;
+  const std::string builtin_prefix = "builtin:";
+  if (text.rfind(builtin_prefix, 0) == 0) {
+    e.kind = Kind::builtin;
+    e.builtin = text.substr(builtin_prefix.size());
+    if (e.builtin.empty()) throw UsageError(fmt::format("'{}': builtin: needs a provider name", text));
+    return e;
+  }
+  const std::size_t colon = text.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == text.size()) {
+    throw UsageError(fmt::format("'{}': expected builtin:NAME or path/to/lib.so:symbol", text));
+  }
+  e.kind = Kind::plugin;
+  e.library = text.substr(0, colon);
+  e.symbol = text.substr(colon + 1);
+  static const std::regex symbol_re("[A-Za-z_][A-Za-z0-9_]*");
+  if (!std::regex_match(e.symbol, symbol_re)) {
+    throw UsageError(fmt::format("'{}': '{}' is not a C symbol name", text, e.symbol));
+  }
+  return e;
+}
+
+const MatrixProvider* BaselineMatrix::find(const std::string& name) const {
+  for (const auto& p : providers) {
+    if (p.name == name) return &p;
+  }
+  return nullptr;
+}
+
+bool BaselineMatrix::covers(DType d) const {
+  return std::find(dtypes.begin(), dtypes.end(), d) != dtypes.end();
+}
+
+BaselineMatrix parse_baseline_matrix(const std::string& text, const std::string& file) {
+  const YAML::Node doc = parse_yaml_document(text, file);
+  if (!doc.IsDefined() || doc.IsNull()) throw InputError(file, 1, "", "empty baseline matrix");
+  const YamlFields root(doc, file, "");
+  root.refuse_unknown({"schema_version", "kernel", "op_type", "dtype", "reference_provider",
+                       "layout_contract", "providers"});
+  const std::int64_t version = root.integer("schema_version");
+  if (version != kBaselineMatrixSchemaVersion) {
+    root.fail("schema_version", fmt::format("unsupported schema version {} (this caliber reads {})",
+                                            version, kBaselineMatrixSchemaVersion));
+  }
+  BaselineMatrix m;
+  m.file = file;
+  m.kernel = root.str("kernel");
+  if (m.kernel.empty()) root.fail("kernel", "must not be empty");
+  m.op_type = root.str("op_type");
+  try {
+    ops::parse_op_type(m.op_type);
+  } catch (const UsageError& e) {
+    root.fail("op_type", e.what());
+  }
+  const YAML::Node dtype = root.get("dtype");
+  auto add_dtype = [&](const YAML::Node& n) {
+    if (!n.IsScalar()) root.fail("dtype", "expected a dtype name or a list of them");
+    try {
+      const DType d = parse_dtype(n.Scalar());
+      if (m.covers(d)) root.fail("dtype", fmt::format("'{}' listed twice", n.Scalar()));
+      m.dtypes.push_back(d);
+    } catch (const UsageError& e) {
+      root.fail("dtype", e.what());
+    }
+  };
+  if (dtype.IsSequence()) {
+    for (const YAML::Node& n : dtype) add_dtype(n);
+    if (m.dtypes.empty()) root.fail("dtype", "empty list");
+  } else {
+    add_dtype(dtype);
+  }
+  m.reference_provider = root.str("reference_provider");
+  m.layout_contract = root.str("layout_contract");
+  if (m.layout_contract != ops::kRowMajor) {
+    root.fail("layout_contract", fmt::format("unknown layout '{}' (expected {})", m.layout_contract, ops::kRowMajor));
+  }
+  const YamlFields providers = root.mapping("providers");
+  for (const std::string& name : providers.keys()) m.providers.push_back(read_provider(providers, name));
+  if (m.providers.empty()) root.fail("providers", "lists no provider");
+  if (!m.find(m.reference_provider)) {
+    root.fail("reference_provider", fmt::format("'{}' is not one of the providers", m.reference_provider));
+  }
+  return m;
+}
+
+BaselineMatrix read_baseline_matrix(const std::string& file) {
+  return parse_baseline_matrix(read_text_file(file), file);
+}
+
+std::string plugin_directory() {
+  if (const char* env = std::getenv("CALIBER_PLUGIN_DIR"); env && *env) return env;
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return "plugins";
+  const fs::path beside = exe.parent_path() / "plugins";
+  if (fs::is_directory(beside, ec)) return beside.string();
+  return (exe.parent_path().parent_path() / "lib" / "caliber" / "plugins").string();
+}
+
+std::string resolved_library(const Entrypoint& e, const std::string& matrix_file) {
+  const std::string own = "@plugins/";
+  if (e.library.rfind(own, 0) == 0) {
+    return (fs::path(plugin_directory()) / e.library.substr(own.size())).string();
+  }
+  const fs::path p(e.library);
+  if (p.is_absolute()) return p.string();
+  fs::path base = fs::path(matrix_file).parent_path();
+  if (base.empty()) base = ".";
+  return (base / p).lexically_normal().string();
+}
+
+}  // namespace caliber

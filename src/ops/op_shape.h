@@ -1,0 +1,63 @@
+// The ops caliber knows and the arguments of one problem (a ledger row's op_type, dtype, layout
+// and args), parsed strictly. docs/ops.md documents every op's arguments.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "caliber/dtype.h"
+
+namespace caliber::ops {
+
+enum class OpType {
+  rmsnorm,    // y = x / sqrt(mean(x^2) + eps) * weight, per row of x[m, n]
+  layernorm,  // y = (x - mean) / sqrt(var + eps) * weight + bias, per row of x[m, n]
+  softmax,    // y = exp(x - max) / sum(exp(x - max)), over the last dimension of x[m, n]
+  gemm,       // C[m, n] = A[m, k] B[k, n], fp32 accumulation
+};
+
+std::string_view to_string(OpType op);
+// Unknown names throw UsageError listing the accepted values.
+OpType parse_op_type(std::string_view s);
+const std::vector<OpType>& all_op_types();
+
+// The one layout every op supports today: every tensor contiguous and row-major
+// (gemm: A[m, k], B[k, n] and C[m, n] all row-major).
+inline constexpr std::string_view kRowMajor = "row_major";
+
+// Largest accepted dimension and tensor element count (guards every size computation).
+inline constexpr std::int64_t kMaxDim = (std::int64_t{1} << 31) - 1;
+inline constexpr std::int64_t kMaxElements = std::int64_t{1} << 40;
+
+struct OpShape {
+  OpType op = OpType::rmsnorm;
+  DType dtype = DType::fp32;
+  std::string layout{kRowMajor};
+  std::int64_t m = 0;  // rows (gemm: rows of A and C)
+  std::int64_t n = 0;  // columns (gemm: columns of B and C)
+  std::int64_t k = 0;  // gemm: the reduction dimension; 0 otherwise
+  double eps = 0;      // rmsnorm, layernorm; 0 otherwise
+
+  // "m=4096 n=8192 eps=1e-06", for log lines.
+  std::string describe() const;
+  friend bool operator==(const OpShape&, const OpShape&) = default;
+};
+
+// Parses the args object of `op` strictly: exactly the op's keys, integers in [1, kMaxDim], eps a
+// positive number, tensors of at most kMaxElements. Errors are InputError naming `file`, `line`
+// and `field` + ".<key>".
+OpShape parse_op_shape(OpType op, DType dtype, const std::string& layout, const nlohmann::json& args,
+                       const std::string& file, long line, const std::string& field);
+
+// The args object of a shape (keys sorted, as written to ledgers).
+nlohmann::json args_to_json(const OpShape& shape);
+
+// "m=4096,n=8192" (+ ",k=..." / ",eps=...") -> args JSON for `op`; eps defaults to 1e-6 for the
+// norms when not given. Throws UsageError naming `option`.
+nlohmann::json parse_args_text(OpType op, const std::string& text, const std::string& option);
+
+}  // namespace caliber::ops

@@ -1,0 +1,166 @@
+#include "profile/ncu_profile.h"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "caliber/atomic_file.h"
+#include "core/json_fields.h"
+#include "core/utc_time.h"
+
+namespace caliber::profile {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool executable(const fs::path& p) { return fs::is_regular_file(p) && ::access(p.c_str(), X_OK) == 0; }
+
+std::string shell_quote(const std::string& s) {
+  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") ==
+                        std::string::npos) {
+    return s;
+  }
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string last_line(const std::string& file) {
+  std::ifstream in(file);
+  std::string line, last;
+  while (std::getline(in, line)) {
+    if (!line.empty()) last = line;
+  }
+  return last;
+}
+
+}  // namespace
+
+std::optional<std::string> find_ncu(std::string* why) {
+  std::vector<fs::path> candidates;
+  if (const char* path = std::getenv("PATH")) {
+    std::stringstream ss(path);
+    std::string dir;
+    while (std::getline(ss, dir, ':')) {
+      if (!dir.empty()) candidates.push_back(fs::path(dir) / "ncu");
+    }
+  }
+  if (const char* cuda = std::getenv("CUDA_HOME"); cuda && *cuda) candidates.push_back(fs::path(cuda) / "bin" / "ncu");
+  candidates.push_back("/usr/local/cuda/bin/ncu");
+  for (const auto& c : candidates) {
+    if (executable(c)) return c.string();
+  }
+  if (why) *why = "ncu (Nsight Compute) not found on PATH, in $CUDA_HOME/bin or /usr/local/cuda/bin";
+  return std::nullopt;
+}
+
+std::vector<std::string> ncu_profile_command(const ProfileRequest& r, const std::string& export_base) {
+  std::string metrics;
+  for (const auto& m : profile_metrics()) metrics += (metrics.empty() ? "" : ",") + m;
+  std::vector<std::string> argv = {r.ncu,
+                                   "--clock-control", "none",
+                                   "--target-processes", "all",
+                                   "--nvtx", "--nvtx-include", std::string(kProfileNvtxRange) + "/",
+                                   "--metrics", metrics,
+                                   "--export", export_base,
+                                   "--force-overwrite"};
+  const std::vector<std::string> cell =
+      expand_cell_command(r.cell_command, {{"caliber", r.caliber_exe},
+                                           {"op", r.op_type},
+                                           {"shape_ledger", r.shape_ledger},
+                                           {"baseline_matrix", r.baseline_matrix},
+                                           {"shape_id", r.shape_id},
+                                           {"provider", r.provider},
+                                           {"device", std::to_string(r.device)},
+                                           {"cell_out", (fs::path(export_base).parent_path() / "cell").string()}});
+  argv.insert(argv.end(), cell.begin(), cell.end());
+  return argv;
+}
+
+int run_process(const std::vector<std::string>& argv, const std::string& stdout_file, const std::string& stderr_file) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) return 127;
+  if (pid == 0) {
+    const int out = ::open(stdout_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int err = ::open(stderr_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (out < 0 || err < 0) ::_exit(127);
+    ::dup2(out, STDOUT_FILENO);
+    ::dup2(err, STDERR_FILENO);
+    ::execv(args[0], args.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return 127;
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 127;
+}
+
+ProfileDiagnosis run_profile(const ProfileRequest& r, std::ostream& log) {
+  const fs::path dir = profile_directory(r.profiles_root, r.shape_id, r.provider);
+  fs::create_directories(dir);
+  ProfileDiagnosis d;
+  d.op_type = r.op_type;
+  d.shape_id = r.shape_id;
+  d.provider = r.provider;
+  d.created_at = utc_timestamp_now();
+  auto finish = [&](const std::string& status, const std::string& reason) {
+    d.status = status;
+    d.reason = reason;
+    write_profile_diagnosis((dir / "diagnosis.json").string(), d);
+    log << fmt::format("{} {}: {}\n", r.shape_id, r.provider, d.summary_line());
+    return d;
+  };
+  if (!r.provider_disabled.empty()) {
+    return finish("deferred", "the provider is disabled in the baseline matrix: " + r.provider_disabled);
+  }
+  if (r.backend != "cuda") {
+    return finish("deferred", fmt::format("ncu profiles CUDA kernels; the {} backend has none", r.backend));
+  }
+  if (r.ncu.empty()) return finish("deferred", r.ncu_missing);
+
+  const std::string export_base = (dir / "profile").string();
+  d.command = ncu_profile_command(r, export_base);
+  std::string repro = "#!/bin/sh\n# Reproduces this profile (caliber profile).\n";
+  for (const auto& a : d.command) repro += shell_quote(a) + ' ';
+  repro += '\n';
+  write_file_atomically((dir / "repro.sh").string(), [&](std::ostream& out) { out << repro; });
+
+  const std::string out_log = (dir / "ncu_profile.stdout.log").string();
+  const std::string err_log = (dir / "ncu_profile.stderr.log").string();
+  const int rc = run_process(d.command, out_log, err_log);
+  if (rc != 0) {
+    const std::string tail = last_line(err_log).empty() ? last_line(out_log) : last_line(err_log);
+    return finish("failed", fmt::format("ncu exited with status {}{}", rc, tail.empty() ? "" : ": " + tail));
+  }
+  const std::string csv = (dir / "ncu_raw.csv").string();
+  const std::vector<std::string> import = {r.ncu,    "--import", export_base + ".ncu-rep", "--csv", "--page", "raw",
+                                           "--print-units", "base"};
+  const int import_rc = run_process(import, csv, (dir / "ncu_import.stderr.log").string());
+  if (import_rc != 0) {
+    return finish("failed", fmt::format("ncu --import exited with status {}: {}", import_rc,
+                                        last_line((dir / "ncu_import.stderr.log").string())));
+  }
+  d.kernels = parse_ncu_raw_csv(read_text_file(csv), csv);
+  if (d.kernels.empty()) {
+    return finish("failed", fmt::format("ncu profiled no kernel: the cell command must launch the provider inside "
+                                        "the NVTX range '{}'",
+                                        kProfileNvtxRange));
+  }
+  return finish("profiled", "");
+}
+
+}  // namespace caliber::profile

@@ -1,0 +1,43 @@
+// Running Nsight Compute on one (shape, provider) cell, or recording why it was deferred.
+#pragma once
+
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "caliber/profiler_gate.h"
+
+namespace caliber::profile {
+
+struct ProfileRequest {
+  std::string op_type;
+  std::string shape_id;
+  std::string provider;
+  std::string shape_ledger;
+  std::string baseline_matrix;
+  std::string profiles_root;    // diagnoses go to profile_directory(profiles_root, shape_id, provider)
+  std::string backend;          // "cuda" | "host"
+  int device = 0;
+  std::string cell_command;     // template (kProfileCellCommandTemplate unless overridden)
+  std::string caliber_exe;      // what {caliber} expands to
+  std::string ncu;              // the ncu executable; "" when none was found
+  std::string ncu_missing;      // why there is none
+  std::string provider_disabled;  // the matrix's skip_reason when the provider is disabled
+};
+
+// PATH, then $CUDA_HOME/bin, then /usr/local/cuda/bin. nullopt with *why set when none exists.
+std::optional<std::string> find_ncu(std::string* why);
+
+// The ncu command that profiles the cell (--clock-control none: clocks are never touched).
+std::vector<std::string> ncu_profile_command(const ProfileRequest& r, const std::string& export_base);
+
+// Profiles the cell (or defers), writes diagnosis.json and the logs into the cell's directory, and
+// returns the diagnosis.
+ProfileDiagnosis run_profile(const ProfileRequest& r, std::ostream& log);
+
+// Runs argv (no shell), stdout and stderr to files; returns the exit status (128 + signal when
+// killed, 127 when it could not be started).
+int run_process(const std::vector<std::string>& argv, const std::string& stdout_file, const std::string& stderr_file);
+
+}  // namespace caliber::profile

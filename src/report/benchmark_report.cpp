@@ -1,0 +1,89 @@
+// Builds the report model: comparison, classification, eager verdicts, roofline points, stored
+// profiles, and the decision.
+#include "caliber/benchmark_report.h"
+
+#include <fmt/format.h>
+
+namespace caliber {
+namespace {
+
+// The candidate's device, from its measurements (else any row's).
+std::optional<DeviceInfo> report_device(const ComparisonSet& set) {
+  std::optional<DeviceInfo> any;
+  for (const auto& s : set.shapes) {
+    const auto& row = s.candidate.row;
+    if (row && row->kernel_only) return row->kernel_only->device;
+    if (row && row->eager) return row->eager->device;
+    for (const auto& b : s.baselines) {
+      if (!any && b.row && b.row->kernel_only) any = b.row->kernel_only->device;
+    }
+  }
+  return any;
+}
+
+}  // namespace
+
+BenchmarkReport build_benchmark_report(const std::vector<ShapeRow>& ledger, const std::vector<BenchmarkResultRow>& results,
+                                       const std::string& candidate, const std::vector<DeviceCeilings>& ceilings,
+                                       const ReportSources& sources, const std::vector<long>& row_lines) {
+  BenchmarkReport r;
+  r.sources = sources;
+  r.comparison = compare_shapes(ledger, results, candidate, sources.results, row_lines);
+  r.device = report_device(r.comparison);
+  if (sources.ceilings.empty()) {
+    r.ceilings_note = "no ceilings file (run caliber calibrate): roofline fractions n/a";
+  } else if (!r.device) {
+    r.ceilings_note = "no measurement in the results names its device: roofline fractions n/a";
+  } else if (const DeviceCeilings* c = find_device_ceilings(ceilings, device_key(*r.device))) {
+    r.ceilings = *c;
+  } else {
+    r.ceilings_note = fmt::format("{} has no entry for device {} (run caliber calibrate on it): roofline fractions n/a",
+                                  sources.ceilings, device_key(*r.device));
+  }
+  const DeviceCeilings* ceil = r.ceilings ? &*r.ceilings : nullptr;
+
+  std::vector<const ShapeRow*> hot_shapes;
+  std::vector<double> hot_speedups;
+  for (const ShapeComparison& sc : r.comparison.shapes) {
+    ShapeReport sr;
+    if (!sources.profiles.empty()) sr.profile = find_profile_diagnosis(sources.profiles, sc.shape.shape_id, candidate);
+    const std::optional<double> local = sr.profile ? sr.profile->local_memory_bytes() : std::nullopt;
+    sr.classification = classify(classification_input(sc, ceil, local));
+    if (const auto& row = sc.candidate.row; row && row->benchmark_status == BenchmarkStatus::ok &&
+                                            row->host_overhead_us && row->eager_median_us &&
+                                            *row->eager_median_us > 0) {
+      sr.host_overhead_share = *row->host_overhead_us / *row->eager_median_us;
+    }
+    sr.eager_verdict = eager_verdict(sr.host_overhead_share);
+    if (const auto t = sc.candidate.kernel_only_us()) {
+      sr.candidate_roofline = roofline_point(sc.candidate.row->bytes, sc.candidate.row->flops, *t, ceil,
+                                             sc.candidate.row->dtype);
+    }
+    DecisionShape ds;
+    ds.label = sc.shape.shape_id;
+    ds.hot = sc.hot;
+    ds.category = sr.classification.category;
+    if (sc.candidate.row) ds.candidate_status = sc.candidate.row->benchmark_status;
+    ds.speedup_vs_best = sc.speedup_vs_best;
+    ds.best_baseline = sc.best_baseline.value_or("");
+    r.decision_input.shapes.push_back(ds);
+    if (sc.hot && sc.speedup_vs_best) {
+      hot_shapes.push_back(&sc.shape);
+      hot_speedups.push_back(*sc.speedup_vs_best);
+    }
+    r.shapes.push_back(std::move(sr));
+  }
+  const WeightedGeomean weighted = weighted_geometric_mean(hot_shapes, hot_speedups);
+  if (weighted.value) {
+    r.decision_input.hot_geomean = weighted.value;
+    r.decision_input.hot_geomean_basis =
+        fmt::format("weighted by {}, {} hot shapes", weighted.weight_field, hot_shapes.size());
+  } else if (const auto g = geometric_mean(hot_speedups)) {
+    r.decision_input.hot_geomean = g;
+    r.decision_input.hot_geomean_basis = fmt::format("unweighted, {} hot shapes", hot_shapes.size());
+  }
+  r.decision = decide(r.decision_input);
+  return r;
+}
+
+}  // namespace caliber

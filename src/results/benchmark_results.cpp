@@ -1,0 +1,281 @@
+// Results rows of the multi-shape runner: JSON codec, strict JSONL reading, fsynced appending.
+#include "caliber/benchmark_results.h"
+
+#include <set>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "caliber/dtype.h"
+#include "caliber/errors.h"
+#include "caliber/result_json.h"
+#include "core/enum_names.h"
+#include "core/json_fields.h"
+#include "core/jsonl.h"
+
+namespace caliber {
+namespace {
+
+using nlohmann::json;
+
+constexpr NameTable<BenchmarkStatus, 7> kStatuses{{{BenchmarkStatus::ok, "ok"},
+                                                   {BenchmarkStatus::failed, "failed"},
+                                                   {BenchmarkStatus::skipped, "skipped"},
+                                                   {BenchmarkStatus::oom, "oom"},
+                                                   {BenchmarkStatus::unsupported, "unsupported"},
+                                                   {BenchmarkStatus::incorrect, "incorrect"},
+                                                   {BenchmarkStatus::not_configured, "not_configured"}}};
+
+const std::set<std::string> kRowKeys = {
+    "schema_version", "run_id", "shape_id", "op_type", "kernel_name", "dtype", "args", "provider",
+    "provider_detail", "candidate_commit", "harness_version", "backend", "device_index", "gpu", "arch",
+    "driver_version", "runtime_version", "correct", "correctness_error", "correctness", "warmup_iters",
+    "repeat_iters", "benchmark_status", "status_reason", "median_us", "eager_median_us",
+    "graph_median_us", "host_overhead_us", "p10_us", "p90_us", "timing_method", "stable",
+    "includes_allocation", "includes_layout_conversion", "includes_jit", "bytes", "flops",
+    "kernel_only", "eager", "telemetry", "cell_wall_time_ms", "finished_at"};
+
+const std::set<std::string> kCorrectnessKeys = {"rel_fro_error", "max_scaled_error", "nonfinite",
+                                                "checked_rows", "total_rows", "tolerance_rel_fro",
+                                                "rtol", "atol"};
+
+template <typename T>
+json nullable(const std::optional<T>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+// A field that must be present, possibly null.
+void require_present(const JsonFields& f, const char* key) {
+  if (!f.has(key)) f.fail(key, "missing (null when it does not apply)");
+}
+
+json to_json(const CorrectnessCheck& c) {
+  return json{{"rel_fro_error", c.rel_fro_error},     {"max_scaled_error", c.max_scaled_error},
+              {"nonfinite", c.nonfinite},             {"checked_rows", c.checked_rows},
+              {"total_rows", c.total_rows},           {"tolerance_rel_fro", c.tolerance_rel_fro},
+              {"rtol", c.rtol},                       {"atol", c.atol}};
+}
+
+// JSON has no NaN or infinity: an error that is not finite is written as null and read back as
+// +infinity (it failed the check either way).
+json finite_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+CorrectnessCheck correctness_from_json(const JsonFields& f) {
+  for (const auto& [key, value] : f.json().items()) {
+    if (!kCorrectnessKeys.count(key)) f.fail(key, "unknown field");
+  }
+  CorrectnessCheck c;
+  c.rel_fro_error = f.opt_number("rel_fro_error").value_or(INFINITY);
+  c.max_scaled_error = f.opt_number("max_scaled_error").value_or(INFINITY);
+  require_present(f, "rel_fro_error");
+  require_present(f, "max_scaled_error");
+  c.nonfinite = f.integer("nonfinite");
+  c.checked_rows = f.integer("checked_rows");
+  c.total_rows = f.integer("total_rows");
+  c.tolerance_rel_fro = f.number("tolerance_rel_fro");
+  c.rtol = f.number("rtol");
+  c.atol = f.number("atol");
+  return c;
+}
+
+void check_consistency(const BenchmarkResultRow& r, const JsonFields& f) {
+  const BenchmarkStatus s = r.benchmark_status;
+  if (s == BenchmarkStatus::ok) {
+    if (r.correct != true) f.fail("correct", "must be true when benchmark_status is ok");
+    if (!r.median_us) f.fail("median_us", "must be a number when benchmark_status is ok");
+    if (r.status_reason) f.fail("status_reason", "must be null when benchmark_status is ok");
+  } else if (!r.status_reason || r.status_reason->empty()) {
+    f.fail("status_reason", fmt::format("must say why when benchmark_status is {}", to_string(s)));
+  }
+  if (s == BenchmarkStatus::incorrect) {
+    if (r.correct != false) f.fail("correct", "must be false when benchmark_status is incorrect");
+    if (!r.correctness_error) f.fail("correctness_error", "must say why when benchmark_status is incorrect");
+  }
+  if (s == BenchmarkStatus::unsupported || s == BenchmarkStatus::not_configured ||
+      s == BenchmarkStatus::skipped) {
+    if (r.correct) f.fail("correct", fmt::format("must be null when benchmark_status is {}", to_string(s)));
+    if (r.median_us) f.fail("median_us", fmt::format("must be null when benchmark_status is {}", to_string(s)));
+  }
+  if (r.median_us && !(*r.median_us >= 0)) f.fail("median_us", "must be >= 0");
+}
+
+std::optional<Result> measurement_from_json(const JsonFields& f, const char* key) {
+  require_present(f, key);
+  if (f.get(key).is_null()) return std::nullopt;
+  return result_from_json(f.get(key), f.file(), f.line(), f.field_name(key));
+}
+
+}  // namespace
+
+std::string_view to_string(BenchmarkStatus s) { return name_of(kStatuses, s); }
+BenchmarkStatus parse_benchmark_status(std::string_view s) {
+  return parse_name(kStatuses, s, "benchmark status");
+}
+const std::vector<BenchmarkStatus>& all_benchmark_statuses() {
+  static const std::vector<BenchmarkStatus> all = {
+      BenchmarkStatus::ok,          BenchmarkStatus::failed,    BenchmarkStatus::skipped,
+      BenchmarkStatus::oom,         BenchmarkStatus::unsupported, BenchmarkStatus::incorrect,
+      BenchmarkStatus::not_configured};
+  return all;
+}
+
+json to_json(const BenchmarkResultRow& r, bool with_samples) {
+  json j = json::object();
+  j["schema_version"] = kBenchmarkResultsSchemaVersion;
+  j["run_id"] = r.run_id;
+  j["shape_id"] = r.shape_id;
+  j["op_type"] = r.op_type;
+  j["kernel_name"] = r.kernel_name;
+  j["dtype"] = r.dtype;
+  j["args"] = r.args;
+  j["provider"] = r.provider;
+  j["provider_detail"] = r.provider_detail;
+  j["candidate_commit"] = r.candidate_commit;
+  j["harness_version"] = r.harness_version;
+  j["backend"] = r.backend;
+  j["device_index"] = r.device_index;
+  j["gpu"] = r.gpu;
+  j["arch"] = r.arch;
+  j["driver_version"] = r.driver_version;
+  j["runtime_version"] = r.runtime_version;
+  j["correct"] = nullable(r.correct);
+  j["correctness_error"] = nullable(r.correctness_error);
+  if (r.correctness) {
+    json c = to_json(*r.correctness);
+    c["rel_fro_error"] = finite_or_null(r.correctness->rel_fro_error);
+    c["max_scaled_error"] = finite_or_null(r.correctness->max_scaled_error);
+    j["correctness"] = c;
+  } else {
+    j["correctness"] = nullptr;
+  }
+  j["warmup_iters"] = r.warmup_iters;
+  j["repeat_iters"] = r.repeat_iters;
+  j["benchmark_status"] = to_string(r.benchmark_status);
+  j["status_reason"] = nullable(r.status_reason);
+  j["median_us"] = nullable(r.median_us);
+  j["eager_median_us"] = nullable(r.eager_median_us);
+  j["graph_median_us"] = nullable(r.graph_median_us);
+  j["host_overhead_us"] = nullable(r.host_overhead_us);
+  j["p10_us"] = nullable(r.p10_us);
+  j["p90_us"] = nullable(r.p90_us);
+  j["timing_method"] = nullable(r.timing_method);
+  j["stable"] = nullable(r.stable);
+  j["includes_allocation"] = r.includes_allocation;
+  j["includes_layout_conversion"] = r.includes_layout_conversion;
+  j["includes_jit"] = r.includes_jit;
+  j["bytes"] = r.bytes;
+  j["flops"] = r.flops;
+  j["kernel_only"] = r.kernel_only ? to_json(*r.kernel_only, with_samples) : json(nullptr);
+  j["eager"] = r.eager ? to_json(*r.eager, with_samples) : json(nullptr);
+  j["telemetry"] = r.telemetry ? *r.telemetry : json(nullptr);
+  j["cell_wall_time_ms"] = r.cell_wall_time_ms;
+  j["finished_at"] = r.finished_at;
+  return j;
+}
+
+BenchmarkResultRow benchmark_result_from_json(const json& j, const std::string& file, long line) {
+  JsonFields f(j, file, line, "");
+  for (const auto& [key, value] : j.items()) {
+    if (!kRowKeys.count(key)) f.fail(key, "unknown field");
+  }
+  const std::int64_t version = f.integer("schema_version");
+  if (version != kBenchmarkResultsSchemaVersion) {
+    f.fail("schema_version", fmt::format("unsupported schema version {} (this caliber reads {})",
+                                         version, kBenchmarkResultsSchemaVersion));
+  }
+  BenchmarkResultRow r;
+  r.run_id = f.str("run_id");
+  if (r.run_id.empty()) f.fail("run_id", "must not be empty");
+  r.shape_id = f.str("shape_id");
+  if (r.shape_id.empty()) f.fail("shape_id", "must not be empty");
+  r.op_type = f.str("op_type");
+  r.kernel_name = f.str("kernel_name");
+  r.dtype = f.str("dtype");
+  f.parse("dtype", [](const std::string& s) { return parse_dtype(s); });
+  r.args = f.object("args").json();
+  r.provider = f.str("provider");
+  if (r.provider.empty()) f.fail("provider", "must not be empty");
+  r.provider_detail = f.str("provider_detail");
+  r.candidate_commit = f.str("candidate_commit");
+  r.harness_version = f.str("harness_version");
+  r.backend = f.str("backend");
+  f.parse("backend", [](const std::string& s) { return parse_backend(s); });
+  r.device_index = static_cast<int>(f.integer("device_index"));
+  r.gpu = f.str("gpu");
+  r.arch = f.str("arch");
+  r.driver_version = f.str("driver_version");
+  r.runtime_version = f.str("runtime_version");
+  require_present(f, "correct");
+  r.correct = f.opt_boolean("correct");
+  require_present(f, "correctness_error");
+  r.correctness_error = f.opt_str("correctness_error");
+  require_present(f, "correctness");
+  if (!f.get("correctness").is_null()) r.correctness = correctness_from_json(f.object("correctness"));
+  r.warmup_iters = f.integer("warmup_iters");
+  r.repeat_iters = f.integer("repeat_iters");
+  if (r.warmup_iters < 0) f.fail("warmup_iters", "must be >= 0");
+  if (r.repeat_iters < 0) f.fail("repeat_iters", "must be >= 0");
+  r.benchmark_status =
+      f.parse("benchmark_status", [](const std::string& s) { return parse_benchmark_status(s); });
+  require_present(f, "status_reason");
+  r.status_reason = f.opt_str("status_reason");
+  for (const char* key : {"median_us", "eager_median_us", "graph_median_us", "host_overhead_us",
+                          "p10_us", "p90_us", "timing_method", "stable"}) {
+    require_present(f, key);
+  }
+  r.median_us = f.opt_number("median_us");
+  r.eager_median_us = f.opt_number("eager_median_us");
+  r.graph_median_us = f.opt_number("graph_median_us");
+  r.host_overhead_us = f.opt_number("host_overhead_us");
+  r.p10_us = f.opt_number("p10_us");
+  r.p90_us = f.opt_number("p90_us");
+  r.timing_method = f.opt_str("timing_method");
+  r.stable = f.opt_boolean("stable");
+  r.includes_allocation = f.boolean("includes_allocation");
+  r.includes_layout_conversion = f.boolean("includes_layout_conversion");
+  r.includes_jit = f.boolean("includes_jit");
+  const std::int64_t bytes = f.integer("bytes");
+  const std::int64_t flops = f.integer("flops");
+  if (bytes < 0) f.fail("bytes", "must be >= 0");
+  if (flops < 0) f.fail("flops", "must be >= 0");
+  r.bytes = static_cast<std::uint64_t>(bytes);
+  r.flops = static_cast<std::uint64_t>(flops);
+  r.kernel_only = measurement_from_json(f, "kernel_only");
+  r.eager = measurement_from_json(f, "eager");
+  require_present(f, "telemetry");
+  if (!f.get("telemetry").is_null()) r.telemetry = f.object("telemetry").json();
+  r.cell_wall_time_ms = f.number("cell_wall_time_ms");
+  r.finished_at = f.str("finished_at");
+  check_consistency(r, f);
+  return r;
+}
+
+std::vector<BenchmarkResultRow> parse_benchmark_results(const std::string& text, const std::string& file) {
+  std::vector<BenchmarkResultRow> rows;
+  std::unordered_map<std::string, long> seen;
+  for_each_jsonl_row(text, file, [&](const json& value, long line) {
+    BenchmarkResultRow r = benchmark_result_from_json(value, file, line);
+    const std::string cell = r.run_id + '\n' + r.shape_id + '\n' + r.provider;
+    auto [it, inserted] = seen.emplace(cell, line);
+    if (!inserted) {
+      throw InputError(file, line, "provider",
+                       fmt::format("duplicate cell: run {} shape {} provider {} already on line {}",
+                                   r.run_id, r.shape_id, r.provider, it->second));
+    }
+    rows.push_back(std::move(r));
+  });
+  return rows;
+}
+
+std::vector<BenchmarkResultRow> read_benchmark_results(const std::string& file) {
+  return parse_benchmark_results(read_text_file(file), file);
+}
+
+BenchmarkResultsAppender::BenchmarkResultsAppender(const std::string& file, bool with_samples)
+    : appender_(file), with_samples_(with_samples) {}
+
+void BenchmarkResultsAppender::append(const BenchmarkResultRow& row) {
+  appender_.append(to_json(row, with_samples_).dump());
+}
+
+}  // namespace caliber

@@ -1,0 +1,265 @@
+// benchmark_results.jsonl rows and their CSV projection: round trips, strict reading,
+// status consistency, and the typed CSV reader.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <sstream>
+
+#include "caliber/benchmark_results.h"
+#include "caliber/errors.h"
+
+namespace caliber {
+namespace {
+
+Result measurement(Schedule schedule, double median) {
+  Result r;
+  r.name = "rmsnorm/caliber";
+  r.contract = default_contract(BackendKind::cuda);
+  r.contract.schedule = schedule;
+  r.contract.cache = CachePolicy::warm;
+  r.device.backend = BackendKind::cuda;
+  r.device.name = "NVIDIA H200";
+  r.summary.n = 40;
+  r.summary.median_us = median;
+  r.summary.p10_us = median * 0.98;
+  r.summary.p90_us = median * 1.03;
+  r.value_us = median;
+  r.stable = true;
+  r.stop_reason = "target precision reached";
+  r.samples_us = {median, median};
+  return r;
+}
+
+BenchmarkResultRow ok_row() {
+  BenchmarkResultRow r;
+  r.run_id = "run-1";
+  r.shape_id = "sha1:72b18e806ceb3d6b";
+  r.op_type = "rmsnorm";
+  r.kernel_name = "rmsnorm";
+  r.dtype = "bf16";
+  r.args = {{"m", 4096}, {"n", 8192}, {"eps", 1e-6}};
+  r.provider = "caliber";
+  r.provider_detail = "block per row, 16-byte loads, registers";
+  r.candidate_commit = "abc123";
+  r.harness_version = "0.1.0 (abc123, Release)";
+  r.backend = "cuda";
+  r.gpu = "NVIDIA H200";
+  r.arch = "sm_90";
+  r.driver_version = "13.0";
+  r.runtime_version = "13.0";
+  r.correct = true;
+  r.correctness = CorrectnessCheck{0.002, 0.4, 0, 4096, 4096, 0.01, 0.0156, 0.01};
+  r.warmup_iters = 3;
+  r.repeat_iters = 40;
+  r.benchmark_status = BenchmarkStatus::ok;
+  r.kernel_only = measurement(Schedule::graph, 20.0);
+  r.eager = measurement(Schedule::per_iter, 24.5);
+  r.median_us = 20.0;
+  r.graph_median_us = 20.0;
+  r.eager_median_us = 24.5;
+  r.host_overhead_us = 4.5;
+  r.p10_us = 19.6;
+  r.p90_us = 20.6;
+  r.timing_method = "kernel_only=event/graph/warm eager=event/per_iter/warm";
+  r.stable = true;
+  r.bytes = 134234112;
+  r.flops = 134217728;
+  r.cell_wall_time_ms = 120.5;
+  r.finished_at = "2026-11-29T12:00:00Z";
+  return r;
+}
+
+BenchmarkResultRow not_configured_row() {
+  BenchmarkResultRow r = ok_row();
+  r.provider = "cudnn";
+  r.benchmark_status = BenchmarkStatus::not_configured;
+  r.status_reason = "libcudnn.so.9 not found";
+  r.correct.reset();
+  r.correctness.reset();
+  r.kernel_only.reset();
+  r.eager.reset();
+  r.median_us.reset();
+  r.graph_median_us.reset();
+  r.eager_median_us.reset();
+  r.host_overhead_us.reset();
+  r.p10_us.reset();
+  r.p90_us.reset();
+  r.timing_method.reset();
+  r.stable.reset();
+  r.warmup_iters = 0;
+  r.repeat_iters = 0;
+  return r;
+}
+
+std::string jsonl(const std::vector<BenchmarkResultRow>& rows) {
+  std::string out;
+  for (const auto& r : rows) out += to_json(r).dump() + "\n";
+  return out;
+}
+
+std::string input_error(const std::string& text) {
+  try {
+    parse_benchmark_results(text, "benchmark_results.jsonl");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "accepted: " << text;
+  return "";
+}
+
+TEST(BenchmarkResults, RoundTripsOkAndNotConfiguredRows) {
+  const auto rows = parse_benchmark_results(jsonl({ok_row(), not_configured_row()}), "r.jsonl");
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(to_json(rows[0]), to_json(ok_row()));
+  EXPECT_EQ(to_json(rows[1]), to_json(not_configured_row()));
+  ASSERT_TRUE(rows[0].kernel_only.has_value());
+  EXPECT_EQ(rows[0].kernel_only->contract.schedule, Schedule::graph);
+  EXPECT_EQ(rows[0].kernel_only->samples_us.size(), 2u);
+  EXPECT_EQ(rows[1].status_reason, "libcudnn.so.9 not found");
+}
+
+TEST(BenchmarkResults, SamplesAreOptional) {
+  const nlohmann::json j = to_json(ok_row(), /*with_samples=*/false);
+  EXPECT_FALSE(j["kernel_only"].contains("samples_us"));
+  const auto rows = parse_benchmark_results(j.dump() + "\n", "r.jsonl");
+  EXPECT_TRUE(rows[0].kernel_only->samples_us.empty());
+}
+
+TEST(BenchmarkResults, NonFiniteErrorsAreWrittenAsNull) {
+  BenchmarkResultRow r = ok_row();
+  r.benchmark_status = BenchmarkStatus::incorrect;
+  r.correct = false;
+  r.status_reason = "output failed the correctness check";
+  r.correctness_error = "12 non-finite outputs";
+  r.correctness->rel_fro_error = INFINITY;
+  r.correctness->nonfinite = 12;
+  const auto j = to_json(r);
+  EXPECT_TRUE(j["correctness"]["rel_fro_error"].is_null());
+  const auto back = parse_benchmark_results(j.dump() + "\n", "r.jsonl");
+  EXPECT_TRUE(std::isinf(back[0].correctness->rel_fro_error));
+}
+
+TEST(BenchmarkResults, StatusMustAgreeWithTheOtherFields) {
+  struct Case {
+    const char* field;
+    std::function<void(BenchmarkResultRow&)> edit;
+    const char* fragment;
+  };
+  const std::vector<Case> cases = {
+      {"correct", [](auto& r) { r.correct = false; }, "must be true when benchmark_status is ok"},
+      {"median_us", [](auto& r) { r.median_us.reset(); }, "must be a number when benchmark_status is ok"},
+      {"status_reason", [](auto& r) { r.status_reason = "x"; }, "must be null when benchmark_status is ok"},
+      {"status_reason", [](auto& r) { r.benchmark_status = BenchmarkStatus::failed; }, "must say why"},
+      {"correct",
+       [](auto& r) {
+         r.benchmark_status = BenchmarkStatus::incorrect;
+         r.status_reason = "x";
+       },
+       "must be false when benchmark_status is incorrect"},
+      {"median_us",
+       [](auto& r) {
+         r.benchmark_status = BenchmarkStatus::unsupported;
+         r.status_reason = "x";
+         r.correct.reset();
+       },
+       "must be null when benchmark_status is unsupported"},
+  };
+  for (const Case& c : cases) {
+    BenchmarkResultRow r = ok_row();
+    c.edit(r);
+    const std::string msg = input_error(jsonl({not_configured_row(), r}));
+    EXPECT_NE(msg.find("benchmark_results.jsonl:2"), std::string::npos) << msg;
+    EXPECT_NE(msg.find(std::string("'") + c.field + "'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find(c.fragment), std::string::npos) << msg;
+  }
+}
+
+TEST(BenchmarkResults, StrictReaderNamesTheField) {
+  auto edited = [](std::function<void(nlohmann::json&)> edit) {
+    nlohmann::json j = to_json(ok_row());
+    edit(j);
+    return j.dump() + "\n";
+  };
+  EXPECT_NE(input_error(edited([](auto& j) { j["benchmark_status"] = "great"; })).find("unknown benchmark status 'great'"),
+            std::string::npos);
+  EXPECT_NE(input_error(edited([](auto& j) { j.erase("median_us"); })).find("'median_us': missing"),
+            std::string::npos);
+  EXPECT_NE(input_error(edited([](auto& j) { j["surprise"] = 1; })).find("'surprise': unknown field"),
+            std::string::npos);
+  EXPECT_NE(input_error(edited([](auto& j) { j["kernel_only"]["contract"]["schedule"] = "loop"; }))
+                .find("'kernel_only.contract.schedule'"),
+            std::string::npos);
+  EXPECT_NE(input_error(edited([](auto& j) { j["schema_version"] = 9; })).find("unsupported schema version 9"),
+            std::string::npos);
+}
+
+TEST(BenchmarkResults, DuplicateCellsOfOneRunAreRefused) {
+  const std::string msg = input_error(jsonl({ok_row(), not_configured_row(), ok_row()}));
+  EXPECT_NE(msg.find("benchmark_results.jsonl:3"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("already on line 1"), std::string::npos) << msg;
+  BenchmarkResultRow other_run = ok_row();
+  other_run.run_id = "run-2";
+  EXPECT_EQ(parse_benchmark_results(jsonl({ok_row(), other_run}), "r.jsonl").size(), 2u);
+}
+
+TEST(BenchmarkResults, AppenderWritesOneLinePerRow) {
+  const auto dir = std::filesystem::temp_directory_path() / "caliber_test_results_append";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string file = (dir / "benchmark_results.jsonl").string();
+  {
+    BenchmarkResultsAppender a(file, /*with_samples=*/false);
+    a.append(ok_row());
+    a.append(not_configured_row());
+  }
+  const auto rows = read_benchmark_results(file);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[1].provider, "cudnn");
+  std::filesystem::remove_all(dir);
+}
+
+TEST(BenchmarkResultsCsv, ProjectsAndReadsBackTyped) {
+  BenchmarkResultRow r = ok_row();
+  r.provider_detail = "has, a comma and \"quotes\"";
+  std::ostringstream out;
+  write_benchmark_results_csv(out, {r, not_configured_row()});
+  const auto rows = parse_benchmark_results_csv(out.str(), "benchmark_results.csv");
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0]["provider_detail"], "has, a comma and \"quotes\"");
+  EXPECT_EQ(rows[0]["median_us"], 20.0);
+  EXPECT_EQ(rows[0]["repeat_iters"], 40);
+  EXPECT_EQ(rows[0]["correct"], true);
+  EXPECT_EQ(rows[0]["kernel_only.schedule"], "graph");
+  EXPECT_EQ(rows[0]["kernel_only.graph_calls"], 20);
+  EXPECT_EQ(rows[0]["eager.schedule"], "per_iter");
+  EXPECT_TRUE(rows[0]["eager.graph_calls"].is_null());
+  EXPECT_EQ(rows[0]["args"], R"({"eps":1e-06,"m":4096,"n":8192})");
+  EXPECT_TRUE(rows[1]["median_us"].is_null());
+  EXPECT_TRUE(rows[1]["kernel_only.schedule"].is_null());
+  EXPECT_EQ(rows[1]["benchmark_status"], "not_configured");
+  EXPECT_EQ(rows[0].size(), benchmark_results_csv_columns().size());
+}
+
+TEST(BenchmarkResultsCsv, RefusesBadHeadersTruncatedRowsAndBadCells) {
+  std::ostringstream out;
+  write_benchmark_results_csv(out, {ok_row()});
+  const std::string text = out.str();
+  auto error = [](const std::string& t) -> std::string {
+    try {
+      parse_benchmark_results_csv(t, "r.csv");
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "(accepted)";
+  };
+  EXPECT_NE(error("run_id,oops\n").find("r.csv:1: field 'column 2'"), std::string::npos) << error("run_id,oops\n");
+  const std::string truncated = text.substr(0, text.size() - 40);
+  EXPECT_NE(error(truncated).find("r.csv:2"), std::string::npos) << error(truncated);
+  std::string bad = text;
+  bad.replace(bad.find(",40,"), 4, ",4x,");
+  EXPECT_NE(error(bad).find("'repeat_iters': expected an integer, got '4x'"), std::string::npos) << error(bad);
+  EXPECT_NE(error("").find("empty file"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace caliber
