@@ -27,7 +27,7 @@ Tolerance tolerance_for(DType dtype) {
 std::vector<std::int64_t> rows_to_check(const Op& op, const OpShape& shape) {
   const double work = std::max(op.reference_row_work(shape), 1.0);
   const auto affordable = static_cast<std::int64_t>(kReferenceWorkBudget / work);
-  const std::int64_t count = std::min(shape.m, std::max<std::int64_t>(16, affordable));
+  const std::int64_t count = std::min(shape.m, std::max<std::int64_t>(kMinCheckedRows, affordable));
   std::vector<std::int64_t> rows;
   rows.reserve(static_cast<std::size_t>(count));
   if (count >= shape.m) {
@@ -47,7 +47,11 @@ Reference::Reference(const Op& op, const OpShape& shape, const std::vector<HostT
     : shape_(shape), rows_(rows_to_check(op, shape)) {
   const auto n = static_cast<std::size_t>(shape.n);
   values_.resize(rows_.size() * n);
-  constexpr std::int64_t kGroup = 8;  // rows per task (gemm shares each B row among them)
+  if (op.parallel_reference()) {
+    op.reference_rows(shape_, inputs, rows_.data(), rows_.size(), values_.data());
+    return;
+  }
+  constexpr std::int64_t kGroup = 8;  // rows per task
   const auto groups = static_cast<std::int64_t>((rows_.size() + kGroup - 1) / kGroup);
   parallel_for(groups, 1, [&](std::int64_t g0, std::int64_t g1) {
     for (std::int64_t g = g0; g < g1; ++g) {

@@ -20,8 +20,9 @@ struct Tolerance {
 Tolerance tolerance_for(DType dtype);
 
 // Reference work budget of one check, in multiply-adds: every row when m x row work fits,
-// else an evenly spread sample of rows (at least 16; always the first and the last).
-inline constexpr double kReferenceWorkBudget = 1073741824.0;  // 2^30
+// else an evenly spread sample of rows (at least kMinCheckedRows; always the first and the last).
+inline constexpr double kReferenceWorkBudget = 268435456.0;  // 2^28
+inline constexpr std::int64_t kMinCheckedRows = 16;
 
 // The output rows one check compares, sorted.
 std::vector<std::int64_t> rows_to_check(const Op& op, const OpShape& shape);

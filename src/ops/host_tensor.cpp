@@ -43,22 +43,22 @@ void HostTensor::set(std::size_t i, float v) {
   }
 }
 
-void HostTensor::load_row(std::int64_t row, double* out) const {
-  const std::size_t base = static_cast<std::size_t>(row) * static_cast<std::size_t>(cols_);
+void HostTensor::load_row_range(std::int64_t row, std::int64_t col, std::int64_t count, double* out) const {
+  const std::size_t base = static_cast<std::size_t>(row) * static_cast<std::size_t>(cols_) + static_cast<std::size_t>(col);
   switch (dtype_) {
     case DType::fp32: {
       const float* p = reinterpret_cast<const float*>(data_.get()) + base;
-      for (std::int64_t j = 0; j < cols_; ++j) out[j] = p[j];
+      for (std::int64_t j = 0; j < count; ++j) out[j] = p[j];
       break;
     }
     case DType::bf16: {
       const std::uint16_t* p = reinterpret_cast<const std::uint16_t*>(data_.get()) + base;
-      for (std::int64_t j = 0; j < cols_; ++j) out[j] = bf16_to_float(p[j]);
+      for (std::int64_t j = 0; j < count; ++j) out[j] = bf16_to_float(p[j]);
       break;
     }
     case DType::fp16: {
       const std::uint16_t* p = reinterpret_cast<const std::uint16_t*>(data_.get()) + base;
-      for (std::int64_t j = 0; j < cols_; ++j) out[j] = fp16_to_float(p[j]);
+      for (std::int64_t j = 0; j < count; ++j) out[j] = fp16_to_float(p[j]);
       break;
     }
   }

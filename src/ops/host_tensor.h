@@ -30,7 +30,9 @@ class HostTensor {
   // Stores v rounded to the element type (round to nearest even).
   void set(std::size_t i, float v);
   // Element values of row `row` as doubles (exact: every element type converts exactly).
-  void load_row(std::int64_t row, double* out) const;
+  void load_row(std::int64_t row, double* out) const { load_row_range(row, 0, cols_, out); }
+  // Columns [col, col + count) of row `row` as doubles.
+  void load_row_range(std::int64_t row, std::int64_t col, std::int64_t count, double* out) const;
 
  private:
   std::string name_;

@@ -39,6 +39,8 @@ class Op {
   // The reference of `count` rows into out[count * n]; the default calls reference_row per row.
   virtual void reference_rows(const OpShape& s, const std::vector<HostTensor>& inputs,
                               const std::int64_t* rows, std::size_t count, double* out) const;
+  // Whether reference_rows parallelizes itself (then it is called once with every row).
+  virtual bool parallel_reference() const { return false; }
   // Work of one reference row, in multiply-adds (sizes how many rows the check compares).
   virtual double reference_row_work(const OpShape& s) const = 0;
 };
