@@ -34,7 +34,11 @@ export CALIBER_PLUGIN_DIR=${CALIBER_PLUGIN_DIR:-$BUILD_DIR/plugins}
 # cuDNN: the loader's default path, else the copy PyTorch installs (the device has no -dev packages).
 if [ -z "${CALIBER_CUDNN_LIBRARY:-}" ]; then
   lib=$(python3 -c 'import os, nvidia.cudnn as c; print(os.path.join(os.path.dirname(c.__file__), "lib", "libcudnn.so.9"))' 2>/dev/null || true)
-  if [ -n "$lib" ] && [ -f "$lib" ]; then export CALIBER_CUDNN_LIBRARY=$lib; fi
+  if [ -n "$lib" ] && [ -f "$lib" ]; then
+    export CALIBER_CUDNN_LIBRARY=$lib
+    # cuDNN loads its sub-libraries (libcudnn_ops.so.9, ...) by name.
+    export LD_LIBRARY_PATH=$(dirname "$lib")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  fi
 fi
 {
   echo "# caliber multi-shape run, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
