@@ -26,5 +26,7 @@ std::unique_ptr<providers::Provider> make_naive_gemm_provider();
 std::unique_ptr<providers::Provider> make_cublas_gemm_provider();
 std::unique_ptr<providers::Provider> make_cublaslt_gemm_provider();
 std::unique_ptr<providers::Provider> make_cudnn_provider(ops::OpType op);
+// A provider that must fail with a sticky device error (every op; named only by tests).
+std::unique_ptr<providers::Provider> make_selftest_fault_provider();
 
 }  // namespace caliber::cuda
