@@ -113,6 +113,7 @@ class PluginProvider final : public Provider {
     if (loaded_.offered && loaded_.provider.destroy) loaded_.provider.destroy(loaded_.provider.state);
   }
 
+  std::string name() const override { return where_; }
   std::string detail(const ops::OpShape&) const override {
     const char* d = loaded_.provider.detail;
     return fmt::format("plugin {}{}{}", where_, d ? ": " : "", d ? d : "");

@@ -43,6 +43,9 @@ struct OpBuffers {
 class Provider {
  public:
   virtual ~Provider() = default;
+  // The implementation's own name ("caliber", "cublas", a plugin's library:symbol); a baseline
+  // matrix may list it under another name.
+  virtual std::string name() const = 0;
   // What this implementation is, for provider_detail (e.g. "cublasGemmEx, CUBLAS_COMPUTE_32F").
   virtual std::string detail(const ops::OpShape& shape) const = 0;
   virtual ProviderFlags flags() const { return {}; }

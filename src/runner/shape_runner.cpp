@@ -94,7 +94,9 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
   const ops::OpShape s = ops::parse_op_shape(plan_.op, shape.dtype, shape.layout, shape.args, shape.shape_id,
                                              shape.line, "args");
   const ops::Op& op = ops::op_for(plan_.op);
-  const std::uint64_t seed = ops::mix64(options_.seed ^ ops::mix64(std::hash<std::string>{}(shape.shape_id)));
+  // Each shape's own seed: --seed mixed with the 64 bits of its id (the same on every platform).
+  const std::uint64_t id_bits = std::stoull(shape.shape_id.substr(shape.shape_id.find(':') + 1, 16), nullptr, 16);
+  const std::uint64_t seed = ops::mix64(options_.seed ^ ops::mix64(id_bits));
   ShapeInputs inputs;
   std::optional<std::string> inputs_failed;  // set once building the inputs failed: every cell gets it
   BenchmarkStatus inputs_status = BenchmarkStatus::failed;

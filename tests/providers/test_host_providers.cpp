@@ -26,6 +26,7 @@ void expect_correct(const std::string& name, const Case& c, DType d) {
   const ops::Op& op = ops::op_for(c.op);
   auto p = make_builtin_provider(BackendKind::host, c.op, name);
   ASSERT_TRUE(p) << name;
+  EXPECT_EQ(p->name(), name);
   ASSERT_TRUE(p->supports(s).supported()) << p->supports(s).reason;
   const auto inputs = op.make_inputs(s, 11);
   std::vector<DeviceBuffer> bufs;

@@ -46,6 +46,7 @@ class CublasGemm final : public providers::Provider {
   ~CublasGemm() override {
     if (handle_) cublasDestroy(handle_);
   }
+  std::string name() const override { return "cublas"; }
   std::string detail(const ops::OpShape&) const override {
     return "cublasGemmEx (CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT; the kernel is chosen inside cuBLAS, opaque)";
   }
@@ -81,6 +82,7 @@ class CublasLtGemm final : public providers::Provider {
     destroy_plan();
     if (handle_) cublasLtDestroy(handle_);
   }
+  std::string name() const override { return "cublaslt"; }
   std::string detail(const ops::OpShape&) const override {
     if (!planned_) return "cublasLtMatmul (CUBLAS_COMPUTE_32F, first heuristic algorithm, 32 MiB workspace)";
     return str_cat("cublasLtMatmul (CUBLAS_COMPUTE_32F, first of ", candidates_,

@@ -88,6 +88,7 @@ cudnnDataType_t cudnn_type(DType d) {
 class CudnnProvider final : public providers::Provider {
  public:
   explicit CudnnProvider(ops::OpType op) : op_(op) {}
+  std::string name() const override { return "cudnn"; }
   ~CudnnProvider() override {
     const CudnnApi& api = cudnn_api();
     if (desc_) api.destroy_tensor(desc_);

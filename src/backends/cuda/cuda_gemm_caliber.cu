@@ -218,6 +218,7 @@ __global__ void __launch_bounds__(256) sgemm_kernel(const float* __restrict__ A,
 
 class CaliberGemm final : public providers::Provider {
  public:
+  std::string name() const override { return "caliber"; }
   std::string detail(const ops::OpShape& s) const override {
     if (s.dtype == DType::fp32) {
       return "caliber gemm fp32: CUDA cores (no TF32), 128x128x8 tiles, 8x8 outputs per thread, double-buffered "

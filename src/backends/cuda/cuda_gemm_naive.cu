@@ -25,6 +25,7 @@ __global__ void gemm_naive_kernel(const T* A, const T* B, T* C, int M, int N, in
 
 class NaiveGemm final : public providers::Provider {
  public:
+  std::string name() const override { return "naive"; }
   std::string detail(const ops::OpShape&) const override {
     return "naive gemm: one thread per output element (16x16 blocks), fp32 accumulation, no tiling";
   }

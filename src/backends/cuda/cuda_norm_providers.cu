@@ -261,6 +261,7 @@ void launch_caliber(const Plan& p, const OpBuffers& b, const ops::OpShape& s, cu
 class CudaNorm final : public providers::Provider {
  public:
   CudaNorm(ops::OpType op, bool naive) : op_(op), naive_(naive) {}
+  std::string name() const override { return naive_ ? "naive" : "caliber"; }
 
   std::string detail(const ops::OpShape& s) const override {
     if (naive_) {

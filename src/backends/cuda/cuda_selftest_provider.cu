@@ -12,6 +12,7 @@ __global__ void selftest_fault_kernel(float* p) { p[threadIdx.x] = 1.0f; }
 
 class SelftestFault final : public providers::Provider {
  public:
+  std::string name() const override { return "selftest_fault"; }
   std::string detail(const ops::OpShape&) const override {
     return "self-test: writes through an invalid address (a sticky device error); must fail";
   }

@@ -321,6 +321,7 @@ int device_sms() {
 class CudaSoftmax final : public providers::Provider {
  public:
   explicit CudaSoftmax(bool naive) : naive_(naive) {}
+  std::string name() const override { return naive_ ? "naive" : "caliber"; }
 
   std::string detail(const ops::OpShape& s) const override {
     if (naive_) return "naive softmax: a block of 256 threads per row, scalar loads, expf, three passes";

@@ -35,6 +35,7 @@ float sum_of(const float* x, std::size_t n, bool squares) {
 class CaliberHost final : public Provider {
  public:
   explicit CaliberHost(ops::OpType op) : op_(op) {}
+  std::string name() const override { return "caliber"; }
 
   std::string detail(const ops::OpShape& s) const override {
     const std::string how = op_ == ops::OpType::gemm

@@ -13,6 +13,7 @@ namespace {
 class NaiveHost final : public Provider {
  public:
   explicit NaiveHost(ops::OpType op) : op_(op) {}
+  std::string name() const override { return "naive"; }
 
   std::string detail(const ops::OpShape&) const override {
     return fmt::format("host naive {}: scalar loops, one thread, fp32 accumulation", ops::to_string(op_));
