@@ -260,5 +260,37 @@ TEST(RunCli, TheExamplePluginRunsAgainstTheBuiltins) {
   }
 }
 
+TEST(RunCli, TheShippedHostGemmMatrixWithTheOpenblasPlugin) {
+#ifndef CALIBER_HAVE_OPENBLAS_PLUGIN
+  GTEST_SKIP() << "OpenBLAS was not found at configure time: no openblas plugin";
+#else
+  const std::string dir = fresh_dir("run_host_gemm");
+  ledger::RowTemplate t;
+  t.op = ops::OpType::gemm;
+  std::vector<ShapeRow> shapes;
+  for (DType d : {DType::fp32, DType::bf16}) {
+    shapes.push_back(ledger::make_row(t, d, {{"m", 33}, {"n", 65}, {"k", 17}}, Stage::mixed, std::nullopt,
+                                      {SourceKind::manual, "test", ""}, ""));
+  }
+  write_shape_ledger(dir + "/shape_ledger.jsonl", shapes);
+  ::setenv("CALIBER_PLUGIN_DIR", CALIBER_PLUGIN_BUILD_DIR, 1);
+  const auto r = run_caliber({"run", "--op", "gemm", "--backend", "host", "--shape-ledger", dir + "/shape_ledger.jsonl",
+                              "--baseline-matrix", std::string(CALIBER_SOURCE_DIR) + "/matrices/host/gemm/baseline_matrix.yaml",
+                              "--out", dir + "/out", "--max-time-ms", "2"});
+  ::unsetenv("CALIBER_PLUGIN_DIR");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto rows = read_benchmark_results(dir + "/out/benchmark_results.jsonl");
+  ASSERT_EQ(rows.size(), 6u);
+  for (const auto& row : rows) {
+    const bool bf16_blas = row.provider == "openblas" && row.dtype == "bf16";
+    EXPECT_EQ(row.benchmark_status, bf16_blas ? BenchmarkStatus::unsupported : BenchmarkStatus::ok)
+        << row.provider << " " << row.dtype << ": " << row.status_reason.value_or("");
+    if (row.provider == "openblas" && row.dtype == "fp32") {
+      EXPECT_NE(row.provider_detail.find("cblas_sgemm"), std::string::npos) << row.provider_detail;
+    }
+  }
+#endif
+}
+
 }  // namespace
 }  // namespace caliber
