@@ -101,16 +101,29 @@ int parallel_threads() {
 void parallel_for(std::int64_t n, std::int64_t grain,
                   const std::function<void(std::int64_t, std::int64_t)>& body) {
   if (n <= 0) return;
+  // A body that calls parallel_for again runs that loop serially (the pool is busy with it).
+  thread_local bool inside = false;
+  if (inside) {
+    body(0, n);
+    return;
+  }
+  struct Flag {
+    bool& f;
+    explicit Flag(bool& b) : f(b) { f = true; }
+    ~Flag() { f = false; }
+  };
   grain = std::max<std::int64_t>(grain, 1);
   Pool& p = pool();
   const std::int64_t chunks64 = std::min<std::int64_t>(p.size(), (n + grain - 1) / grain);
   const int chunks = static_cast<int>(std::max<std::int64_t>(chunks64, 1));
+  Flag flag(inside);
   if (chunks == 1) {
     body(0, n);
     return;
   }
   const std::int64_t per = (n + chunks - 1) / chunks;
   p.run(chunks, [&](int i) {
+    Flag worker_flag(inside);  // `inside` is thread-local: mark the worker thread too
     const std::int64_t begin = std::min<std::int64_t>(n, i * per);
     const std::int64_t end = std::min<std::int64_t>(n, begin + per);
     if (begin < end) body(begin, end);

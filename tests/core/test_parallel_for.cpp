@@ -34,5 +34,17 @@ TEST(ParallelFor, RethrowsAChunksException) {
   EXPECT_EQ(sum.load(), 4950);
 }
 
+TEST(ParallelFor, ANestedCallRunsSeriallyInsteadOfDeadlocking) {
+  std::atomic<std::int64_t> sum{0};
+  parallel_for(8, 1, [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t i = b; i < e; ++i) {
+      parallel_for(10, 1, [&](std::int64_t b2, std::int64_t e2) {
+        for (std::int64_t j = b2; j < e2; ++j) sum += j;
+      });
+    }
+  });
+  EXPECT_EQ(sum.load(), 8 * 45);
+}
+
 }  // namespace
 }  // namespace caliber
