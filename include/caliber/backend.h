@@ -92,6 +92,52 @@ class Backend {
   virtual std::unique_ptr<GraphExec> capture_graph(const std::function<void()>& record);
   // Raises a pending asynchronous device error as DeviceError. Cheap; called after each batch.
   virtual void check_errors() {}
+
+  // Device memory, so that inputs built once on the host can be handed to every provider.
+  // The host backend's "device" memory is host memory. Copies and fills are complete when they
+  // return. allocate throws OutOfMemoryError when there is no room, DeviceError on other
+  // failures; the defaults throw ContractError (a backend without memory primitives).
+  virtual void* allocate(std::size_t bytes);
+  virtual void deallocate(void* device_ptr) noexcept;
+  virtual void copy_to_device(void* device_dst, const void* host_src, std::size_t bytes);
+  virtual void copy_to_host(void* host_dst, const void* device_src, std::size_t bytes);
+  virtual void fill_bytes(void* device_dst, unsigned char value, std::size_t bytes);
+};
+
+// Device memory owned for a scope.
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  DeviceBuffer(Backend& backend, std::size_t bytes)
+      : backend_(&backend), bytes_(bytes), ptr_(bytes ? backend.allocate(bytes) : nullptr) {}
+  ~DeviceBuffer() { reset(); }
+  DeviceBuffer(DeviceBuffer&& o) noexcept { *this = std::move(o); }
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+    if (this != &o) {
+      reset();
+      backend_ = o.backend_;
+      bytes_ = o.bytes_;
+      ptr_ = o.ptr_;
+      o.ptr_ = nullptr;
+      o.bytes_ = 0;
+    }
+    return *this;
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+  void* get() const { return ptr_; }
+  std::size_t bytes() const { return bytes_; }
+  void reset() noexcept {
+    if (ptr_ && backend_) backend_->deallocate(ptr_);
+    ptr_ = nullptr;
+    bytes_ = 0;
+  }
+
+ private:
+  Backend* backend_ = nullptr;
+  std::size_t bytes_ = 0;
+  void* ptr_ = nullptr;
 };
 
 // Backends compiled into this build, and whether each can be opened here.

@@ -49,4 +49,11 @@ class DeviceError : public Error {
   using Error::Error;
 };
 
+// An allocation the device (or, on the host backend, the host) could not satisfy. The runner
+// records it as status oom; CLI exit code 1 like any DeviceError.
+class OutOfMemoryError : public DeviceError {
+ public:
+  using DeviceError::DeviceError;
+};
+
 }  // namespace caliber

@@ -295,6 +295,35 @@ class CudaBackend final : public Backend {
 
   void check_errors() override { CALIBER_CUDA_CHECK(cudaGetLastError()); }
 
+  void* allocate(std::size_t bytes) override {
+    void* p = nullptr;
+    const cudaError_t e = cudaMalloc(&p, bytes == 0 ? 1 : bytes);
+    if (e == cudaErrorMemoryAllocation) {
+      cudaGetLastError();  // not sticky: clear it so the next call does not see it
+      std::size_t free_bytes = 0, total_bytes = 0;
+      cudaMemGetInfo(&free_bytes, &total_bytes);
+      throw OutOfMemoryError("cudaMalloc of " + std::to_string(bytes) + " bytes failed: " +
+                             std::to_string(free_bytes) + " of " + std::to_string(total_bytes) +
+                             " bytes free");
+    }
+    if (e != cudaSuccess) throw_cuda_error(e, "cudaMalloc", __FILE__, __LINE__);
+    return p;
+  }
+  void deallocate(void* ptr) noexcept override { cudaFree(ptr); }
+  // On the backend's (non-blocking) stream, then synchronized: complete when they return.
+  void copy_to_device(void* dst, const void* src, std::size_t bytes) override {
+    CALIBER_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream_));
+    CALIBER_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+  void copy_to_host(void* dst, const void* src, std::size_t bytes) override {
+    CALIBER_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream_));
+    CALIBER_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+  void fill_bytes(void* dst, unsigned char value, std::size_t bytes) override {
+    CALIBER_CUDA_CHECK(cudaMemsetAsync(dst, value, bytes, stream_));
+    CALIBER_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+
  private:
   DeviceInfo device_;
   cudaStream_t stream_{};

@@ -1,5 +1,8 @@
 #include "backends/host/host_backend.h"
 
+#include <cstdlib>
+#include <cstring>
+
 #include <fmt/format.h>
 
 #include "backends/host/host_device_info.h"
@@ -59,6 +62,33 @@ std::unique_ptr<SampleTimer> HostBackend::make_timer(Instrument instrument) {
                                     to_string(instrument)));
   }
   return std::make_unique<HostClockTimer>(clock_);
+}
+
+}  // namespace caliber::host
+
+namespace caliber::host {
+
+void* HostBackend::allocate(std::size_t bytes) {
+  void* p = nullptr;
+  const std::size_t rounded = (bytes + 63) / 64 * 64;
+  if (::posix_memalign(&p, 64, rounded == 0 ? 64 : rounded) != 0 || !p) {
+    throw OutOfMemoryError(fmt::format("host allocation of {} bytes failed", bytes));
+  }
+  return p;
+}
+
+void HostBackend::deallocate(void* ptr) noexcept { std::free(ptr); }
+
+void HostBackend::copy_to_device(void* dst, const void* src, std::size_t bytes) {
+  std::memcpy(dst, src, bytes);
+}
+
+void HostBackend::copy_to_host(void* dst, const void* src, std::size_t bytes) {
+  std::memcpy(dst, src, bytes);
+}
+
+void HostBackend::fill_bytes(void* dst, unsigned char value, std::size_t bytes) {
+  std::memset(dst, value, bytes);
 }
 
 }  // namespace caliber::host

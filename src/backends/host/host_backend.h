@@ -23,6 +23,11 @@ class HostBackend : public Backend {
   void flush_cache() override;
   std::uint64_t flush_bytes() const override { return flush_bytes_; }
   std::unique_ptr<SampleTimer> make_timer(Instrument instrument) override;
+  void* allocate(std::size_t bytes) override;  // 64-byte aligned host memory
+  void deallocate(void* ptr) noexcept override;
+  void copy_to_device(void* dst, const void* src, std::size_t bytes) override;
+  void copy_to_host(void* dst, const void* src, std::size_t bytes) override;
+  void fill_bytes(void* dst, unsigned char value, std::size_t bytes) override;
 
  private:
   Clock& clock_;

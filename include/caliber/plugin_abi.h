@@ -1,0 +1,107 @@
+/* caliber provider plugins: a versioned C ABI (docs/plugins.md).
+ *
+ * A plugin is a shared library that exports one entry function per provider. The baseline
+ * matrix names it as `entrypoint: path/to/libfoo.so:symbol`; caliber dlopens the library,
+ * looks the symbol up and calls it with the ABI version it speaks and the op it needs. The
+ * entry fills a caliber_provider_v1. caliber then calls supports() per shape, prepare() once per
+ * shape outside every timed window, run() once per call (inside the timed windows), and
+ * destroy() at the end.
+ *
+ * Rules:
+ *  - The entry function must not touch the device: it is called in a process that has not
+ *    initialized CUDA (the runner's parent) as well as in the measuring worker.
+ *  - run() launches only the work under test. cuda: enqueue on `buffers->stream`
+ *    (a cudaStream_t), do not synchronize, do not allocate; host: compute and return.
+ *    Work that run() does beyond the op (allocation, layout conversion, JIT) must be declared
+ *    with the CALIBER_INCLUDES_* flags; results rows carry them.
+ *  - Pointers in caliber_buffers_v1 are device pointers on the cuda backend, host pointers on
+ *    the host backend; tensors are contiguous, row-major, in the problem's dtype.
+ *  - Inputs, in order: rmsnorm: x[m,n], weight[n]; layernorm: x[m,n], weight[n], bias[n];
+ *    softmax: x[m,n]; gemm: a[m,k], b[k,n]. Output: y[m,n] (gemm: c[m,n]). fp32 accumulation.
+ *  - Strings a plugin returns (detail) must stay valid until destroy().
+ *  - Error and reason texts are written NUL-terminated into the caller's buffer (one line).
+ */
+#ifndef CALIBER_PLUGIN_ABI_H
+#define CALIBER_PLUGIN_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CALIBER_PLUGIN_ABI_VERSION 1u
+
+typedef enum caliber_dtype {
+  CALIBER_DTYPE_FP32 = 1,
+  CALIBER_DTYPE_BF16 = 2,
+  CALIBER_DTYPE_FP16 = 3
+} caliber_dtype;
+
+typedef enum caliber_backend {
+  CALIBER_BACKEND_HOST = 1,
+  CALIBER_BACKEND_CUDA = 2
+} caliber_backend;
+
+typedef enum caliber_status {
+  CALIBER_OK = 0,
+  CALIBER_UNSUPPORTED = 1, /* supports(): this shape is not supported; entry: op not offered */
+  CALIBER_ERROR = 2        /* anything else; the text says what */
+} caliber_status;
+
+/* Honesty flags: what run() does besides the op. */
+#define CALIBER_INCLUDES_ALLOCATION 1u
+#define CALIBER_INCLUDES_LAYOUT_CONVERSION 2u
+#define CALIBER_INCLUDES_JIT 4u
+
+typedef struct caliber_problem_v1 {
+  const char* op_type; /* "rmsnorm" | "layernorm" | "softmax" | "gemm" */
+  caliber_dtype dtype;
+  const char* layout;  /* "row_major" */
+  int64_t m;           /* rows (gemm: rows of A and C) */
+  int64_t n;           /* columns (gemm: columns of B and C) */
+  int64_t k;           /* gemm: reduction dimension; 0 otherwise */
+  double eps;          /* rmsnorm, layernorm; 0 otherwise */
+  const char* args_json; /* the ledger row's args as compact JSON, e.g. {"eps":1e-06,"m":8,"n":64} */
+} caliber_problem_v1;
+
+typedef struct caliber_buffers_v1 {
+  const void* const* inputs; /* input_count pointers, in the op's order (see above) */
+  int32_t input_count;
+  void* output;
+  void* stream; /* cudaStream_t on the cuda backend; NULL on the host backend */
+} caliber_buffers_v1;
+
+typedef struct caliber_provider_v1 {
+  uint32_t abi_version; /* CALIBER_PLUGIN_ABI_VERSION the plugin was built against */
+  uint32_t struct_size; /* sizeof(caliber_provider_v1) */
+  caliber_backend backend;
+  uint32_t flags;       /* CALIBER_INCLUDES_* */
+  const char* detail;   /* provider_detail in results rows: what runs, e.g. "cblas_sgemm (OpenBLAS 0.3.21)" */
+  void* state;          /* passed back to every callback */
+  /* CALIBER_OK or CALIBER_UNSUPPORTED (with a reason); must not crash on any shape. NULL: all. */
+  caliber_status (*supports)(void* state, const caliber_problem_v1* problem, char* reason,
+                             size_t reason_size);
+  /* Once per shape before any run(), outside timing. NULL: nothing to prepare. */
+  caliber_status (*prepare)(void* state, const caliber_problem_v1* problem, char* error,
+                            size_t error_size);
+  /* One call of the op. */
+  caliber_status (*run)(void* state, const caliber_problem_v1* problem,
+                        const caliber_buffers_v1* buffers, char* error, size_t error_size);
+  /* Releases `state`. NULL: nothing to release. */
+  void (*destroy)(void* state);
+} caliber_provider_v1;
+
+/* The entry function a matrix entrypoint names. `caliber_abi_version` is the version caliber
+ * speaks; a plugin that cannot serve it returns CALIBER_ERROR. Return CALIBER_UNSUPPORTED when
+ * the plugin does not offer `op_type`. */
+typedef caliber_status (*caliber_plugin_entry_v1)(uint32_t caliber_abi_version, const char* op_type,
+                                                  caliber_provider_v1* provider, char* error,
+                                                  size_t error_size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CALIBER_PLUGIN_ABI_H */

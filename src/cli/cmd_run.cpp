@@ -1,0 +1,73 @@
+// caliber run: every provider of a baseline matrix over every shape of a ledger, with a
+// correctness gate, kernel-only and eager timings, and one results row per cell.
+// The hidden `__run-worker` subcommand is the measuring process `caliber run` starts.
+#include <memory>
+
+#include "cli/command.h"
+#include "runner/run_options.h"
+#include "runner/supervisor.h"
+#include "runner/worker.h"
+
+namespace caliber::cli {
+namespace {
+
+void add_run_options(CLI::App* cmd, runner::RunOptions& o) {
+  cmd->add_option("--op", o.op, "rmsnorm | layernorm | softmax | gemm")->required();
+  cmd->add_option("--shape-ledger", o.shape_ledger, "shape_ledger.jsonl")->required();
+  cmd->add_option("--baseline-matrix", o.baseline_matrix, "baseline_matrix.yaml")->required();
+  cmd->add_option("--out", o.out, "Output directory: benchmark_results.{jsonl,csv}, run_summary.json")->required();
+  cmd->add_option("--backend", o.backend, "host | cuda | auto (cuda when a GPU is visible)")->capture_default_str();
+  cmd->add_option("--device", o.device, "Device index")->capture_default_str();
+  cmd->add_option("--stages", o.stages, "Only these ledger stages (comma list: prefill,decode,mixed,synthetic,...)");
+  cmd->add_option("--limit", o.limit, "Only the first N shapes that pass the filters");
+  cmd->add_option("--seed", o.seed, "Seed of the random inputs (each shape derives its own)")->capture_default_str();
+  cmd->add_flag("--resume", o.resume, "Continue the run in --out: finished cells are skipped");
+  cmd->add_option("--providers", o.providers,
+                  "Run only these providers (comma list); the matrix's others are recorded as skipped");
+  cmd->add_option("--candidate-commit", o.candidate_commit,
+                  "Revision of the code under test (default: caliber's own git revision)");
+  cmd->add_flag("--samples", o.samples, "Keep the raw samples of both measurements in every row");
+  cmd->add_option("--warmup", o.warmup, "Untimed calls before each measurement (>= 1)")->capture_default_str();
+  cmd->add_option("--min-samples", o.min_samples, "Adaptive rule: minimum samples")->capture_default_str();
+  cmd->add_option("--min-time-ms", o.min_time_ms, "Adaptive rule: minimum sampling time per measurement, ms")
+      ->capture_default_str();
+  cmd->add_option("--max-time-ms", o.max_time_ms, "Adaptive rule: maximum sampling time per measurement, ms")
+      ->capture_default_str();
+  cmd->add_option("--target-precision", o.target_precision,
+                  "Adaptive rule: stop when the median's 95% CI is within +/- this fraction")
+      ->capture_default_str();
+  cmd->add_option("--graph-calls", o.graph_calls,
+                  "Calls per graph replay of the kernel-only contract: auto (from the eager median, docs/runner.md) "
+                  "or a count")
+      ->capture_default_str();
+  cmd->add_option("--kernel-only-instrument", o.kernel_only_instrument, "Default: event (cuda), wallclock (host)");
+  cmd->add_option("--kernel-only-schedule", o.kernel_only_schedule, "Default: graph (cuda), per_iter (host)");
+  cmd->add_option("--kernel-only-cache", o.kernel_only_cache, "Default: warm");
+  cmd->add_option("--eager-instrument", o.eager_instrument, "Default: event (cuda), wallclock (host)");
+  cmd->add_option("--eager-schedule", o.eager_schedule, "Default: per_iter (cuda), isolated (host)");
+  cmd->add_option("--eager-cache", o.eager_cache, "Default: warm");
+  cmd->add_option("--cell-timeout-s", o.cell_timeout_s,
+                  "A cell with no result after this many seconds is killed and recorded as failed")
+      ->capture_default_str();
+}
+
+const RegisterCommand registration{40, [](CLI::App& root, int& exit_code) {
+  auto o = std::make_shared<runner::RunOptions>();
+  auto strict = std::make_shared<bool>(false);
+  auto* cmd = root.add_subcommand(
+      "run", "Benchmark every provider of a baseline matrix over a shape ledger (correctness, kernel-only, eager)");
+  add_run_options(cmd, *o);
+  cmd->add_flag("--strict", *strict, "Exit 1 when a cell failed or was incorrect (default: they are data)");
+  cmd->callback([o, strict, &exit_code] { exit_code = runner::run_benchmark(*o, *strict); });
+
+  auto w = std::make_shared<runner::RunOptions>();
+  auto* worker = root.add_subcommand("__run-worker", "");
+  worker->group("");  // hidden: started by caliber run
+  add_run_options(worker, *w);
+  worker->add_option("--run-id", w->run_id)->required();
+  worker->add_option("--events-fd", w->events_fd)->required();
+  worker->callback([w, &exit_code] { exit_code = runner::run_worker(*w); });
+}};
+
+}  // namespace
+}  // namespace caliber::cli

@@ -1,0 +1,65 @@
+// caliber validate FILE...: check ledgers, matrices and results against the versioned schemas.
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "caliber/errors.h"
+#include "cli/command.h"
+#include "validate/validate_file.h"
+
+namespace caliber::cli {
+namespace {
+
+struct ValidateOptions {
+  std::vector<std::string> files;
+  std::optional<std::string> kind;
+};
+
+int run_validate(const ValidateOptions& o) {
+  std::optional<validation::FileKind> forced;
+  if (o.kind) {
+    try {
+      forced = validation::parse_file_kind(*o.kind);
+    } catch (const UsageError& e) {
+      throw UsageError(fmt::format("--kind: {}", e.what()));
+    }
+  }
+  // Every kind is known before any file is read.
+  std::vector<validation::FileKind> kinds;
+  for (const auto& f : o.files) {
+    const auto k = forced ? forced : validation::infer_file_kind(f);
+    if (!k) {
+      throw UsageError(fmt::format("{}: cannot tell its kind from the name (shape_ledger*.jsonl, baseline_matrix*.yaml, "
+                                   "benchmark_results*.jsonl|csv); pass --kind",
+                                   f));
+    }
+    kinds.push_back(*k);
+  }
+  bool all_valid = true;
+  for (std::size_t i = 0; i < o.files.size(); ++i) {
+    const validation::Outcome out = validation::validate_file(o.files[i], kinds[i]);
+    if (out.valid()) {
+      std::cout << fmt::format("{}: valid {} ({} record{}, {})\n", o.files[i], validation::to_string(kinds[i]), out.records,
+                               out.records == 1 ? "" : "s", validation::schema_name(kinds[i]));
+    } else {
+      all_valid = false;
+      for (const auto& p : out.problems) std::cerr << p.text() << '\n';
+    }
+  }
+  return all_valid ? kExitOk : kExitUsage;
+}
+
+const RegisterCommand registration{60, [](CLI::App& root, int& exit_code) {
+  auto o = std::make_shared<ValidateOptions>();
+  auto* cmd = root.add_subcommand("validate", "Check shape ledgers, baseline matrices and results against the "
+                                              "versioned JSON schemas (exit 2 on any invalid file)");
+  cmd->add_option("files", o->files, "Files to check; the kind comes from the name unless --kind is given")
+      ->required();
+  cmd->add_option("--kind", o->kind,
+                  "shape_ledger | baseline_matrix | benchmark_results_jsonl | benchmark_results_csv");
+  cmd->callback([o, &exit_code] { exit_code = run_validate(*o); });
+}};
+
+}  // namespace
+}  // namespace caliber::cli

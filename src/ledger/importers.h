@@ -1,0 +1,73 @@
+// The ledger importers behind `caliber ledger manual|synthetic|diagnostic|models`: each builds
+// rows of its own source kind, and upsert() merges them into a ledger without touching the rows
+// of any other kind. docs/ledger.md documents each importer and the upsert rule.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "caliber/shape_ledger.h"
+#include "ledger/model_shapes.h"
+#include "ops/op_shape.h"
+
+namespace caliber::ledger {
+
+// What every imported row shares.
+struct RowTemplate {
+  ops::OpType op = ops::OpType::rmsnorm;
+  std::string kernel_name;  // defaults to the op's name
+  std::string gpu = "any";
+  std::string arch = "any";
+  std::vector<std::string> baselines_available;
+};
+
+// A complete row (shape_id computed) from its parts.
+ShapeRow make_row(const RowTemplate& t, DType dtype, const nlohmann::json& args, Stage stage,
+                  std::optional<std::string> model, ShapeSource source, std::string notes);
+
+// Boundary probes of an op (docs/ledger.md lists them and why): powers of two and +/-1, widths
+// that are not multiples of the 16-byte vector, very short and very long rows, tiny and huge
+// row counts; gemm: square powers of two, odd edges, skinny (decode-like) and long-k shapes.
+// Each probe's note says what it probes.
+std::vector<ShapeRow> synthetic_rows(const RowTemplate& t, const std::vector<DType>& dtypes);
+
+struct ModelImport {
+  std::vector<std::string> models;  // empty: every model of the file
+  std::vector<std::int64_t> prefill_tokens;
+  std::vector<std::int64_t> decode_tokens;
+  std::vector<std::int64_t> tp;
+  std::int64_t decode_context = 4096;
+  std::vector<DType> dtypes;
+  std::int64_t max_elements = std::int64_t{1} << 28;  // largest tensor a derived shape may have
+  std::string origin;                                  // the model-shapes file, for source.origin
+};
+
+// The shapes of an op for the chosen models, stages, token counts and tp degrees. Identical shapes
+// of one model and stage (from several tensors or tp degrees) become one row whose notes list
+// them. `notices` receives one line per combination that produced nothing, and why.
+std::vector<ShapeRow> model_rows(const RowTemplate& t, const std::vector<ModelConfig>& models, const ModelImport& m,
+                                 std::vector<std::string>& notices);
+
+struct UpsertReport {
+  std::size_t added = 0;      // new ids
+  std::size_t updated = 0;    // same id, new content
+  std::size_t unchanged = 0;  // same id, same content
+  std::size_t removed = 0;    // rows of this kind and op the import no longer produces
+  std::size_t kept = 0;       // rows of other kinds or ops, untouched
+  std::vector<std::string> conflicts;  // ids already owned by another kind: left to their owner
+};
+
+// Merges `fresh` (rows of one source kind and op) into `ledger`.
+//  replace_set = true (synthetic, diagnostic, models): the import owns the set of its (kind, op)
+//    rows: rows it no longer produces are removed.
+//  replace_set = false (manual): rows accumulate; a row with the same id is updated.
+// A fresh row whose id belongs to a row of another kind is not imported (a conflict). The result
+// is ordered by kind (model_config and other imported kinds, manual, synthetic, diagnostic), then
+// by first appearance, so re-running any importer leaves the file byte-identical.
+UpsertReport upsert(std::vector<ShapeRow>& ledger, SourceKind kind, ops::OpType op, const std::vector<ShapeRow>& fresh,
+                    bool replace_set);
+
+}  // namespace caliber::ledger

@@ -1,0 +1,137 @@
+#include "ops/correctness.h"
+
+#include <algorithm>
+#include <cmath>
+#include <mutex>
+
+#include <fmt/format.h>
+
+#include "core/parallel_for.h"
+
+namespace caliber::ops {
+
+// Unit roundoff u (half an ulp of 1): fp32 2^-24, bf16 2^-8, fp16 2^-11. A correct kernel's
+// error is dominated by rounding its output to the dtype (at most u per element, about u/sqrt(3)
+// in RMS) plus fp32 accumulation; the bounds leave room for a second rounding of intermediates
+// (some implementations round x * rstd before the weight) and for long fp32 reductions, while a
+// wrong kernel is off by O(1). docs/ops.md has the full reasoning.
+Tolerance tolerance_for(DType dtype) {
+  switch (dtype) {
+    case DType::fp32: return {1e-4, 1e-3, 1e-3};
+    case DType::bf16: return {1e-2, 1.0 / 64, 1e-2};    // 4u = 2^-6
+    case DType::fp16: return {2e-3, 1.0 / 512, 2e-3};   // 4u = 2^-9
+  }
+  return {};
+}
+
+std::vector<std::int64_t> rows_to_check(const Op& op, const OpShape& shape) {
+  const double work = std::max(op.reference_row_work(shape), 1.0);
+  const auto affordable = static_cast<std::int64_t>(kReferenceWorkBudget / work);
+  const std::int64_t count = std::min(shape.m, std::max<std::int64_t>(kMinCheckedRows, affordable));
+  std::vector<std::int64_t> rows;
+  rows.reserve(static_cast<std::size_t>(count));
+  if (count >= shape.m) {
+    for (std::int64_t r = 0; r < shape.m; ++r) rows.push_back(r);
+    return rows;
+  }
+  // Evenly spread, first and last included: row_i = floor(i (m - 1) / (count - 1)).
+  for (std::int64_t i = 0; i < count; ++i) {
+    rows.push_back(static_cast<std::int64_t>(static_cast<double>(i) * static_cast<double>(shape.m - 1) /
+                                             static_cast<double>(count - 1)));
+  }
+  rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+  return rows;
+}
+
+Reference::Reference(const Op& op, const OpShape& shape, const std::vector<HostTensor>& inputs)
+    : shape_(shape), rows_(rows_to_check(op, shape)) {
+  const auto n = static_cast<std::size_t>(shape.n);
+  values_.resize(rows_.size() * n);
+  if (op.parallel_reference()) {
+    op.reference_rows(shape_, inputs, rows_.data(), rows_.size(), values_.data());
+    return;
+  }
+  constexpr std::int64_t kGroup = 8;  // rows per task
+  const auto groups = static_cast<std::int64_t>((rows_.size() + kGroup - 1) / kGroup);
+  parallel_for(groups, 1, [&](std::int64_t g0, std::int64_t g1) {
+    for (std::int64_t g = g0; g < g1; ++g) {
+      const std::size_t first = static_cast<std::size_t>(g * kGroup);
+      const std::size_t count = std::min<std::size_t>(kGroup, rows_.size() - first);
+      op.reference_rows(shape_, inputs, rows_.data() + first, count, values_.data() + first * n);
+    }
+  });
+}
+
+CorrectnessCheck check_output(const Reference& reference, const HostTensor& output, const Tolerance& tol) {
+  const OpShape& s = reference.shape();
+  const auto n = static_cast<std::size_t>(s.n);
+  const auto& rows = reference.rows();
+  const auto& ref = reference.values();
+  double ref_sq = 0;
+  for (double v : ref) ref_sq += v * v;
+  const double rms_ref = std::sqrt(ref_sq / static_cast<double>(std::max<std::size_t>(ref.size(), 1)));
+
+  struct Partial {
+    double diff_sq = 0;
+    double max_scaled = 0;
+    std::int64_t nonfinite = 0;
+  };
+  std::mutex mutex;
+  Partial total;
+  parallel_for(static_cast<std::int64_t>(rows.size()), 16, [&](std::int64_t i0, std::int64_t i1) {
+    Partial p;
+    for (std::int64_t i = i0; i < i1; ++i) {
+      const std::size_t base = static_cast<std::size_t>(rows[static_cast<std::size_t>(i)]) * n;
+      const double* r = ref.data() + static_cast<std::size_t>(i) * n;
+      for (std::size_t j = 0; j < n; ++j) {
+        const double o = output.get(base + j);
+        if (!std::isfinite(o)) {
+          ++p.nonfinite;
+          continue;
+        }
+        const double d = o - r[j];
+        p.diff_sq += d * d;
+        const double bound = tol.rtol * std::abs(r[j]) + tol.atol * rms_ref;
+        p.max_scaled = std::max(p.max_scaled, bound > 0 ? std::abs(d) / bound : (d == 0 ? 0.0 : INFINITY));
+      }
+    }
+    std::lock_guard<std::mutex> lock(mutex);
+    total.diff_sq += p.diff_sq;
+    total.max_scaled = std::max(total.max_scaled, p.max_scaled);
+    total.nonfinite += p.nonfinite;
+  });
+
+  CorrectnessCheck c;
+  c.nonfinite = total.nonfinite;
+  c.rel_fro_error = total.nonfinite > 0 ? INFINITY
+                    : ref_sq > 0        ? std::sqrt(total.diff_sq / ref_sq)
+                                        : std::sqrt(total.diff_sq);
+  c.max_scaled_error = total.nonfinite > 0 ? INFINITY : total.max_scaled;
+  c.checked_rows = static_cast<std::int64_t>(rows.size());
+  c.total_rows = s.m;
+  c.tolerance_rel_fro = tol.rel_fro;
+  c.rtol = tol.rtol;
+  c.atol = tol.atol;
+  return c;
+}
+
+bool passed(const CorrectnessCheck& c) {
+  return c.nonfinite == 0 && c.rel_fro_error <= c.tolerance_rel_fro && c.max_scaled_error <= 1.0;
+}
+
+std::string failure_reason(const CorrectnessCheck& c) {
+  if (c.nonfinite > 0) {
+    return fmt::format("{} non-finite outputs (NaN or inf) in {} checked rows", c.nonfinite, c.checked_rows);
+  }
+  if (!(c.rel_fro_error <= c.tolerance_rel_fro)) {
+    return fmt::format("relative Frobenius error {:.3e} > {:.1e} ({} of {} rows checked)", c.rel_fro_error,
+                       c.tolerance_rel_fro, c.checked_rows, c.total_rows);
+  }
+  if (!(c.max_scaled_error <= 1.0)) {
+    return fmt::format("an element exceeds rtol |ref| + atol rms(ref) (rtol {:.3g}, atol {:.3g}) by {:.3g}x",
+                       c.rtol, c.atol, c.max_scaled_error);
+  }
+  return "";
+}
+
+}  // namespace caliber::ops

@@ -1,0 +1,54 @@
+// The correctness check: a provider's output against the op's fp64 host reference, with a
+// dtype-aware tolerance. docs/ops.md gives the rule and the reasoning behind each number.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "caliber/benchmark_results.h"
+#include "ops/op.h"
+
+namespace caliber::ops {
+
+struct Tolerance {
+  double rel_fro = 0;  // bound on ||out - ref||_F / ||ref||_F over the checked rows
+  double rtol = 0;     // elementwise: |out - ref| <= rtol |ref| + atol rms(ref)
+  double atol = 0;
+};
+
+Tolerance tolerance_for(DType dtype);
+
+// Reference work budget of one check, in multiply-adds: every row when m x row work fits,
+// else an evenly spread sample of rows (at least kMinCheckedRows; always the first and the last).
+inline constexpr double kReferenceWorkBudget = 268435456.0;  // 2^28
+inline constexpr std::int64_t kMinCheckedRows = 16;
+
+// The output rows one check compares, sorted.
+std::vector<std::int64_t> rows_to_check(const Op& op, const OpShape& shape);
+
+// The fp64 reference of the checked rows, computed once per shape (in parallel) and shared by
+// every provider's check.
+class Reference {
+ public:
+  Reference(const Op& op, const OpShape& shape, const std::vector<HostTensor>& inputs);
+  const std::vector<std::int64_t>& rows() const { return rows_; }
+  const std::vector<double>& values() const { return values_; }  // rows().size() x n
+  const OpShape& shape() const { return shape_; }
+
+ private:
+  OpShape shape_;
+  std::vector<std::int64_t> rows_;
+  std::vector<double> values_;
+};
+
+// Compares `output` ([m, n] in the shape's dtype) with the reference. NaN and infinity never
+// pass: any non-finite output makes rel_fro_error infinite.
+CorrectnessCheck check_output(const Reference& reference, const HostTensor& output, const Tolerance& tol);
+
+// All three conditions: no non-finite output, rel_fro_error <= bound, max_scaled_error <= 1.
+bool passed(const CorrectnessCheck& c);
+// One line saying which condition failed and by how much; empty when passed.
+std::string failure_reason(const CorrectnessCheck& c);
+
+}  // namespace caliber::ops

@@ -1,0 +1,50 @@
+// An op: its tensors, its seeded input builder, its fp64 host reference, and its byte and flop
+// counts. Providers never build their own inputs: the runner builds them once per shape with
+// make_inputs and hands the same tensors to every provider. docs/ops.md documents each op.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ops/host_tensor.h"
+#include "ops/op_shape.h"
+
+namespace caliber::ops {
+
+struct TensorSpec {
+  std::string name;
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+};
+
+class Op {
+ public:
+  virtual ~Op() = default;
+  virtual OpType type() const = 0;
+  // Input tensors in the order providers receive them (plugin_abi.h documents it too).
+  virtual std::vector<TensorSpec> inputs(const OpShape& s) const = 0;
+  // The one output, [m, n], in the shape's dtype.
+  TensorSpec output(const OpShape& s) const { return {type() == OpType::gemm ? "c" : "y", s.m, s.n}; }
+  // Minimum bytes one call reads plus writes: every input element once, every output element once.
+  std::uint64_t bytes(const OpShape& s) const;
+  // Floating-point operations of one call (docs/ops.md gives each formula).
+  virtual std::uint64_t flops(const OpShape& s) const = 0;
+  // Random inputs (never all zeros), rounded to the dtype, deterministic for (shape, seed).
+  virtual std::vector<HostTensor> make_inputs(const OpShape& s, std::uint64_t seed) const = 0;
+  // The fp64 reference of output row `row` from the (already dtype-rounded) inputs; `out` has n
+  // entries, `scratch` is reusable working memory.
+  virtual void reference_row(const OpShape& s, const std::vector<HostTensor>& inputs, std::int64_t row,
+                             double* out, std::vector<double>& scratch) const = 0;
+  // The reference of `count` rows into out[count * n]; the default calls reference_row per row.
+  virtual void reference_rows(const OpShape& s, const std::vector<HostTensor>& inputs,
+                              const std::int64_t* rows, std::size_t count, double* out) const;
+  // Whether reference_rows parallelizes itself (then it is called once with every row).
+  virtual bool parallel_reference() const { return false; }
+  // Work of one reference row, in multiply-adds (sizes how many rows the check compares).
+  virtual double reference_row_work(const OpShape& s) const = 0;
+};
+
+const Op& op_for(OpType type);
+
+}  // namespace caliber::ops

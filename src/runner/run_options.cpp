@@ -1,0 +1,39 @@
+#include "runner/run_options.h"
+
+#include <fmt/format.h>
+
+namespace caliber::runner {
+
+std::vector<std::string> RunOptions::worker_arguments() const {
+  std::vector<std::string> a = {"--op", op, "--shape-ledger", shape_ledger, "--baseline-matrix", baseline_matrix,
+                                "--out", out, "--backend", backend, "--device", std::to_string(device),
+                                "--seed", std::to_string(seed)};
+  auto add = [&](const char* name, const std::optional<std::string>& v) {
+    if (v) {
+      a.push_back(name);
+      a.push_back(*v);
+    }
+  };
+  add("--stages", stages);
+  if (limit) {
+    a.push_back("--limit");
+    a.push_back(std::to_string(*limit));
+  }
+  add("--providers", providers);
+  add("--candidate-commit", candidate_commit);
+  if (samples) a.push_back("--samples");
+  a.insert(a.end(), {"--warmup", std::to_string(warmup), "--min-samples", std::to_string(min_samples),
+                     "--min-time-ms", fmt::format("{}", min_time_ms), "--max-time-ms",
+                     fmt::format("{}", max_time_ms), "--target-precision", fmt::format("{}", target_precision),
+                     "--graph-calls", graph_calls});
+  add("--kernel-only-instrument", kernel_only_instrument);
+  add("--kernel-only-schedule", kernel_only_schedule);
+  add("--kernel-only-cache", kernel_only_cache);
+  add("--eager-instrument", eager_instrument);
+  add("--eager-schedule", eager_schedule);
+  add("--eager-cache", eager_cache);
+  a.insert(a.end(), {"--run-id", run_id, "--events-fd", std::to_string(events_fd)});
+  return a;
+}
+
+}  // namespace caliber::runner

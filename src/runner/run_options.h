@@ -1,0 +1,46 @@
+// Options of `caliber run` (docs/runner.md), shared by the parent and its measuring worker.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace caliber::runner {
+
+struct RunOptions {
+  std::string op;
+  std::string shape_ledger;
+  std::string baseline_matrix;
+  std::string out;
+  std::string backend = "auto";
+  int device = 0;
+  std::optional<std::string> stages;     // comma list of ledger stages
+  std::optional<std::int64_t> limit;     // first N shapes after filtering
+  std::uint64_t seed = 1;
+  bool resume = false;
+  std::optional<std::string> providers;  // comma list: run only these; the others are skipped
+  std::optional<std::string> candidate_commit;
+  bool samples = false;                  // keep raw samples in the rows
+
+  // The two contracts (docs/runner.md gives the defaults per backend).
+  std::int64_t warmup = 3;
+  std::int64_t min_samples = 10;
+  double min_time_ms = 2.0;
+  double max_time_ms = 25.0;
+  double target_precision = 0.01;
+  std::string graph_calls = "auto";  // or a count
+  std::optional<std::string> kernel_only_instrument, kernel_only_schedule, kernel_only_cache;
+  std::optional<std::string> eager_instrument, eager_schedule, eager_cache;
+
+  double cell_timeout_s = 300.0;  // a cell running longer is killed and recorded as failed
+
+  // Set by the parent for its worker.
+  std::string run_id;
+  int events_fd = -1;
+
+  // The command line that reproduces these options for a worker (without the subcommand).
+  std::vector<std::string> worker_arguments() const;
+};
+
+}  // namespace caliber::runner

@@ -1,0 +1,183 @@
+#include "runner/run_plan.h"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "caliber/errors.h"
+#include "providers/plugin_provider.h"
+
+namespace caliber::runner {
+namespace {
+
+std::vector<std::string> split_commas(const std::string& text, const std::string& option) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (item.empty()) throw UsageError(fmt::format("{} '{}': empty item in list", option, text));
+    out.push_back(item);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+template <typename T, typename Parse>
+T parse_option(const std::string& option, const std::string& value, Parse parse) {
+  try {
+    return parse(value);
+  } catch (const UsageError& e) {
+    throw UsageError(fmt::format("{}: {}", option, e.what()));
+  }
+}
+
+}  // namespace
+
+RunPlan make_run_plan(const RunOptions& o) {
+  RunPlan plan;
+  plan.op = parse_option<ops::OpType>("--op", o.op, [](const std::string& s) { return ops::parse_op_type(s); });
+  if (o.limit && *o.limit < 1) throw UsageError(fmt::format("--limit must be >= 1 (got {})", *o.limit));
+  std::set<Stage> stages;
+  if (o.stages) {
+    for (const auto& s : split_commas(*o.stages, "--stages")) {
+      stages.insert(parse_option<Stage>("--stages", s, [](const std::string& v) { return parse_stage(v); }));
+    }
+  }
+  plan.matrix = read_baseline_matrix(o.baseline_matrix);
+  if (plan.matrix.op_type != o.op) {
+    throw UsageError(fmt::format("--baseline-matrix {} is for op {}, not {}", o.baseline_matrix,
+                                 plan.matrix.op_type, o.op));
+  }
+  if (o.providers) {
+    for (const auto& name : split_commas(*o.providers, "--providers")) {
+      if (!plan.matrix.find(name)) {
+        throw UsageError(fmt::format("--providers: '{}' is not a provider of {}", name, o.baseline_matrix));
+      }
+      plan.selected.insert(name);
+    }
+  }
+
+  const std::vector<ShapeRow> ledger = read_shape_ledger(o.shape_ledger);
+  std::map<std::string, std::size_t> dropped;  // reason -> count
+  for (const ShapeRow& row : ledger) {
+    if (row.op_type != o.op) {
+      ++dropped[fmt::format("op_type {} (not {})", row.op_type, o.op)];
+      continue;
+    }
+    if (row.kernel_name != plan.matrix.kernel) {
+      ++dropped[fmt::format("kernel_name {} (the matrix is for {})", row.kernel_name, plan.matrix.kernel)];
+      continue;
+    }
+    if (!stages.empty() && !stages.count(row.stage)) {
+      ++dropped[fmt::format("stage {} (not in --stages)", to_string(row.stage))];
+      continue;
+    }
+    if (!plan.matrix.covers(row.dtype)) {
+      ++dropped[fmt::format("dtype {} (not in the matrix's dtype list)", to_string(row.dtype))];
+      continue;
+    }
+    if (o.limit && static_cast<std::int64_t>(plan.shapes.size()) >= *o.limit) {
+      ++dropped["beyond --limit"];
+      continue;
+    }
+    plan.shapes.push_back(row);
+  }
+  for (const auto& [reason, count] : dropped) {
+    plan.notices.push_back(fmt::format("{} ledger row(s) left out: {}", count, reason));
+  }
+  if (plan.shapes.empty()) {
+    throw UsageError(fmt::format("no shape of {} in {} passes the filters{}", o.op, o.shape_ledger,
+                                 plan.notices.empty() ? "" : " (" + plan.notices.front() + ")"));
+  }
+  return plan;
+}
+
+void check_plugins(const RunPlan& plan) {
+  for (const MatrixProvider& p : plan.matrix.providers) {
+    if (!p.enabled || !p.entrypoint || p.entrypoint->kind != Entrypoint::Kind::plugin) continue;
+    try {
+      providers::check_plugin_loads(resolved_library(*p.entrypoint, plan.matrix.file), p.entrypoint->symbol,
+                                    plan.op);
+    } catch (const UsageError& e) {
+      throw InputError(plan.matrix.file, p.line, fmt::format("providers.{}.entrypoint", p.name), e.what());
+    }
+  }
+}
+
+RunContracts make_run_contracts(const RunOptions& o, BackendKind backend) {
+  RunContracts c;
+  Contract base = default_contract(backend);
+  base.cache = CachePolicy::warm;
+  base.statistic = Statistic{};
+  base.warmup = o.warmup;
+  base.iterations.mode = IterationRule::Mode::adaptive;
+  base.iterations.min_samples = o.min_samples;
+  base.iterations.min_time_ms = o.min_time_ms;
+  base.iterations.max_time_ms = o.max_time_ms;
+  base.iterations.target_rel_halfwidth = o.target_precision;
+  c.kernel_only = base;
+  c.eager = base;
+  if (backend == BackendKind::cuda) {
+    c.kernel_only.instrument = Instrument::event;
+    c.kernel_only.schedule = Schedule::graph;
+    c.eager.instrument = Instrument::event;
+    c.eager.schedule = Schedule::per_iter;
+  } else {
+    c.kernel_only.instrument = Instrument::wallclock;
+    c.kernel_only.schedule = Schedule::per_iter;
+    c.eager.instrument = Instrument::wallclock;
+    c.eager.schedule = Schedule::isolated;
+  }
+  auto apply = [](Contract& k, const std::optional<std::string>& instrument, const std::optional<std::string>& schedule,
+                  const std::optional<std::string>& cache, const char* prefix) {
+    if (instrument) k.instrument = parse_option<Instrument>(fmt::format("--{}-instrument", prefix), *instrument,
+                                                            [](const std::string& s) { return parse_instrument(s); });
+    if (schedule) k.schedule = parse_option<Schedule>(fmt::format("--{}-schedule", prefix), *schedule,
+                                                      [](const std::string& s) { return parse_schedule(s); });
+    if (cache) k.cache = parse_option<CachePolicy>(fmt::format("--{}-cache", prefix), *cache,
+                                                   [](const std::string& s) { return parse_cache_policy(s); });
+  };
+  apply(c.kernel_only, o.kernel_only_instrument, o.kernel_only_schedule, o.kernel_only_cache, "kernel-only");
+  apply(c.eager, o.eager_instrument, o.eager_schedule, o.eager_cache, "eager");
+  if (o.graph_calls == "auto") {
+    c.auto_graph_calls = true;
+    c.kernel_only.graph_calls = 16;
+  } else {
+    c.auto_graph_calls = false;
+    const auto n = parse_option<std::int64_t>("--graph-calls", o.graph_calls, [](const std::string& s) {
+      std::size_t used = 0;
+      long long v = 0;
+      try {
+        v = std::stoll(s, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used != s.size() || v < 1) throw UsageError(fmt::format("expected auto or a count >= 1, got '{}'", s));
+      return static_cast<std::int64_t>(v);
+    });
+    c.kernel_only.graph_calls = n;
+    c.eager.graph_calls = n;
+  }
+  for (const auto* k : {&c.kernel_only, &c.eager}) {
+    if (k->cache == CachePolicy::rotate) {
+      throw ContractError("cache rotate is not available in caliber run: ops hand one set of inputs to every "
+                          "provider (use warm or cold)");
+    }
+    if (auto why = why_invalid(*k)) {
+      throw ContractError(fmt::format("the {} contract cannot be measured: {}",
+                                      k == &c.kernel_only ? "kernel-only" : "eager", *why));
+    }
+  }
+  return c;
+}
+
+std::int64_t graph_calls_for(double eager_median_us) {
+  std::int64_t calls = 16;
+  while (calls > 1 && static_cast<double>(calls) * eager_median_us > 200.0) calls /= 2;
+  return calls;
+}
+
+}  // namespace caliber::runner

@@ -1,0 +1,55 @@
+// What a run measures: the ledger's shapes of the op (filtered by stage, dtype, limit), the
+// baseline matrix's providers, and the two contracts. Built identically by the parent and the
+// worker, from the same options, without touching any device.
+#pragma once
+
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "caliber/baseline_matrix.h"
+#include "caliber/contract.h"
+#include "caliber/shape_ledger.h"
+#include "ops/op_shape.h"
+#include "runner/run_options.h"
+
+namespace caliber::runner {
+
+struct RunPlan {
+  ops::OpType op = ops::OpType::rmsnorm;
+  BaselineMatrix matrix;
+  std::vector<ShapeRow> shapes;           // in ledger order
+  std::vector<std::string> notices;       // what the filters left out, one line each
+  std::set<std::string> selected;         // --providers; empty = all
+
+  std::size_t cells() const { return shapes.size() * matrix.providers.size(); }
+  bool selected_provider(const std::string& name) const { return selected.empty() || selected.count(name) > 0; }
+};
+
+// Reads and checks the ledger and the matrix (InputError), applies the filters, checks the
+// options (UsageError). Loads no plugin and opens no device.
+RunPlan make_run_plan(const RunOptions& options);
+
+// dlopens every enabled plugin provider of the matrix and checks its ABI: a plugin that does not
+// load is an InputError naming the matrix file, the provider's line and its entrypoint field.
+void check_plugins(const RunPlan& plan);
+
+// The kernel-only and eager contracts of a run on `backend` (docs/runner.md):
+//  cuda: kernel-only = event / graph / warm, eager = event / per_iter / warm;
+//  host: kernel-only = wallclock / per_iter / warm, eager = wallclock / isolated / warm;
+// both with the options' warmup and adaptive iteration rule; statistic median.
+// graph_calls is a placeholder when auto_graph_calls (chosen per cell, see graph_calls_for).
+struct RunContracts {
+  Contract kernel_only;
+  Contract eager;
+  bool auto_graph_calls = true;
+};
+RunContracts make_run_contracts(const RunOptions& options, BackendKind backend);
+
+// Auto graph_calls: the largest power of two <= 16 whose replay (graph_calls x the eager
+// median) stays within 200 us; at least 1. Fewer calls per replay for slow kernels keep a cell's
+// time bounded; 200 us keeps the replay launch (a few us) a small share of a sample.
+std::int64_t graph_calls_for(double eager_median_us);
+
+}  // namespace caliber::runner

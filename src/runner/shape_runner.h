@@ -1,0 +1,58 @@
+// The measuring side of `caliber run`: for one shape, build the inputs once, then for each
+// provider supports -> correctness -> eager and kernel-only measurements, one results row per
+// provider whatever happens. Runs in the worker process (it owns the device).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "caliber/backend.h"
+#include "caliber/benchmark_results.h"
+#include "providers/provider.h"
+#include "runner/result_rows.h"
+#include "runner/run_plan.h"
+
+namespace caliber::runner {
+
+// A matrix provider bound to an implementation, or the reason it has none.
+struct BoundProvider {
+  const MatrixProvider* entry = nullptr;
+  std::unique_ptr<providers::Provider> impl;
+  std::optional<std::string> not_configured;  // disabled, unknown built-in, unavailable here
+};
+
+// Binds every provider of the matrix for `backend`. Never throws for one provider: a provider
+// that cannot be bound is recorded as not_configured with the reason.
+std::vector<BoundProvider> bind_providers(const RunPlan& plan, BackendKind backend);
+
+struct ShapeEvents {
+  std::function<void(const std::string& provider)> started;
+  std::function<void(const BenchmarkResultRow& row)> finished;
+};
+
+class ShapeRunner {
+ public:
+  ShapeRunner(Backend& backend, const RunPlan& plan, RunContracts contracts, const RunOptions& options,
+              RunIdentity identity, std::vector<BoundProvider>& providers);
+
+  // Runs the named providers of `shape` in matrix order. Returns false when the device is no
+  // longer usable (a sticky error): the caller must stop and let a fresh process continue.
+  bool run(const ShapeRow& shape, const std::vector<std::string>& provider_names, const ShapeEvents& events);
+
+ private:
+  Backend& backend_;
+  const RunPlan& plan_;
+  RunContracts contracts_;
+  const RunOptions& options_;
+  RunIdentity identity_;
+  std::vector<BoundProvider>& providers_;
+};
+
+// Whether the device still works after an error (synchronize + pending-error check).
+bool device_healthy(Backend& backend);
+
+}  // namespace caliber::runner

@@ -1,0 +1,374 @@
+#include "runner/supervisor.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <random>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "caliber/atomic_file.h"
+#include "caliber/config.h"
+#include "caliber/benchmark_results.h"
+#include "caliber/errors.h"
+#include "caliber/result_json.h"
+#include "core/json_fields.h"
+#include "runner/progress.h"
+#include "runner/result_rows.h"
+#include "runner/run_plan.h"
+#include "runner/worker.h"
+#include "runner/worker_process.h"
+
+namespace caliber::runner {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr int kEventsFd = 3;
+constexpr int kExitCaliberMismatch = 4;
+constexpr double kReadyTimeoutS = 300;  // opening a device (and loading libraries) can take a while
+
+std::string new_run_id() {
+  std::random_device rd;
+  const std::uint64_t r = (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
+  std::string ts = utc_now_iso8601();  // 2026-11-29T12:00:00Z -> 20261129T120000Z
+  std::string compact;
+  for (char c : ts) {
+    if (c != '-' && c != ':') compact += c;
+  }
+  return fmt::format("{}-{:08x}", compact, static_cast<std::uint32_t>(r));
+}
+
+// A results file ends with a newline after every row; a last line without one is a row torn by
+// a kill during its write (LineAppender writes a row in one write(), so this is rare). It is cut
+// off, and the cell runs again.
+bool cut_torn_tail(const std::string& file) {
+  const std::string text = read_text_file(file);
+  if (text.empty() || text.back() == '\n') return false;
+  const auto keep = text.rfind('\n');
+  const off_t size = keep == std::string::npos ? 0 : static_cast<off_t>(keep + 1);
+  if (::truncate(file.c_str(), size) != 0) throw Error(fmt::format("{}: cannot cut the torn last row", file));
+  return true;
+}
+
+struct ExistingResults {
+  std::string run_id;
+  std::set<std::pair<std::string, std::string>> cells;  // (shape_id, provider)
+  std::optional<BenchmarkResultRow> first;
+};
+
+ExistingResults read_existing(const std::string& file) {
+  ExistingResults e;
+  for (BenchmarkResultRow& r : read_benchmark_results(file)) {
+    if (e.run_id.empty()) e.run_id = r.run_id;
+    if (r.run_id != e.run_id) {
+      throw InputError(file, 0, "run_id", fmt::format("holds rows of two runs ({} and {}); --resume continues one run",
+                                                      e.run_id, r.run_id));
+    }
+    e.cells.insert({r.shape_id, r.provider});
+    if (!e.first) e.first = std::move(r);
+  }
+  return e;
+}
+
+std::string describe_device(const BenchmarkResultRow& r) {
+  return fmt::format("{} {} (arch {}, driver {}, runtime {}) with caliber {}", r.backend, r.gpu, r.arch,
+                     r.driver_version, r.runtime_version, r.harness_version);
+}
+
+class Supervisor {
+ public:
+  Supervisor(RunOptions options, bool strict) : options_(std::move(options)), strict_(strict) {}
+
+  int run() {
+    plan_ = make_run_plan(options_);
+    check_plugins(plan_);
+    // Backend and contract options are checked here when that needs no device.
+    if (options_.backend != "auto") make_run_contracts(options_, parse_backend(options_.backend));
+    if (!(options_.cell_timeout_s > 0)) throw UsageError("--cell-timeout-s must be > 0");
+
+    std::error_code ec;
+    fs::create_directories(options_.out, ec);
+    if (!fs::is_directory(options_.out)) {
+      throw UsageError(fmt::format("--out {}: cannot create the directory", options_.out));
+    }
+    results_file_ = (fs::path(options_.out) / "benchmark_results.jsonl").string();
+    require_writable_file(results_file_, "--out");
+    for (const auto& n : plan_.notices) std::cerr << "caliber run: " << n << '\n';
+
+    if (fs::exists(results_file_) && fs::file_size(results_file_) > 0) {
+      if (!options_.resume) {
+        throw UsageError(fmt::format("{} already holds results: pass --resume to continue that run, or choose "
+                                     "another --out",
+                                     results_file_));
+      }
+      if (cut_torn_tail(results_file_)) {
+        std::cerr << "caliber run: the last row of " << results_file_ << " was torn by an interruption; it is "
+                  << "dropped and its cell runs again\n";
+      }
+      existing_ = read_existing(results_file_);
+    }
+    options_.run_id = existing_.run_id.empty() ? new_run_id() : existing_.run_id;
+    options_.events_fd = kEventsFd;
+    identity_.run_id = options_.run_id;
+    identity_.candidate_commit = options_.candidate_commit.value_or(CALIBER_GIT_REVISION);
+    identity_.harness_version = harness_version();
+    worker_arguments_ = {"__run-worker"};
+    const auto a = options_.worker_arguments();
+    worker_arguments_.insert(worker_arguments_.end(), a.begin(), a.end());
+    executable_ = self_executable();
+
+    std::vector<std::pair<std::size_t, std::vector<std::string>>> pending;
+    std::size_t already = 0;
+    for (std::size_t i = 0; i < plan_.shapes.size(); ++i) {
+      std::vector<std::string> todo;
+      for (const MatrixProvider& p : plan_.matrix.providers) {
+        if (existing_.cells.count({plan_.shapes[i].shape_id, p.name})) {
+          ++already;
+        } else {
+          todo.push_back(p.name);
+        }
+      }
+      if (!todo.empty()) pending.emplace_back(i, std::move(todo));
+    }
+    if (already > 0) {
+      std::cerr << fmt::format("caliber run: resuming run {}: {} of {} cells already done\n", options_.run_id,
+                               already, plan_.cells());
+    }
+
+    appender_ = std::make_unique<BenchmarkResultsAppender>(results_file_, options_.samples);
+    progress_ = std::make_unique<Progress>(std::cerr, ::isatty(STDERR_FILENO) == 1, steady_clock(), plan_.cells(),
+                                           already);
+    started_at_ = utc_now_iso8601();
+    start_us_ = steady_clock().now_us();
+    for (auto& [index, providers] : pending) {
+      if (auto code = run_shape(index, providers)) {
+        progress_->done();
+        return *code;
+      }
+    }
+    if (worker_) {
+      worker_->close_input();
+      worker_->wait_exit();
+      worker_.reset();
+    }
+    progress_->done();
+    return finish();
+  }
+
+ private:
+  // Starts a worker and waits for it to report its device: nothing when it is ready, else the
+  // exit code the run stops with.
+  std::optional<int> ensure_worker() {
+    if (worker_) return std::nullopt;
+    std::string how;
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      worker_ = std::make_unique<WorkerProcess>(executable_, worker_arguments_, kEventsFd);
+      ++worker_starts_;
+      std::string line;
+      const auto r = worker_->read_line(line, kReadyTimeoutS);
+      if (r == WorkerProcess::ReadResult::line) {
+        const json ev = parse_json_document(line, "(worker events)");
+        const std::string kind = ev.value("event", "");
+        if (kind == "ready") {
+          identity_.device = device_from_json(ev.at("device"), "(worker events)", 0, "device");
+          return check_same_device();
+        }
+        if (kind == "fatal") {
+          std::cerr << "caliber run: error: " << ev.value("message", "") << '\n';
+          worker_->wait_exit();
+          worker_.reset();
+          return ev.value("exit_code", 1);
+        }
+      }
+      if (r == WorkerProcess::ReadResult::timeout) worker_->kill_now();
+      how = worker_->wait_exit();
+      worker_.reset();
+      progress_->note(fmt::format("caliber run: the measuring worker did not start ({})", how));
+    }
+    std::cerr << fmt::format("caliber run: failed: the measuring worker did not start twice in a row ({})\n", how);
+    return 1;
+  }
+
+  // A resumed run continues only on the device and caliber build that measured its rows.
+  std::optional<int> check_same_device() {
+    if (!existing_.first) return std::nullopt;
+    const BenchmarkResultRow now = base_row(identity_, plan_.shapes.front(), "probe");
+    if (describe_device(now) == describe_device(*existing_.first)) return std::nullopt;
+    std::cerr << fmt::format("caliber run: error: {} was measured on {}; this run measures on {}. Resume it on the "
+                             "same device with the same caliber build, or choose another --out\n",
+                             results_file_, describe_device(*existing_.first), describe_device(now));
+    return kExitCaliberMismatch;
+  }
+
+  void record(const BenchmarkResultRow& row, const std::string& label) {
+    appender_->append(row);
+    ++cells_this_session_;
+    if (row.kernel_only) contract_ms_ += row.kernel_only->wall_time_ms;
+    if (row.eager) contract_ms_ += row.eager->wall_time_ms;
+    progress_->finished(row, label);
+  }
+
+  // A row for a cell whose worker could not report one.
+  void record_failed(const ShapeRow& shape, const std::string& provider, const std::string& reason, double started_us) {
+    BenchmarkResultRow row = base_row(identity_, shape, provider);
+    row.provider_detail = "unknown: the worker ended before reporting it";
+    row.benchmark_status = BenchmarkStatus::failed;
+    row.status_reason = reason;
+    row.cell_wall_time_ms = (steady_clock().now_us() - started_us) / 1000.0;
+    record(row, shape_label(shape));
+  }
+
+  std::optional<int> run_shape(std::size_t index, std::vector<std::string> remaining) {
+    const ShapeRow& shape = plan_.shapes[index];
+    const std::string label = shape_label(shape);
+    int deaths_between_cells = 0;
+    while (!remaining.empty()) {
+      if (auto code = ensure_worker()) return code;
+      const json cmd = {{"shape_index", index}, {"shape_id", shape.shape_id}, {"providers", remaining}};
+      std::optional<std::string> in_flight;
+      double in_flight_us = steady_clock().now_us();
+      std::string ended;  // why the worker is gone, when it is
+      if (!worker_->send_line(cmd.dump())) ended = "it stopped reading commands";
+      while (ended.empty()) {
+        std::string line;
+        const auto r = worker_->read_line(line, options_.cell_timeout_s);
+        if (r == WorkerProcess::ReadResult::timeout) {
+          worker_->kill_now();
+          ended = fmt::format("no result within --cell-timeout-s {} s; the worker was killed", options_.cell_timeout_s);
+          break;
+        }
+        if (r == WorkerProcess::ReadResult::eof) {
+          ended = "the worker process died";
+          break;
+        }
+        const json ev = parse_json_document(line, "(worker events)");
+        const std::string kind = ev.value("event", "");
+        if (kind == "start") {
+          in_flight = ev.value("provider", "");
+          in_flight_us = steady_clock().now_us();
+          progress_->started(label, *in_flight);
+        } else if (kind == "row") {
+          const BenchmarkResultRow row = benchmark_result_from_json(ev.at("row"), "(worker events)", 0);
+          const auto it = std::find(remaining.begin(), remaining.end(), row.provider);
+          if (row.shape_id != shape.shape_id || it == remaining.end()) {
+            throw Error(fmt::format("the worker reported an unexpected cell ({}, {})", row.shape_id, row.provider));
+          }
+          record(row, label);
+          remaining.erase(it);
+          in_flight.reset();
+        } else if (kind == "shape_done") {
+          if (!ev.value("healthy", true)) {
+            const std::string how = worker_->wait_exit();
+            worker_.reset();
+            progress_->note(fmt::format("caliber run: the device became unusable ({}); a fresh worker continues",
+                                        how));
+          }
+          break;
+        } else if (kind == "fatal") {
+          std::cerr << "caliber run: error: " << ev.value("message", "") << '\n';
+          return ev.value("exit_code", 1);
+        }
+      }
+      if (ended.empty()) continue;
+      const std::string how = worker_->wait_exit();
+      worker_.reset();
+      if (in_flight) {
+        record_failed(shape, *in_flight, fmt::format("{} ({}) while running this cell", ended, how), in_flight_us);
+        remaining.erase(std::find(remaining.begin(), remaining.end(), *in_flight));
+        progress_->note(fmt::format("caliber run: {} / {}: {} ({}); a fresh worker continues", label, *in_flight,
+                                    ended, how));
+      } else if (++deaths_between_cells >= 2) {
+        // It dies before reaching any cell of this shape: record them all rather than loop.
+        for (const auto& p : remaining) {
+          record_failed(shape, p, fmt::format("{} ({}) before this cell started, twice", ended, how), in_flight_us);
+        }
+        remaining.clear();
+      }
+    }
+    return std::nullopt;
+  }
+
+  int finish() {
+    const std::vector<BenchmarkResultRow> rows = read_benchmark_results(results_file_);
+    const std::string csv_file = (fs::path(options_.out) / "benchmark_results.csv").string();
+    write_file_atomically(csv_file, [&](std::ostream& out) { write_benchmark_results_csv(out, rows); });
+
+    std::map<std::string, std::size_t> statuses;
+    for (BenchmarkStatus s : all_benchmark_statuses()) statuses[std::string(to_string(s))] = 0;
+    std::set<std::string> planned;
+    for (const ShapeRow& s : plan_.shapes) planned.insert(s.shape_id);
+    bool bad = false;
+    for (const auto& r : rows) {
+      if (!planned.count(r.shape_id)) continue;
+      ++statuses[std::string(to_string(r.benchmark_status))];
+      bad = bad || r.benchmark_status == BenchmarkStatus::failed || r.benchmark_status == BenchmarkStatus::incorrect;
+    }
+    const double wall_s = (steady_clock().now_us() - start_us_) / 1e6;
+    const double contract_s = contract_ms_ / 1000.0;
+    json summary = {
+        {"schema_version", 1},
+        {"kind", "caliber.run_summary"},
+        {"run_id", options_.run_id},
+        {"op", options_.op},
+        {"kernel", plan_.matrix.kernel},
+        {"shape_ledger", options_.shape_ledger},
+        {"baseline_matrix", options_.baseline_matrix},
+        {"device", worker_starts_ > 0 ? to_json(identity_.device) : json(nullptr)},
+        {"harness_version", identity_.harness_version},
+        {"candidate_commit", identity_.candidate_commit},
+        {"session",
+         {{"started_at", started_at_},
+          {"finished_at", utc_now_iso8601()},
+          {"wall_time_s", wall_s},
+          {"contract_time_s", contract_s},
+          {"harness_overhead", contract_s > 0 ? json(wall_s / contract_s - 1.0) : json(nullptr)},
+          {"cells", cells_this_session_},
+          {"cells_per_minute", wall_s > 0 ? json(60.0 * static_cast<double>(cells_this_session_) / wall_s) : json(nullptr)},
+          {"worker_starts", worker_starts_}}},
+        {"cells_total", plan_.cells()},
+        {"statuses", statuses},
+        {"notices", plan_.notices},
+    };
+    write_file_atomically((fs::path(options_.out) / "run_summary.json").string(),
+                          [&](std::ostream& out) { out << summary.dump(2) << '\n'; });
+
+    std::string counts;
+    for (const auto& [k, v] : statuses) {
+      if (v) counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", v, k);
+    }
+    std::cerr << fmt::format("caliber run: {} cells ({}) in {}; {} this session in {:.1f} s wall, {:.1f} s inside "
+                             "the contracts (harness overhead {})\n",
+                             plan_.cells(), counts, options_.out, cells_this_session_, wall_s, contract_s,
+                             contract_s > 0 ? fmt::format("{:.0f}%", 100.0 * (wall_s / contract_s - 1.0)) : "n/a");
+    return strict_ && bad ? 1 : 0;
+  }
+
+  RunOptions options_;
+  bool strict_;
+  RunPlan plan_;
+  std::string results_file_;
+  ExistingResults existing_;
+  RunIdentity identity_;
+  std::vector<std::string> worker_arguments_;
+  std::string executable_;
+  std::unique_ptr<BenchmarkResultsAppender> appender_;
+  std::unique_ptr<Progress> progress_;
+  std::unique_ptr<WorkerProcess> worker_;
+  std::string started_at_;
+  double start_us_ = 0;
+  double contract_ms_ = 0;
+  std::size_t cells_this_session_ = 0;
+  int worker_starts_ = 0;
+};
+
+}  // namespace
+
+int run_benchmark(const RunOptions& options, bool strict) { return Supervisor(options, strict).run(); }
+
+}  // namespace caliber::runner

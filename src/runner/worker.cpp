@@ -1,0 +1,104 @@
+#include "runner/worker.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <iostream>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "caliber/config.h"
+#include "caliber/errors.h"
+#include "caliber/result_json.h"
+#include "core/json_fields.h"
+#include "runner/shape_runner.h"
+
+namespace caliber::runner {
+namespace {
+
+class EventWriter {
+ public:
+  explicit EventWriter(int fd) : fd_(fd) {}
+  void send(const nlohmann::json& event) {
+    const std::string line = event.dump() + "\n";
+    std::size_t done = 0;
+    while (done < line.size()) {
+      const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        // The parent is gone: nothing left to report to.
+        std::_Exit(1);
+      }
+      done += static_cast<std::size_t>(n);
+    }
+  }
+
+ private:
+  int fd_;
+};
+
+}  // namespace
+
+int run_worker(const RunOptions& options) {
+  if (options.events_fd < 0) throw UsageError("__run-worker needs --events-fd (it is started by caliber run)");
+  EventWriter events(options.events_fd);
+  RunPlan plan;
+  std::unique_ptr<Backend> backend;
+  RunContracts contracts;
+  try {
+    plan = make_run_plan(options);
+    const BackendKind kind = options.backend == "auto" ? default_backend_kind() : parse_backend(options.backend);
+    contracts = make_run_contracts(options, kind);
+    backend = open_backend(kind, options.device);
+  } catch (const UsageError& e) {
+    events.send({{"event", "fatal"}, {"exit_code", 2}, {"message", e.what()}});
+    return 2;
+  } catch (const InputError& e) {
+    events.send({{"event", "fatal"}, {"exit_code", 2}, {"message", e.what()}});
+    return 2;
+  } catch (const ContractError& e) {
+    events.send({{"event", "fatal"}, {"exit_code", 2}, {"message", e.what()}});
+    return 2;
+  } catch (const std::exception& e) {
+    events.send({{"event", "fatal"}, {"exit_code", 1}, {"message", e.what()}});
+    return 1;
+  }
+
+  std::vector<BoundProvider> providers = bind_providers(plan, backend->kind());
+  RunIdentity identity;
+  identity.run_id = options.run_id;
+  identity.candidate_commit = options.candidate_commit.value_or(CALIBER_GIT_REVISION);
+  identity.harness_version = harness_version();
+  identity.device = backend->device();
+  ShapeRunner runner(*backend, plan, contracts, options, identity, providers);
+  events.send({{"event", "ready"}, {"device", to_json(backend->device())}});
+
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    if (line.empty()) continue;
+    const nlohmann::json cmd = parse_json_document(line, "(worker command)");
+    JsonFields f(cmd, "(worker command)", 0, "");
+    const auto index = static_cast<std::size_t>(f.integer("shape_index"));
+    if (index >= plan.shapes.size() || plan.shapes[index].shape_id != f.str("shape_id")) {
+      events.send({{"event", "fatal"}, {"exit_code", 1}, {"message", "the worker's plan differs from the parent's"}});
+      return 1;
+    }
+    std::vector<std::string> names;
+    for (const auto& n : f.array("providers")) names.push_back(n.get<std::string>());
+    const ShapeRow& shape = plan.shapes[index];
+    ShapeEvents ev;
+    ev.started = [&](const std::string& provider) {
+      events.send({{"event", "start"}, {"shape_id", shape.shape_id}, {"provider", provider}});
+    };
+    ev.finished = [&](const BenchmarkResultRow& row) {
+      events.send({{"event", "row"}, {"row", to_json(row, options.samples)}});
+    };
+    const bool healthy = runner.run(shape, names, ev);
+    events.send({{"event", "shape_done"}, {"shape_id", shape.shape_id}, {"healthy", healthy}});
+    if (!healthy) std::_Exit(kWorkerDeviceLost);  // no destructor may touch the broken context
+  }
+  return 0;
+}
+
+}  // namespace caliber::runner

@@ -1,0 +1,116 @@
+// The correctness check: exact outputs pass, one wrong element fails, NaN never passes, the
+// dtype tolerance admits output rounding, and big gemms check a spread of rows.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "ops/correctness.h"
+
+namespace caliber::ops {
+namespace {
+
+OpShape rms(DType d, std::int64_t m, std::int64_t n) {
+  OpShape s;
+  s.op = OpType::rmsnorm;
+  s.dtype = d;
+  s.m = m;
+  s.n = n;
+  s.eps = 1e-6;
+  return s;
+}
+
+// The reference rounded to the dtype: what a perfect kernel writes.
+HostTensor rounded_reference(const Reference& ref, DType d) {
+  const OpShape& s = ref.shape();
+  HostTensor out("y", d, s.m, s.n);
+  for (std::size_t i = 0; i < ref.rows().size(); ++i) {
+    for (std::int64_t j = 0; j < s.n; ++j) {
+      out.set(static_cast<std::size_t>(ref.rows()[i] * s.n + j),
+              static_cast<float>(ref.values()[i * static_cast<std::size_t>(s.n) + static_cast<std::size_t>(j)]));
+    }
+  }
+  return out;
+}
+
+TEST(Correctness, RoundedReferencePassesInEveryDtype) {
+  for (DType d : all_dtypes()) {
+    const OpShape s = rms(d, 64, 1000);
+    const auto inputs = op_for(OpType::rmsnorm).make_inputs(s, 1);
+    const Reference ref(op_for(OpType::rmsnorm), s, inputs);
+    const CorrectnessCheck c = check_output(ref, rounded_reference(ref, d), tolerance_for(d));
+    EXPECT_TRUE(passed(c)) << to_string(d) << ": " << failure_reason(c);
+    EXPECT_EQ(c.checked_rows, 64);
+    EXPECT_EQ(failure_reason(c), "");
+  }
+}
+
+TEST(Correctness, OneWrongElementFailsEvenWhenTheNormIsSmall) {
+  const OpShape s = rms(DType::bf16, 256, 1024);
+  const auto inputs = op_for(OpType::rmsnorm).make_inputs(s, 2);
+  const Reference ref(op_for(OpType::rmsnorm), s, inputs);
+  HostTensor out = rounded_reference(ref, DType::bf16);
+  out.set(12345, static_cast<float>(out.get(12345) + 0.5));
+  const CorrectnessCheck c = check_output(ref, out, tolerance_for(DType::bf16));
+  EXPECT_FALSE(passed(c));
+  EXPECT_LT(c.rel_fro_error, 1e-2);          // the Frobenius norm alone would let it through
+  EXPECT_GT(c.max_scaled_error, 1.0);        // the elementwise bound does not
+  EXPECT_NE(failure_reason(c).find("an element exceeds"), std::string::npos) << failure_reason(c);
+}
+
+TEST(Correctness, NanNeverPasses) {
+  const OpShape s = rms(DType::bf16, 8, 64);
+  const auto inputs = op_for(OpType::rmsnorm).make_inputs(s, 3);
+  const Reference ref(op_for(OpType::rmsnorm), s, inputs);
+  HostTensor out = rounded_reference(ref, DType::bf16);
+  out.set(5, NAN);
+  const CorrectnessCheck c = check_output(ref, out, tolerance_for(DType::bf16));
+  EXPECT_FALSE(passed(c));
+  EXPECT_EQ(c.nonfinite, 1);
+  EXPECT_TRUE(std::isinf(c.rel_fro_error));
+  EXPECT_NE(failure_reason(c).find("1 non-finite outputs"), std::string::npos);
+}
+
+TEST(Correctness, AnUnwrittenPoisonedOutputFails) {
+  const OpShape s = rms(DType::fp16, 4, 32);
+  const auto inputs = op_for(OpType::rmsnorm).make_inputs(s, 4);
+  const Reference ref(op_for(OpType::rmsnorm), s, inputs);
+  HostTensor out("y", DType::fp16, 4, 32);
+  std::memset(out.data(), 0xFF, out.bytes());  // what the runner writes before a provider runs
+  const CorrectnessCheck c = check_output(ref, out, tolerance_for(DType::fp16));
+  EXPECT_FALSE(passed(c));
+  EXPECT_EQ(c.nonfinite, 128);
+}
+
+TEST(Correctness, Bf16ToleranceRejectsASystematicThreePercentError) {
+  // bf16 rounding alone is about 0.2% RMS; every element 3% too large must fail.
+  const OpShape s = rms(DType::bf16, 32, 512);
+  const auto inputs = op_for(OpType::rmsnorm).make_inputs(s, 5);
+  const Reference ref(op_for(OpType::rmsnorm), s, inputs);
+  HostTensor out = rounded_reference(ref, DType::bf16);
+  for (std::size_t i = 0; i < out.elements(); ++i) out.set(i, static_cast<float>(out.get(i) * 1.03));
+  EXPECT_FALSE(passed(check_output(ref, out, tolerance_for(DType::bf16))));
+}
+
+TEST(Correctness, LargeGemmsCheckASpreadOfRowsIncludingTheLast) {
+  OpShape s;
+  s.op = OpType::gemm;
+  s.dtype = DType::bf16;
+  s.m = 4096;
+  s.n = 8192;
+  s.k = 8192;
+  const auto rows = rows_to_check(op_for(OpType::gemm), s);
+  // 2^28 / (8192 * 8192) = 4 rows affordable: the minimum of 16 applies.
+  ASSERT_EQ(rows.size(), 16u);
+  EXPECT_EQ(rows.front(), 0);
+  EXPECT_EQ(rows.back(), 4095);
+  EXPECT_TRUE(std::is_sorted(rows.begin(), rows.end()));
+  s.m = 64;
+  s.n = 64;
+  s.k = 64;
+  EXPECT_EQ(rows_to_check(op_for(OpType::gemm), s).size(), 64u);  // small: every row
+}
+
+}  // namespace
+}  // namespace caliber::ops

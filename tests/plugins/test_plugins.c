@@ -1,0 +1,150 @@
+/* Plugins built only for the tests: each entry point misbehaves in one way the runner must
+ * survive and record (docs/plugins.md, tests/runner). All run on the host backend, fp32/bf16.
+ *   caliber_test_correct      a correct rmsnorm / softmax / gemm (the control)
+ *   caliber_test_wrong        wrong results: rmsnorm forgets the weight, softmax does not
+ *                             normalize, gemm skips the last k index
+ *   caliber_test_fail         run() returns CALIBER_ERROR
+ *   caliber_test_crash        run() aborts the process when m == 13, else correct
+ *   caliber_test_hang         run() sleeps for an hour when m == 13, else correct
+ *   caliber_test_fp32_only    supports() refuses everything but fp32
+ *   caliber_test_cuda         declares the cuda backend
+ *   caliber_test_abi_v99      reports plugin ABI version 99
+ *   caliber_test_refuse       the entry function returns CALIBER_ERROR */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "caliber/plugin_abi.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+enum behaviour { CORRECT, WRONG, FAIL, CRASH, HANG, FP32_ONLY };
+
+static float to_f(const void* p, caliber_dtype d, int64_t i) {
+  if (d == CALIBER_DTYPE_FP32) return ((const float*)p)[i];
+  uint32_t u = (uint32_t)((const uint16_t*)p)[i] << 16;
+  float f;
+  memcpy(&f, &u, sizeof f);
+  return f;
+}
+static void from_f(void* p, caliber_dtype d, int64_t i, float v) {
+  if (d == CALIBER_DTYPE_FP32) {
+    ((float*)p)[i] = v;
+    return;
+  }
+  uint32_t u;
+  memcpy(&u, &v, sizeof u);
+  ((uint16_t*)p)[i] = (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
+static caliber_status supports(void* state, const caliber_problem_v1* p, char* reason, size_t size) {
+  const enum behaviour b = (enum behaviour)(intptr_t)state;
+  if (p->dtype == CALIBER_DTYPE_FP16 || (b == FP32_ONLY && p->dtype != CALIBER_DTYPE_FP32)) {
+    snprintf(reason, size, "test plugin: fp32 only");
+    return CALIBER_UNSUPPORTED;
+  }
+  return CALIBER_OK;
+}
+
+static caliber_status run(void* state, const caliber_problem_v1* p, const caliber_buffers_v1* buf, char* error,
+                          size_t size) {
+  const enum behaviour b = (enum behaviour)(intptr_t)state;
+  const int wrong = b == WRONG;
+  if (b == FAIL) {
+    snprintf(error, size, "deliberate failure\nsecond line");
+    return CALIBER_ERROR;
+  }
+  if (b == CRASH && p->m == 13) abort();
+  if (b == HANG && p->m == 13) sleep(3600);
+  const int64_t m = p->m, n = p->n, k = p->k;
+  const caliber_dtype d = p->dtype;
+  const void* x = buf->inputs[0];
+  if (strcmp(p->op_type, "rmsnorm") == 0) {
+    for (int64_t r = 0; r < m; ++r) {
+      float ss = 0.0f;
+      for (int64_t j = 0; j < n; ++j) ss += to_f(x, d, r * n + j) * to_f(x, d, r * n + j);
+      const float rstd = 1.0f / sqrtf(ss / (float)n + (float)p->eps);
+      for (int64_t j = 0; j < n; ++j) {
+        const float w = wrong ? 1.0f : to_f(buf->inputs[1], d, j);
+        from_f(buf->output, d, r * n + j, to_f(x, d, r * n + j) * rstd * w);
+      }
+    }
+  } else if (strcmp(p->op_type, "softmax") == 0) {
+    for (int64_t r = 0; r < m; ++r) {
+      float mx = -INFINITY, sum = 0.0f;
+      for (int64_t j = 0; j < n; ++j) mx = fmaxf(mx, to_f(x, d, r * n + j));
+      for (int64_t j = 0; j < n; ++j) sum += expf(to_f(x, d, r * n + j) - mx);
+      for (int64_t j = 0; j < n; ++j) {
+        from_f(buf->output, d, r * n + j, expf(to_f(x, d, r * n + j) - mx) / (wrong ? 1.0f : sum));
+      }
+    }
+  } else if (strcmp(p->op_type, "gemm") == 0) {
+    const int64_t kk = wrong ? k - 1 : k;
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        float acc = 0.0f;
+        for (int64_t q = 0; q < kk; ++q) acc += to_f(x, d, i * k + q) * to_f(buf->inputs[1], d, q * n + j);
+        from_f(buf->output, d, i * n + j, acc);
+      }
+    }
+  } else {
+    snprintf(error, size, "test plugin: no %s", p->op_type);
+    return CALIBER_ERROR;
+  }
+  return CALIBER_OK;
+}
+
+static caliber_status fill(caliber_provider_v1* out, enum behaviour b, caliber_backend backend, const char* detail) {
+  memset(out, 0, sizeof *out);
+  out->abi_version = CALIBER_PLUGIN_ABI_VERSION;
+  out->struct_size = sizeof *out;
+  out->backend = backend;
+  out->detail = detail;
+  out->state = (void*)(intptr_t)b;
+  out->supports = supports;
+  out->run = run;
+  return CALIBER_OK;
+}
+
+EXPORT caliber_status caliber_test_correct(uint32_t abi, const char* op, caliber_provider_v1* out, char* e, size_t s) {
+  (void)abi, (void)op, (void)e, (void)s;
+  return fill(out, CORRECT, CALIBER_BACKEND_HOST, "test plugin: correct");
+}
+EXPORT caliber_status caliber_test_wrong(uint32_t abi, const char* op, caliber_provider_v1* out, char* e, size_t s) {
+  (void)abi, (void)op, (void)e, (void)s;
+  return fill(out, WRONG, CALIBER_BACKEND_HOST, "test plugin: deliberately wrong");
+}
+EXPORT caliber_status caliber_test_fail(uint32_t abi, const char* op, caliber_provider_v1* out, char* e, size_t s) {
+  (void)abi, (void)op, (void)e, (void)s;
+  return fill(out, FAIL, CALIBER_BACKEND_HOST, "test plugin: run() fails");
+}
+EXPORT caliber_status caliber_test_crash(uint32_t abi, const char* op, caliber_provider_v1* out, char* e, size_t s) {
+  (void)abi, (void)op, (void)e, (void)s;
+  return fill(out, CRASH, CALIBER_BACKEND_HOST, "test plugin: aborts at m == 13");
+}
+EXPORT caliber_status caliber_test_hang(uint32_t abi, const char* op, caliber_provider_v1* out, char* e, size_t s) {
+  (void)abi, (void)op, (void)e, (void)s;
+  return fill(out, HANG, CALIBER_BACKEND_HOST, "test plugin: hangs at m == 13");
+}
+EXPORT caliber_status caliber_test_fp32_only(uint32_t abi, const char* op, caliber_provider_v1* out, char* e, size_t s) {
+  (void)abi, (void)op, (void)e, (void)s;
+  return fill(out, FP32_ONLY, CALIBER_BACKEND_HOST, "test plugin: fp32 only");
+}
+EXPORT caliber_status caliber_test_cuda(uint32_t abi, const char* op, caliber_provider_v1* out, char* e, size_t s) {
+  (void)abi, (void)op, (void)e, (void)s;
+  return fill(out, CORRECT, CALIBER_BACKEND_CUDA, "test plugin: claims the cuda backend");
+}
+EXPORT caliber_status caliber_test_abi_v99(uint32_t abi, const char* op, caliber_provider_v1* out, char* e, size_t s) {
+  (void)abi, (void)op, (void)e, (void)s;
+  fill(out, CORRECT, CALIBER_BACKEND_HOST, "test plugin: ABI 99");
+  out->abi_version = 99;
+  return CALIBER_OK;
+}
+EXPORT caliber_status caliber_test_refuse(uint32_t abi, const char* op, caliber_provider_v1* out, char* e, size_t s) {
+  (void)abi, (void)op, (void)out;
+  snprintf(e, s, "no licence for this machine");
+  return CALIBER_ERROR;
+}
