@@ -140,16 +140,6 @@ DeviceInfo device_from_json(const json& j, const std::string& file, long line,
 
 namespace {
 
-std::vector<std::string> string_list(const JsonFields& f, const std::string& key) {
-  std::vector<std::string> out;
-  const json& a = f.array(key);
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (!a[i].is_string()) f.fail(fmt::format("{}[{}]", key, i), "expected a string");
-    out.push_back(a[i].get<std::string>());
-  }
-  return out;
-}
-
 std::vector<double> number_list(const JsonFields& f, const std::string& key) {
   std::vector<double> out;
   const json& a = f.array(key);
@@ -192,8 +182,8 @@ Result result_from_json(const json& j, const std::string& file, long line, const
   r.timed_calls = static_cast<std::uint64_t>(f.integer("timed_calls"));
   r.flush_bytes = static_cast<std::uint64_t>(f.integer("flush_bytes"));
   r.rotation_copies = static_cast<std::uint64_t>(f.integer("rotation_copies"));
-  r.notes = string_list(f, "notes");
-  r.warnings = string_list(f, "warnings");
+  r.notes = f.strings("notes");
+  r.warnings = f.strings("warnings");
   if (f.has("samples_us")) r.samples_us = number_list(f, "samples_us");
   return r;
 }
