@@ -2,10 +2,12 @@
 #pragma once
 
 #include "caliber/backend.h"
+#include "caliber/caliber_check.h"
 #include "caliber/clock.h"
 #include "caliber/contract.h"
 #include "caliber/device.h"
 #include "caliber/errors.h"
 #include "caliber/measure.h"
 #include "caliber/result.h"
+#include "caliber/run_identity.h"
 #include "caliber/statistics.h"
