@@ -2,6 +2,7 @@
 #pragma once
 
 #include "caliber/backend.h"
+#include "caliber/caliber_check.h"
 #include "caliber/clock.h"
 #include "caliber/contract.h"
 #include "caliber/device.h"
@@ -9,5 +10,6 @@
 #include "caliber/instrument_policy.h"
 #include "caliber/measure.h"
 #include "caliber/result.h"
+#include "caliber/run_identity.h"
 #include "caliber/statistics.h"
 #include "caliber/telemetry.h"

@@ -22,6 +22,7 @@ struct DeviceInfo {
   int mem_clock_max_mhz = 0;    // maximum memory clock; 0 when unknown
   std::string driver_version;   // CUDA driver version, or the host kernel release
   std::string runtime_version;  // CUDA runtime version, or the host C library
+  friend bool operator==(const DeviceInfo&, const DeviceInfo&) = default;
 };
 
 }  // namespace caliber

@@ -3,6 +3,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace caliber {
 
@@ -54,6 +55,28 @@ class DeviceError : public Error {
 class OutOfMemoryError : public DeviceError {
  public:
   using DeviceError::DeviceError;
+};
+
+// Named preflight checks failed before anything was measured. what() is one line per failure,
+// "PREFLIGHT_FAILED check=<name>: <detail>". CLI exit code 3.
+class PreflightError : public Error {
+ public:
+  struct Failure {
+    std::string check;
+    std::string detail;
+  };
+  explicit PreflightError(std::vector<Failure> failures);
+  const std::vector<Failure>& failures() const { return failures_; }
+
+ private:
+  std::vector<Failure> failures_;
+};
+
+// Runs of different caliber (or without a run identity) were refused before any latency was
+// read. The differences were already printed ("!!! [caliber] ..."). CLI exit code 4.
+class CaliberMismatchError : public Error {
+ public:
+  using Error::Error;
 };
 
 }  // namespace caliber

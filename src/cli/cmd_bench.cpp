@@ -1,5 +1,6 @@
 // caliber bench: the built-in micro-kernels (copy, scale, tiny) under any valid contract.
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -16,8 +17,11 @@
 #include "caliber/result_csv.h"
 #include "caliber/result_json.h"
 #include "caliber/result_table.h"
+#include "caliber/run_identity.h"
 #include "cli/cli_common.h"
 #include "cli/command.h"
+#include "identity/collect_run_identity.h"
+#include "preflight/preflight.h"
 
 namespace caliber::cli {
 namespace {
@@ -48,6 +52,7 @@ struct BenchOptions {
   double telemetry_period_ms = 10.0;
   bool telemetry_samples = false;
   std::int64_t selftest_extra_launches = 0;  // gate self-test: a deliberately slower run
+  bool allow_shared_device = false;
   std::optional<std::string> json_path;
   std::optional<std::string> csv_path;
 };
@@ -233,6 +238,23 @@ std::vector<Combo> plan(const BenchOptions& o, BackendKind backend, Instrument i
   return combos;
 }
 
+// Every results file gets its run identity as a sidecar, <dir>/<stem>.run_identity.json
+// (docs/identity.md, "Run directories"), written before the first measurement.
+void write_identity_sidecars(const BenchOptions& o, const RunIdentity& base) {
+  std::vector<std::string> files;
+  if (o.json_path) files.push_back(*o.json_path);
+  if (o.csv_path) files.push_back(*o.csv_path);
+  for (const std::string& f : files) {
+    RunIdentity id = base;
+    for (const std::string& g : files) {
+      if (std::filesystem::path(g).parent_path() == std::filesystem::path(f).parent_path()) {
+        id.outputs.push_back(std::filesystem::path(g).filename().string());
+      }
+    }
+    write_run_identity(sidecar_identity_path(f), id);
+  }
+}
+
 void write_outputs(const BenchOptions& o, const std::vector<Result>& results, bool complete) {
   if (o.json_path) {
     write_file_atomically(*o.json_path, [&](std::ostream& out) {
@@ -279,6 +301,24 @@ int run_bench(const BenchOptions& o) {
     }
   }
 
+  // Named checks before anything is measured (exit 3).
+  std::vector<Contract> contracts;
+  for (const Combo& c : combos) contracts.push_back(c.contract);
+  run_preflight(measurement_preflight_checks(kind, o.device, contracts, o.allow_shared_device, system_device_probe(),
+                                             system_shared_libraries()),
+                std::cerr);
+
+  if (o.json_path || o.csv_path) {
+    // Before the backend opens: the clocks are those at the start, and this process holds no
+    // context yet, so the device's process list shows only others.
+    IdentityRequest request;
+    const std::vector<DeviceInfo> devices = list_devices(kind);
+    if (o.device < static_cast<int>(devices.size())) {
+      request.device = devices[static_cast<std::size_t>(o.device)];
+      request.contracts = contracts_by_schedule_and_cache(contracts);
+      write_identity_sidecars(o, collect_run_identity(request, system_device_probe()));
+    }
+  }
   auto backend = open_backend(kind, o.device);
   std::vector<Result> results;
   std::unique_ptr<bench::Workload> workload;
@@ -399,8 +439,12 @@ const RegisterCommand registration{20, [](CLI::App& root, int& exit_code) {
                   "deliberately slower under the same name and contract (recorded as a warning; "
                   "docs/gate.md)")
       ->capture_default_str();
-  cmd->add_option("--json", o->json_path, "Write results as JSON (schemas/results.schema.json)");
-  cmd->add_option("--csv", o->csv_path, "Write results as CSV");
+  cmd->add_flag("--allow-shared-device", o->allow_shared_device,
+                "Measure even when another compute process is on the device (preflight warns instead of failing)");
+  cmd->add_option("--json", o->json_path,
+                  "Write results as JSON (schemas/results.schema.json), and the run identity beside it as "
+                  "<stem>.run_identity.json");
+  cmd->add_option("--csv", o->csv_path, "Write results as CSV (with the same run identity sidecar)");
   cmd->callback([o, &exit_code] { exit_code = run_bench(*o); });
 }};
 

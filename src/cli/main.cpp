@@ -57,6 +57,12 @@ int main(int argc, char** argv) {
   } catch (const InputError& e) {
     std::cerr << prog << ": error: " << e.what() << '\n';
     return kExitUsage;
+  } catch (const PreflightError& e) {
+    std::cerr << e.what() << '\n';  // the line is the contract: PREFLIGHT_FAILED check=<name>: ...
+    return kExitPreflight;
+  } catch (const CaliberMismatchError& e) {
+    std::cerr << prog << ": refused: " << e.what() << '\n';
+    return kExitCaliberMismatch;
   } catch (const DeviceError& e) {
     std::cerr << prog << ": measurement failed: " << e.what() << '\n';
     return kExitFailed;

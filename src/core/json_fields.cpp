@@ -97,6 +97,16 @@ void require_document_header(const JsonFields& root, const std::string& kind, st
   if (have_kind != kind) root.fail("kind", fmt::format("expected '{}', got '{}'", kind, have_kind));
 }
 
+std::vector<std::string> JsonFields::strings(const std::string& key) const {
+  std::vector<std::string> out;
+  const nlohmann::json& a = array(key);
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (!a[i].is_string()) fail(fmt::format("{}[{}]", key, i), "expected a string");
+    out.push_back(a[i].get<std::string>());
+  }
+  return out;
+}
+
 long line_of_offset(const std::string& text, std::size_t offset) {
   long line = 1;
   for (std::size_t i = 0; i < offset && i < text.size(); ++i) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -29,6 +30,8 @@ class JsonFields {
   std::optional<bool> opt_boolean(const std::string& key) const;
   JsonFields object(const std::string& key) const;
   const nlohmann::json& array(const std::string& key) const;
+  // An array of strings; an element of another type fails as "key[i]".
+  std::vector<std::string> strings(const std::string& key) const;
 
   // The dotted name of a field for error messages ("results[2].contract.schedule").
   std::string field_name(const std::string& key) const;

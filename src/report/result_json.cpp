@@ -193,16 +193,6 @@ DeviceInfo device_from_json(const json& j, const std::string& file, long line,
 
 namespace {
 
-std::vector<std::string> string_list(const JsonFields& f, const std::string& key) {
-  std::vector<std::string> out;
-  const json& a = f.array(key);
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (!a[i].is_string()) f.fail(fmt::format("{}[{}]", key, i), "expected a string");
-    out.push_back(a[i].get<std::string>());
-  }
-  return out;
-}
-
 std::vector<double> number_list(const JsonFields& f, const std::string& key) {
   std::vector<double> out;
   const json& a = f.array(key);
@@ -242,7 +232,7 @@ TelemetrySummary telemetry_from_json(const JsonFields& f) {
   t.sm_clock_peak_mhz = int_field(sm, "max");
   t.max_temp_c = int_field(f, "max_temp_c");
   t.max_power_w = f.number("max_power_w");
-  t.throttle_reasons_seen = string_list(f, "throttle_reasons_seen");
+  t.throttle_reasons_seen = f.strings("throttle_reasons_seen");
   for (std::size_t i = 0; i < t.throttle_reasons_seen.size(); ++i) {
     try {
       parse_throttle_reason(t.throttle_reasons_seen[i]);
@@ -264,7 +254,7 @@ TelemetrySample telemetry_sample_from_json(const JsonFields& f) {
   s.temp_c = int_field(f, "temp_c");
   s.power_w = f.number("power_w");
   s.util_pct = int_field(f, "util_pct");
-  const auto names = string_list(f, "throttle_reasons");
+  const auto names = f.strings("throttle_reasons");
   for (std::size_t i = 0; i < names.size(); ++i) {
     try {
       s.throttle_reasons |= parse_throttle_reason(names[i]);
@@ -306,8 +296,8 @@ Result result_from_json(const json& j, const std::string& file, long line, const
   r.timed_calls = static_cast<std::uint64_t>(f.integer("timed_calls"));
   r.flush_bytes = static_cast<std::uint64_t>(f.integer("flush_bytes"));
   r.rotation_copies = static_cast<std::uint64_t>(f.integer("rotation_copies"));
-  r.notes = string_list(f, "notes");
-  r.warnings = string_list(f, "warnings");
+  r.notes = f.strings("notes");
+  r.warnings = f.strings("warnings");
   if (f.has("samples_us")) r.samples_us = number_list(f, "samples_us");
   // instrument_selection and telemetry arrived with the cupti instrument; a file written before
   // them means: the contract's instrument was asked for by name, and telemetry was not recorded.

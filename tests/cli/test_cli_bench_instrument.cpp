@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/run_command.h"
+#include "support/run_cli.h"
 
 namespace caliber {
 namespace {
@@ -16,7 +17,7 @@ using testing_support::run_command;
 const std::string kExe = CALIBER_EXE;
 
 std::string temp_json(const std::string& name) {
-  const std::string path = ::testing::TempDir() + "/" + name;
+  const std::string path = testing_support::temp_path(name);
   std::remove(path.c_str());
   return path;
 }

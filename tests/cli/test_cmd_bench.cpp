@@ -5,18 +5,17 @@
 #include <regex>
 
 #include <nlohmann/json.hpp>
-#include <valijson/adapters/nlohmann_json_adapter.hpp>
-#include <valijson/schema.hpp>
-#include <valijson/schema_parser.hpp>
-#include <valijson/validator.hpp>
 
 #include "caliber/backend.h"
+#include "support/json_schema.h"
 #include "support/run_cli.h"
 
 namespace caliber {
 namespace {
 
 using testing_support::file_exists;
+using testing_support::load_schema;
+using testing_support::schema_errors;
 using testing_support::run_cli;
 using testing_support::temp_path;
 
@@ -78,33 +77,14 @@ TEST(CliBench, RefusesUnwritableOutputPathsBeforeMeasuring) {
   EXPECT_NE(r.err.find("is a directory"), std::string::npos) << r.err;
 }
 
-TEST(CliBench, CudaWithoutADeviceIsAUsageError) {
+TEST(CliBench, CudaWithoutADeviceFailsPreflight) {
   for (const auto& b : available_backends()) {
     if (b.kind == BackendKind::cuda && b.device_count > 0) GTEST_SKIP() << "a CUDA device is visible";
   }
   const auto r = run_cli("bench --backend cuda --kernel tiny --iters 5");
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("backend cuda is not available"), std::string::npos) << r.err;
-}
-
-void load_schema(const std::string& path, valijson::Schema& schema) {
-  std::ifstream in(path);
-  const nlohmann::json doc = nlohmann::json::parse(in);
-  valijson::SchemaParser parser;
-  valijson::adapters::NlohmannJsonAdapter adapter(doc);
-  parser.populateSchema(adapter, schema);
-}
-
-std::vector<std::string> schema_errors(const valijson::Schema& schema, const nlohmann::json& doc) {
-  valijson::Validator validator;
-  valijson::ValidationResults results;
-  valijson::adapters::NlohmannJsonAdapter adapter(doc);
-  std::vector<std::string> out;
-  if (!validator.validate(schema, adapter, &results)) {
-    valijson::ValidationResults::Error e;
-    while (results.popError(e)) out.push_back(e.description);
-  }
-  return out;
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.err.rfind("PREFLIGHT_FAILED check=device_visible: backend cuda ", 0), 0u) << r.err;
+  EXPECT_EQ(r.out, "");
 }
 
 TEST(CliBench, HostRunWritesSchemaValidJsonAndContractCsv) {

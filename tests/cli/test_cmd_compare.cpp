@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/run_cli.h"
 #include "support/run_cli_args.h"
 
 namespace caliber {
@@ -169,7 +170,7 @@ TEST(CompareCli, BadInputFilesAreOneLineErrors) {
 }
 
 TEST(CompareCli, BadThresholdsFilesAreOneLineErrors) {
-  const std::string path = ::testing::TempDir() + "/caliber_bad_thresholds.json";
+  const std::string path = caliber::testing_support::temp_path("caliber_bad_thresholds.json");
   std::ofstream(path) << "{\"schema_version\": 1, \"kind\": \"caliber.thresholds\",\n"
                          " \"architectures\": {\"x86_64\": {\"rules\": [\n"
                          "  {\"name\": \"copy\", \"relative_pct\": 20, \"absolute_us\": -10, \"calibration\": \"x\"}]}}}\n";
@@ -231,7 +232,7 @@ TEST(CompareCli, WritesEveryFormatToStdoutOrAtomicallyToOut) {
   EXPECT_EQ(doc["result"], "fail");
   EXPECT_EQ(doc["summary"]["failed"], 1);
 
-  const std::string dir = ::testing::TempDir() + "/caliber_compare_out";
+  const std::string dir = caliber::testing_support::temp_path("caliber_compare_out");
   std::filesystem::create_directories(dir);
   const std::string xml = dir + "/gate.xml";
   std::ofstream(xml) << "old";

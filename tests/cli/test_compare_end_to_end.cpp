@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "support/run_cli.h"
 #include "caliber/atomic_file.h"
 #include "caliber/backend.h"
 #include "caliber/measure.h"
@@ -54,13 +55,13 @@ Result measure_sum(int passes) {
 }
 
 std::string write_results(const std::string& name, const Result& r) {
-  const std::string path = ::testing::TempDir() + "/caliber_e2e_" + name + ".json";
+  const std::string path = caliber::testing_support::temp_path("caliber_e2e_") + name + ".json";
   write_file_atomically(path, [&](std::ostream& out) { write_results_json(out, {r}); });
   return path;
 }
 
 std::string write_thresholds(const std::string& arch, const std::string& rule_name) {
-  const std::string path = ::testing::TempDir() + "/caliber_e2e_thresholds_" + rule_name + ".json";
+  const std::string path = caliber::testing_support::temp_path("caliber_e2e_thresholds_") + rule_name + ".json";
   std::ofstream(path) << fmt::format(
       R"({{"schema_version": 1, "kind": "caliber.thresholds",
   "architectures": {{"{}": {{"rules": [

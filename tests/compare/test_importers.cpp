@@ -4,6 +4,7 @@
 
 #include <fstream>
 
+#include "support/run_cli.h"
 #include "caliber/errors.h"
 #include "compare/importers.h"
 #include "core/json_fields.h"
@@ -217,7 +218,7 @@ TEST(ReadCompareInput, RefusesUnrecognizedAndEmptyInput) {
             data("unrecognized.json") + ":1: unrecognized JSON document: expected caliber results "
                                         "(\"kind\": \"caliber.results\"), nvbench JSON (\"devices\", "
                                         "\"benchmarks\") or google-benchmark JSON (\"context\", \"benchmarks\")");
-  const std::string empty = ::testing::TempDir() + "/caliber_compare_empty.csv";
+  const std::string empty = caliber::testing_support::temp_path("caliber_compare_empty.csv");
   std::ofstream(empty) << "\n";
   EXPECT_EQ(error_of(empty), empty + ": empty file");
   EXPECT_EQ(error_of(data("no_such_file.json")), data("no_such_file.json") + ": cannot open file");

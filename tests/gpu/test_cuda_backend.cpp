@@ -9,11 +9,13 @@
 #include <memory>
 #include <string>
 
+#include "support/run_cli.h"
 #include "bench/workload.h"
 #include "caliber/backend.h"
 #include "caliber/errors.h"
 #include "caliber/measure.h"
 #include "support/fixed_contract.h"
+#include "support/cuda_device.h"
 #include "user_kernel/saxpy.h"
 
 namespace caliber {
@@ -22,11 +24,7 @@ namespace {
 class CudaTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    bool has_cuda = false;
-    for (const auto& b : available_backends()) {
-      if (b.kind == BackendKind::cuda && b.device_count > 0) has_cuda = true;
-    }
-    if (!has_cuda) GTEST_SKIP() << "no CUDA device";
+    if (!testing_support::has_cuda_device()) GTEST_SKIP() << "no CUDA device";
     backend_ = open_backend(BackendKind::cuda, 0);
   }
 
@@ -163,16 +161,13 @@ TEST_F(CudaTest, UserKernelThroughTheCppApi) {
 
 // A sticky device error poisons the process, so the fault self-test runs in a child process.
 TEST(CudaCli, FaultingKernelExitsOneWithTheCudaErrorAndNoNumber) {
-  bool has_cuda = false;
-  for (const auto& b : available_backends()) {
-    if (b.kind == BackendKind::cuda && b.device_count > 0) has_cuda = true;
-  }
-  if (!has_cuda) GTEST_SKIP() << "no CUDA device";
-  const std::string json = ::testing::TempDir() + "/fault.json";
+  if (!testing_support::has_cuda_device()) GTEST_SKIP() << "no CUDA device";
+  const std::string json = caliber::testing_support::temp_path("fault.json");
   std::remove(json.c_str());
   const char* env = std::getenv("CALIBER_EXE");
   const std::string cmd = std::string(env && *env ? env : CALIBER_EXE) +
-                          " bench --backend cuda --kernel fault --iters 5 --json " + json + " 2>&1";
+                          " bench --backend cuda --kernel fault --iters 5 --allow-shared-device --json " + json +
+                          " 2>&1";  // this test process still holds a context on the device
   FILE* p = popen(cmd.c_str(), "r");
   ASSERT_NE(p, nullptr);
   std::string out;

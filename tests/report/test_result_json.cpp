@@ -3,6 +3,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "support/run_cli.h"
 #include "caliber/errors.h"
 #include "caliber/result_json.h"
 #include "support/sample_results.h"
@@ -78,7 +79,7 @@ TEST(ResultJson, StrictReadingNamesTheField) {
 }
 
 std::string write_temp(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + "/" + name;
+  const std::string path = caliber::testing_support::temp_path("") + name;
   std::ofstream(path) << text;
   return path;
 }
@@ -130,7 +131,7 @@ TEST(ResultsDocument, IncompleteRunAndUnknownVersionAreRefused) {
     EXPECT_EQ(std::string(e.what()),
               path + ": field 'schema_version': unsupported schema version 99 (this caliber reads 1)");
   }
-  EXPECT_THROW(read_results_json(::testing::TempDir() + "/does-not-exist.json"), InputError);
+  EXPECT_THROW(read_results_json(caliber::testing_support::temp_path("does-not-exist.json")), InputError);
 }
 
 }  // namespace

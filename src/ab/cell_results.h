@@ -1,0 +1,39 @@
+// What an A/B or screening cell produced, read from its directory.
+//
+// A cell is any command that leaves a caliber results file and its run identity in the cell's
+// directory (docs/ab.md, "Cells"):
+// - benchmark_results.jsonl (caliber run --out DIR): one row per (shape_id, provider);
+// - a caliber.results JSON document (caliber bench --json DIR/results.json).
+// The reader is an interface so the multi-shape runner's own strict reader plugs in unchanged.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "ab/ab_aggregate.h"
+
+namespace caliber {
+
+inline constexpr const char* kBenchmarkResultsFileName = "benchmark_results.jsonl";
+
+class CellResultsReader {
+ public:
+  virtual ~CellResultsReader() = default;
+  // The results file of a cell directory, or "" when there is none.
+  virtual std::string find_results_file(const std::string& cell_dir) const = 0;
+  // Reads it. Throws InputError (file, line, field) when it is malformed.
+  virtual CellResults read(const std::string& results_file) const = 0;
+};
+
+// benchmark_results.jsonl first, else the one caliber.results JSON document in the directory.
+const CellResultsReader& default_cell_results_reader();
+
+// The two formats, exposed for tests.
+CellResults read_caliber_results_cell(const std::string& file);
+// TODO(issue 4): once include/caliber/benchmark_results.h lands, read rows with
+// read_benchmark_results() and keep only the projection below; until then this reads the fields
+// the A/B needs (shape_id, provider, benchmark_status, correct, median_us, stable,
+// kernel_only.summary.rel_iqr, kernel_only.warnings) strictly and ignores the rest.
+CellResults read_benchmark_results_cell(const std::string& file);
+
+}  // namespace caliber

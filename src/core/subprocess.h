@@ -1,0 +1,47 @@
+// A child process with a wall-clock limit: the A/B cells and bounded external queries
+// (nvidia-smi) run through it. The child gets its own process group, so a timeout ends the whole
+// tree it started (a shell, a caliber run, its workers), not only the shell.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace caliber {
+
+struct SubprocessOptions {
+  std::vector<std::string> argv;  // argv[0] is looked up in PATH
+  // Set in the child on top of the parent's environment.
+  std::vector<std::pair<std::string, std::string>> env;
+  std::string stdout_path;       // stdout (and stderr, unless stderr_path is set) goes here
+  std::string stderr_path;
+  bool capture_stdout = false;   // when stdout_path is empty: collect stdout into the result
+  double timeout_s = 0;          // 0: no limit
+  double kill_after_s = 10;      // after SIGTERM on timeout, SIGKILL this much later
+};
+
+// Exit codes follow coreutils timeout(1), so a cell that times out reads the same whether the
+// harness or the user's command enforced the limit.
+inline constexpr int kExitTimedOut = 124;   // terminated by SIGTERM at the time limit
+inline constexpr int kExitKilled = 137;     // 128 + SIGKILL: did not stop on SIGTERM (or was OOM-killed)
+
+struct SubprocessResult {
+  int exit_code = -1;       // the child's status; 128 + N when killed by signal N; 124/137 on timeout
+  bool timed_out = false;   // this harness stopped it at timeout_s
+  double elapsed_s = 0;     // wall time, seconds
+  std::string captured_stdout;
+  std::string spawn_error;  // fork/exec failed (exit_code is then 127)
+};
+
+// Runs the child to completion or to its time limit. Never throws for the child's failures;
+// throws Error when fork or pipe creation fails.
+SubprocessResult run_subprocess(const SubprocessOptions& options);
+
+// While a child runs, SIGINT/SIGTERM/SIGHUP sent to caliber are passed to the child's process
+// group before caliber itself ends, so an interrupted A/B leaves no orphaned cell on the device.
+void forward_termination_signals_to_children();
+
+// 124 or 137: the exit of a cell stopped for time (by this harness or by a timeout wrapper).
+inline bool is_timeout_exit(int exit_code) { return exit_code == kExitTimedOut || exit_code == kExitKilled; }
+
+}  // namespace caliber

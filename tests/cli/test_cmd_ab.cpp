@@ -1,0 +1,178 @@
+// caliber ab end to end on the host backend: two plugin builds, one 3x slower; identical code;
+// a caliber mismatch; a timeout; preflight. Each cell is a real process.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "support/ab_fixture.h"
+#include "support/run_cli.h"
+#include "support/text_lines.h"
+
+namespace caliber {
+namespace {
+
+namespace fs = std::filesystem;
+using testing_support::fixture_args;
+using testing_support::fixture_plugin;
+using testing_support::fresh_out_dir;
+using testing_support::run_cli;
+
+int count(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (auto p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
+  return n;
+}
+
+TEST(CliAb, TheSlowerPluginIsCalledSlowerOnEveryShape) {
+  const std::string out = fresh_out_dir("cli-ab-slow");
+  // 3x the work on side B: every round's delta is far from zero, so six rounds decide it even on a
+  // loaded two-core machine (p = 2/64 needs all six deltas positive).
+  const auto r = run_cli(fixture_args("ab --rounds 6", out, fixture_plugin(CALIBER_AB_FIXTURE_FAST),
+                                      fixture_plugin(CALIBER_AB_FIXTURE_SLOW)));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find(">>> fixture: the sides executed different code"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("== fixture: 6 rounds x 3 shapes"), std::string::npos) << r.out;
+  EXPECT_EQ(count(r.out, "  B_SLOWER  "), 3) << r.out;
+  EXPECT_NE(r.out.find("0 B_FASTER, 3 B_SLOWER, 0 UNDECIDED"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("3/3 shapes kept the sign of their delta in every round"), std::string::npos) << r.out;
+  const auto status = testing_support::read_lines(out + "/status.tsv");
+  ASSERT_EQ(status.size(), 13u);
+  for (std::size_t i = 1; i < status.size(); ++i) {
+    EXPECT_NE(status[i].find("\tfixture\t0\t"), std::string::npos) << status[i];
+    EXPECT_NE(status[i].find("\t3\t0\t"), std::string::npos) << status[i];  // 3 rows ok, 0 failed
+  }
+  for (const char* f : {"ab_plan.json", "ab_report.txt", "ab_report.tsv", "ab_report.json",
+                        "fixture/r6_A/run_identity.json", "fixture/r6_B/code_fingerprint.json"}) {
+    EXPECT_TRUE(fs::exists(out + "/" + f)) << f;
+  }
+}
+
+TEST(CliAb, IdenticalCodeIsSkippedAfterRoundOneUnlessAllowed) {
+  std::string out = fresh_out_dir("cli-ab-same-code");
+  auto r = run_cli(fixture_args("ab --rounds 6", out, fixture_plugin(CALIBER_AB_FIXTURE_FAST),
+                                fixture_plugin(CALIBER_AB_FIXTURE_FAST_COPY)));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("!!! NO_CODE_DIFF op=fixture: both sides executed byte-identical code"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("B vs A"), std::string::npos) << r.out;
+  EXPECT_EQ(testing_support::read_lines(out + "/status.tsv").size(), 3u);
+  out = fresh_out_dir("cli-ab-same-code-allowed");
+  r = run_cli(fixture_args("ab --rounds 2 --allow-no-code-diff", out, fixture_plugin(CALIBER_AB_FIXTURE_FAST),
+                           fixture_plugin(CALIBER_AB_FIXTURE_FAST_COPY)));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("== fixture: 2 rounds x 3 shapes"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("no shape can be decided"), std::string::npos) << r.out;  // 2 rounds: p >= 0.5
+}
+
+TEST(CliAb, IdenticalSidesAreLabelledTheNoiseFloor) {
+  const std::string out = fresh_out_dir("cli-ab-noise");
+  const std::string same = fixture_plugin(CALIBER_AB_FIXTURE_FAST);
+  const auto r = run_cli(fixture_args("ab --rounds 2", out, same, same));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("== A and B are identical"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("every delta below is this machine's noise floor for fixture, not a finding"), std::string::npos);
+  EXPECT_EQ(count(r.out, "  noise  "), 3) << r.out;
+  EXPECT_EQ(r.out.find("B_SLOWER"), std::string::npos);
+}
+
+TEST(CliAb, ACaliberMismatchExitsFourAfterRoundOne) {
+  const std::string out = fresh_out_dir("cli-ab-mismatch");
+  const std::string args = fixture_args("ab --rounds 6", out, fixture_plugin(CALIBER_AB_FIXTURE_FAST),
+                                        fixture_plugin(CALIBER_AB_FIXTURE_SLOW),
+                                        "--a-env FIXTURE_ITERS=40 --b-env FIXTURE_ITERS=50", "--iters $FIXTURE_ITERS");
+  auto r = run_cli(args);
+  EXPECT_EQ(r.exit_code, 4) << r.out << r.err;
+  EXPECT_NE(r.out.find("!!! [caliber] contracts[kernel].iterations: A=fixed:40, B=fixed:50\n"), std::string::npos)
+      << r.out;
+  EXPECT_EQ(testing_support::read_lines(out + "/status.tsv").size(), 3u);  // refused after round 1, before any latency
+  EXPECT_EQ(r.out.find("B vs A"), std::string::npos);
+  const std::string out2 = fresh_out_dir("cli-ab-mismatch-allowed");
+  r = run_cli(fixture_args("ab --rounds 2 --allow-caliber-mismatch", out2, fixture_plugin(CALIBER_AB_FIXTURE_FAST),
+                           fixture_plugin(CALIBER_AB_FIXTURE_SLOW), "--a-env FIXTURE_ITERS=40 --b-env FIXTURE_ITERS=50",
+                           "--iters $FIXTURE_ITERS"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("!!! [caliber] contracts[kernel].iterations: A=fixed:40, B=fixed:50\n"), std::string::npos);
+  EXPECT_NE(r.out.find("== fixture: 2 rounds x 3 shapes"), std::string::npos) << r.out;
+}
+
+TEST(CliAb, ATimeoutIsNamedAndTheOpGetsNoReport) {
+  const std::string out = fresh_out_dir("cli-ab-timeout");
+  const auto r = run_cli("ab --op fixture --rounds 2 --out " + out +
+                         " --cell-command 'sleep 30; echo {out}' --cell-timeout 0.5 --kill-after 2");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find("!!! CELL_TIMEOUT 0.5s op=fixture round=1 side=A"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("!!! fixture: round 1 side A timed out (rc 124): TIMEOUT: stopped at the 0.5 s cell limit (a "
+                       "cost problem, not a verdict)"),
+            std::string::npos)
+      << r.out;
+  const auto status = testing_support::read_lines(out + "/status.tsv");
+  ASSERT_EQ(status.size(), 2u);
+  EXPECT_EQ(status[1].rfind("1\tA\tfixture\t124\t", 0), 0u) << status[1];
+  EXPECT_NE(status[1].find("\tTIMEOUT\tTIMEOUT: stopped at the 0.5 s cell limit"), std::string::npos) << status[1];
+}
+
+TEST(CliAb, PreflightFailuresExitThreeBeforeAnyCell) {
+  std::string out = fresh_out_dir("cli-ab-preflight");
+  auto r = run_cli(fixture_args("ab", out, fixture_plugin(CALIBER_AB_FIXTURE_FAST), "/nonexistent/libx.so:f"));
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.err, "PREFLIGHT_FAILED check=plugin_loads: provider side B (/nonexistent/libx.so:f): /nonexistent/libx.so "
+                   "does not exist\n");
+  EXPECT_FALSE(fs::exists(out + "/status.tsv"));
+  r = run_cli(fixture_args("ab", out, fixture_plugin(CALIBER_AB_FIXTURE_FAST),
+                           std::string(CALIBER_AB_FIXTURE_SLOW) + ":no_such_symbol"));
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("PREFLIGHT_FAILED check=plugin_loads: provider side B"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("does not export no_such_symbol"), std::string::npos) << r.err;
+  fs::create_directories(out);
+  std::ofstream(out + "/leftover") << "x";
+  r = run_cli(fixture_args("ab", out, fixture_plugin(CALIBER_AB_FIXTURE_FAST), fixture_plugin(CALIBER_AB_FIXTURE_SLOW)));
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.err.rfind("PREFLIGHT_FAILED check=output_writable: " + out + " exists and is not empty", 0), 0u) << r.err;
+  out = fresh_out_dir("cli-ab-preflight-ledger");
+  r = run_cli("ab --op x --out " + out + " --cell-command 'cell {ledger} {out}' --shape-ledger /nonexistent/l.jsonl");
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.err, "PREFLIGHT_FAILED check=input_valid: shape ledger /nonexistent/l.jsonl does not exist\n");
+  const std::string not_executable = testing_support::temp_path("not-executable");
+  std::ofstream(not_executable) << "#!/bin/sh\n";
+  fs::permissions(not_executable, fs::perms::owner_read | fs::perms::owner_write);
+  r = run_cli("ab --op x --out " + out + " --cell-command '{binary} {out}' --a-binary " + not_executable);
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.err, "PREFLIGHT_FAILED check=input_valid: side A binary " + not_executable + " is invalid: " +
+                       not_executable + " is not executable\n");
+}
+
+TEST(CliAb, ACellThatFailsItsOwnPreflightIsRefusedNotMeasured) {
+  const std::string out = fresh_out_dir("cli-ab-cell-preflight");
+  const auto r = run_cli("ab --op fixture --rounds 2 --out " + out + " --cell-command '{binary} --plugin " +
+                         CALIBER_AB_FIXTURE_FAST + ":missing_symbol --out {out}' --a-binary " + CALIBER_AB_FIXTURE_CELL +
+                         " --b-binary " + CALIBER_AB_FIXTURE_CELL);
+  EXPECT_EQ(r.exit_code, 1);
+  const auto status = testing_support::read_lines(out + "/status.tsv");
+  ASSERT_EQ(status.size(), 2u);
+  EXPECT_NE(status[1].find("\t3\t"), std::string::npos) << status[1];
+  EXPECT_NE(status[1].find("\trefused\tPREFLIGHT_FAILED check=plugin_loads: provider fixture"), std::string::npos)
+      << status[1];
+}
+
+TEST(CliAb, UsageErrorsExitTwo) {
+  const std::string out = fresh_out_dir("cli-ab-usage");
+  const std::pair<std::string, std::string> cases[] = {
+      {"ab --op x --out " + out + " --rounds 1 --cell-command 'c {out}'", "--rounds must be >= 2 (got 1)"},
+      {"ab --op x --out " + out + " --cell-command 'c {outdir}'", "unknown placeholder {outdir}"},
+      {"ab --op x --out " + out + " --cell-command 'c {out}' --a-env 1X=2", "--a-env '1X=2': expected NAME=VALUE"},
+      {"ab --op x --out " + out + " --cell-command 'c {out}' --order shuffled", "--order: unknown round order 'shuffled'"},
+      {"ab --op x --out " + out + " --cell-command 'c {out}' --a-plugin libx.so", "plugin 'libx.so': expected path/libfoo.so:symbol"},
+      {"ab --op x --out " + out, "--cell-command uses {ledger}: give --shape-ledger"},  // the default: caliber run
+      {"ab --op x --out " + out + " --shape-ledger l.jsonl", "--cell-command uses {matrix}: give --baseline-matrix"},
+  };
+  for (const auto& [args, fragment] : cases) {
+    const auto r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
+    EXPECT_NE(r.err.find(fragment), std::string::npos) << args << "\n" << r.err;
+  }
+  EXPECT_FALSE(fs::exists(out));
+}
+
+}  // namespace
+}  // namespace caliber

@@ -1,0 +1,128 @@
+// Code fingerprints: per-kernel SASS hashes of real cubins (built by nvcc for the tests), the
+// recorder that keeps only the kernels that ran, host library code hashes, and the file.
+#include "fingerprint/code_fingerprint.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "caliber/errors.h"
+#include "core/json_fields.h"
+#include "fingerprint/elf_sections.h"
+#include "support/run_cli.h"
+
+namespace caliber {
+namespace {
+
+std::string cubin(int variant) {
+#ifdef CALIBER_TEST_CUBIN_DIR
+  return read_text_file(std::string(CALIBER_TEST_CUBIN_DIR) + "/two_kernels_v" + std::to_string(variant) + ".cubin");
+#else
+  (void)variant;
+  return {};
+#endif
+}
+
+#define REQUIRE_CUBINS()                                                        \
+  if (cubin(0).empty()) GTEST_SKIP() << "no CUDA toolkit at configure time: no cubins"
+
+TEST(CodeFingerprint, CubinsSplitIntoPerKernelCodeHashes) {
+  REQUIRE_CUBINS();
+  std::map<std::string, std::string> v0, v1;
+  std::string error;
+  ASSERT_TRUE(cubin_kernel_code_hashes(cubin(0), &v0, &error)) << error;
+  ASSERT_TRUE(cubin_kernel_code_hashes(cubin(1), &v1, &error)) << error;
+  ASSERT_EQ(v0.size(), 2u);
+  ASSERT_TRUE(v0.count("fixture_scale") && v0.count("fixture_variant"));
+  EXPECT_EQ(v0.at("fixture_scale"), v1.at("fixture_scale"));      // unchanged source, unchanged SASS
+  EXPECT_NE(v0.at("fixture_variant"), v1.at("fixture_variant"));  // the one kernel that changed
+}
+
+TEST(CodeFingerprint, OnlyTheKernelsThatRanCount) {
+  REQUIRE_CUBINS();
+  const auto fingerprint_of = [](int variant, const std::vector<std::string>& ran) {
+    CodeFingerprintRecorder r;
+    const std::string image = cubin(variant);
+    r.on_module_loaded(7, image.data(), image.size());
+    for (const auto& k : ran) r.on_kernel_executed(k);
+    return r.fingerprint();
+  };
+  // The switch changed fixture_variant, but only fixture_scale ran: no code difference.
+  EXPECT_EQ(fingerprint_of(0, {"fixture_scale"}).digest(), fingerprint_of(1, {"fixture_scale"}).digest());
+  EXPECT_NE(fingerprint_of(0, {"fixture_scale", "fixture_variant"}).digest(),
+            fingerprint_of(1, {"fixture_scale", "fixture_variant"}).digest());
+  const CodeFingerprint f = fingerprint_of(0, {"fixture_variant", "not_in_any_module"});
+  ASSERT_EQ(f.code.size(), 1u);
+  EXPECT_EQ(f.code[0].name, "fixture_variant");
+  EXPECT_EQ(f.unresolved, std::vector<std::string>{"not_in_any_module"});
+  EXPECT_TRUE(fingerprint_of(0, {}).code.empty());  // nothing ran: the NO_KERNEL case
+}
+
+TEST(CodeFingerprint, NonElfModulesAreHashedWhole) {
+  CodeFingerprintRecorder r;
+  const std::string ptx = ".version 8.0\n.target sm_90\n";
+  r.on_module_loaded(1, ptx.data(), ptx.size());
+  r.on_kernel_executed("jit_kernel");
+  const CodeFingerprint f = r.fingerprint();
+  ASSERT_EQ(f.code.size(), 1u);
+  EXPECT_TRUE(f.unresolved.empty());
+  std::vector<ElfSection> sections;
+  std::string error;
+  EXPECT_FALSE(read_elf_sections(ptx, &sections, &error));
+  EXPECT_EQ(error, "not an ELF image");
+}
+
+TEST(CodeFingerprint, HostLibrariesHashTheirCodeNotTheirFile) {
+  // fast and fast_copy: one source, one set of flags, two files (different names inside);
+  // slow: three times the passes.
+  const std::string fast = elf_code_sha256(CALIBER_AB_FIXTURE_FAST);
+  EXPECT_EQ(fast, elf_code_sha256(CALIBER_AB_FIXTURE_FAST_COPY));
+  EXPECT_NE(fast, elf_code_sha256(CALIBER_AB_FIXTURE_SLOW));
+  EXPECT_NE(read_text_file(CALIBER_AB_FIXTURE_FAST), read_text_file(CALIBER_AB_FIXTURE_FAST_COPY));
+  const std::string not_elf = testing_support::temp_path("not-elf.so");
+  std::ofstream(not_elf) << "hello";
+  EXPECT_THROW(elf_code_sha256(not_elf), InputError);
+  const CodeFingerprint f = host_code_fingerprint({{"fixture", CALIBER_AB_FIXTURE_FAST}});
+  ASSERT_EQ(f.code.size(), 1u);
+  EXPECT_EQ(f.code[0].sha256, fast);
+}
+
+TEST(CodeFingerprint, CudaPluginsIncludeTheirDeviceCode) {
+#ifdef CALIBER_AB_FIXTURE_CUDA_VEC4
+  // The two builds differ only in device code (float4 vs float loads): the fatbinary counts.
+  const std::string vec4 = elf_code_sha256(CALIBER_AB_FIXTURE_CUDA_VEC4);
+  EXPECT_EQ(vec4, elf_code_sha256(CALIBER_AB_FIXTURE_CUDA_VEC4_COPY));
+  EXPECT_NE(vec4, elf_code_sha256(CALIBER_AB_FIXTURE_CUDA_SCALAR));
+#else
+  GTEST_SKIP() << "no CUDA toolkit at configure time";
+#endif
+}
+
+TEST(CodeFingerprint, FileRoundTripsAndRefusesATamperedDigest) {
+  CodeFingerprint f;
+  f.source = "test";
+  f.code = {{"k1", std::string(64, 'a')}, {"k2", std::string(64, 'b')}};
+  f.unresolved = {"k3"};
+  const std::string path = testing_support::temp_path("code_fingerprint.json");
+  write_code_fingerprint(path, f);
+  EXPECT_EQ(read_code_fingerprint(path), f);
+  std::string text = read_text_file(path);
+  text.replace(text.find(std::string(64, 'b')), 64, std::string(64, 'c'));
+  std::ofstream(path) << text;
+  try {
+    read_code_fingerprint(path);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), path + ": field 'digest': does not match the listed code (edited or truncated file)");
+  }
+  // The digest is over names and hashes: order-independent, content-dependent.
+  CodeFingerprint g = f;
+  std::swap(g.code[0], g.code[1]);
+  EXPECT_EQ(f.digest(), g.digest());
+  g.unresolved.clear();
+  EXPECT_NE(f.digest(), g.digest());
+}
+
+}  // namespace
+}  // namespace caliber
