@@ -37,6 +37,7 @@ struct DeviceActivity {
   std::uint32_t stream_id = 0;
   std::uint64_t graph_node_id = 0;           // the executed graph node; 0 outside graphs
   std::uint64_t blocks = 0;                  // kernels: blocks in the grid; 0 otherwise
+  std::string mangled_name;                  // kernels: the name as compiled (code fingerprints)
 };
 
 // API call `correlation_id` was issued while `external_id` was pushed on its thread.

@@ -140,6 +140,7 @@ class Session {
           DeviceActivity a;
           a.kind = DeviceActivity::Kind::kernel;
           a.name = kernel_name(k->name);
+          a.mangled_name = k->name ? k->name : "";
           a.start_ns = k->start;
           a.end_ns = k->end;
           a.correlation_id = k->correlationId;
@@ -208,6 +209,16 @@ class Session {
     std::lock_guard lock(clone_mutex_);
     return clones_;
   }
+  void set_module_observer(ModuleObserver observer) {
+    std::lock_guard lock(module_mutex_);
+    module_observer_ = std::move(observer);
+  }
+  void on_module_loaded(const CUpti_ModuleResourceData* m) {
+    std::lock_guard lock(module_mutex_);
+    if (module_observer_ && m && m->pCubin) module_observer_(m->moduleId, m->pCubin, m->cubinSize);
+  }
+  const std::string& module_unavailable() const { return module_unavailable_; }
+
   void on_node_cloned(const CUpti_GraphData* g) {
     std::lock_guard lock(clone_mutex_);
     if (!tracking_clones_ || !g) return;
@@ -255,6 +266,13 @@ class Session {
                                    CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED);
     }
     if (s != CUPTI_SUCCESS) clone_unavailable_ = "callback subscription refused: " + error_text(s);
+    // Module loads (the cubin of each module, for code fingerprints): same subscriber, since CUPTI
+    // allows one per process. The callback does nothing until an observer is set.
+    CUptiResult m = s;
+    if (m == CUPTI_SUCCESS) {
+      m = api_.cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED);
+    }
+    if (m != CUPTI_SUCCESS) module_unavailable_ = "module-load callback refused: " + error_text(m);
   }
 
   void* open_library(std::string* library) {
@@ -328,6 +346,9 @@ class Session {
   std::mutex names_mutex_;
   std::unordered_map<const char*, std::string> names_;
 
+  std::mutex module_mutex_;
+  ModuleObserver module_observer_;
+  std::string module_unavailable_;
   mutable std::mutex clone_mutex_;
   bool tracking_clones_ = false;
   std::unordered_map<std::uint64_t, std::uint64_t> clones_;
@@ -349,9 +370,14 @@ void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t* buffe
 
 void CUPTIAPI resource_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                                 const void* data) {
-  if (domain != CUPTI_CB_DOMAIN_RESOURCE || cbid != CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED || !data) return;
+  if (domain != CUPTI_CB_DOMAIN_RESOURCE || !data) return;
   const auto* resource = static_cast<const CUpti_ResourceData*>(data);
-  Session::instance().on_node_cloned(static_cast<const CUpti_GraphData*>(resource->resourceDescriptor));
+  if (cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED) {
+    Session::instance().on_node_cloned(static_cast<const CUpti_GraphData*>(resource->resourceDescriptor));
+  } else if (cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED) {
+    // The image is valid only inside the callback: the observer hashes it at once.
+    Session::instance().on_module_loaded(static_cast<const CUpti_ModuleResourceData*>(resource->resourceDescriptor));
+  }
 }
 
 }  // namespace
@@ -364,6 +390,14 @@ TracingLease::TracingLease() { Session::instance().acquire(); }
 TracingLease::~TracingLease() { Session::instance().release(); }
 
 Drained drain() { return Session::instance().drain(); }
+
+std::optional<std::string> set_module_observer(ModuleObserver observer) {
+  Session& s = Session::instance();
+  if (s.unavailable()) return s.unavailable();
+  if (!s.module_unavailable().empty()) return s.module_unavailable();
+  s.set_module_observer(std::move(observer));
+  return std::nullopt;
+}
 
 std::uint64_t reserve_external_ids(std::size_t count) { return Session::instance().reserve(count); }
 

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -46,6 +47,13 @@ struct Drained {
   std::uint64_t dropped_records = 0;   // records CUPTI could not store
 };
 Drained drain();
+
+// Module images as the driver loads them (CUPTI's module-loaded resource callback), for code
+// fingerprints. The image is valid only during the call. Returns why it cannot observe, or nullopt.
+// Modules loaded before the observer is set are not seen (lazy loading loads a module at the first
+// launch of one of its kernels, so set it before anything runs). An empty function stops observing.
+using ModuleObserver = std::function<void(std::uint32_t module_id, const void* image, std::size_t size)>;
+std::optional<std::string> set_module_observer(ModuleObserver observer);
 
 // External ids: a fresh range per batch; push/pop around each timed call on the calling thread.
 std::uint64_t reserve_external_ids(std::size_t count);
