@@ -31,6 +31,9 @@ struct Refusal {
   const char* reason_fragment;  // a part of the reason that says why
 };
 
+// gtest prints the parameter in test listings: the label, not 136 bytes of hex.
+void PrintTo(const Refusal& r, std::ostream* os) { *os << r.label; }
+
 class RefusedContracts : public ::testing::TestWithParam<Refusal> {};
 
 TEST_P(RefusedContracts, AreRefusedWithTheirReason) {
