@@ -22,6 +22,9 @@
 namespace caliber {
 
 inline constexpr int kBenchmarkResultsSchemaVersion = 1;
+// The files of a run directory (caliber run --out DIR).
+inline constexpr const char* kBenchmarkResultsFileName = "benchmark_results.jsonl";
+inline constexpr const char* kBenchmarkResultsCsvFileName = "benchmark_results.csv";
 
 enum class BenchmarkStatus {
   ok,              // correct and timed
@@ -133,8 +136,10 @@ const std::vector<std::string>& benchmark_results_csv_columns();
 void write_benchmark_results_csv(std::ostream& out, const std::vector<BenchmarkResultRow>& rows);
 // Reads such a CSV back: one JSON object per row, column name -> value typed by the column
 // (string, integer, number, boolean; an empty cell is null). The header must be exactly
-// benchmark_results_csv_columns(). InputError names file, line and column.
-std::vector<nlohmann::json> parse_benchmark_results_csv(const std::string& text, const std::string& file);
+// benchmark_results_csv_columns(). InputError names file, line and column. With `lines`, the
+// 1-based line where each row starts is appended there.
+std::vector<nlohmann::json> parse_benchmark_results_csv(const std::string& text, const std::string& file,
+                                                        std::vector<long>* lines = nullptr);
 std::vector<nlohmann::json> read_benchmark_results_csv(const std::string& file);
 
 }  // namespace caliber

@@ -4,9 +4,11 @@
 #      with scalar 4-byte loads (B), three sizes (4 MiB, 64 MiB, 256 MiB), each cell its own process;
 #   2. caliber ab, 6 rounds: two builds with identical code (the noise floor of this machine);
 #   3. caliber screen of both pairs (CODE_CHANGED / NO_CODE_DIFF);
-#   4. the run identity of a cell (clocks and processes from NVML).
+#   4. the run identity of a cell (clocks and processes from NVML);
+#   5. caliber ab with caliber run cells: caliber's rmsnorm kernel against the naive one, named by
+#      two baseline matrices (CALIBER_AB_WITH_RUN=0 skips it).
 # The sides are plugin builds of tests/fixtures/ab_side/ab_fixture_cuda_kernel.cu loaded by the
-# fixture cell (staged by scripts/device_stage.sh). Summary: $OUT/ab_h200.md. About 2-3 minutes.
+# fixture cell (staged by scripts/device_stage.sh). Summary: $OUT/ab_h200.md. About 3-4 minutes.
 set -uo pipefail
 OUT=$1
 C=$CALIBER_EXE
@@ -36,14 +38,27 @@ $C screen "${common[@]}" --out "$D/screen_same" --a-plugin "$VEC4" --b-plugin "$
   > "$D/screen_same.txt" 2> "$D/screen_same.log"
 echo "screens: after $(( $(date +%s) - start )) s"
 
-# --- After the merge with issue 4 (check `caliber run --help` first; not run by default) ------
-# The same protocol with the multi-shape runner as the cell (the default --cell-command):
-# two baseline matrices whose candidate provider's entrypoint points at two plugin builds, or
-# one matrix and two environment values. Set LEDGER, MATRIX_A, MATRIX_B and CALIBER_AB_WITH_RUN=1.
-if [ "${CALIBER_AB_WITH_RUN:-0}" = 1 ]; then
-  $C ab --op "${AB_OP:-rmsnorm}" --rounds 6 --shape-ledger "$LEDGER" --a-matrix "$MATRIX_A" --b-matrix "$MATRIX_B" \
-    --cell-timeout 300 --out "$D/run_form" > "$D/run_form.txt" 2> "$D/run_form.log"
-  echo "ab with caliber run cells: exit $?"
+# --- caliber run as the cell (the two-matrix form) ---------------------------------------------
+# Provider `candidate` is caliber's rmsnorm kernel on side A and the naive one on side B (shipped
+# built-ins, no plugin needed), three bf16 shapes, 6 rounds; each cell is a `caliber run` (its
+# preflight in the first worker, run_identity.json, benchmark_results.jsonl). About a minute.
+# CALIBER_AB_WITH_RUN=0 skips it.
+if [ "${CALIBER_AB_WITH_RUN:-1}" = 1 ]; then
+  R=$D/run_inputs
+  mkdir -p "$R"
+  $C ledger manual --op rmsnorm --ledger "$R/shape_ledger.jsonl" --dtype bf16 --shape m=4096,n=4096 \
+    --shape m=1,n=8192 --shape m=2048,n=8192 > "$R/ledger.log" 2>&1
+  for impl in caliber naive; do
+    printf '%s\n' "schema_version: 1" "kernel: rmsnorm" "op_type: rmsnorm" "dtype: [bf16]" \
+      "reference_provider: candidate" "layout_contract: row_major" "providers:" \
+      "  candidate: {enabled: true, entrypoint: \"builtin:$impl\", provider: caliber}" > "$R/candidate_$impl.yaml"
+  done
+  start=$(date +%s)
+  $C ab --op rmsnorm --rounds 6 --shape-ledger "$R/shape_ledger.jsonl" \
+    --a-matrix "$R/candidate_caliber.yaml" --b-matrix "$R/candidate_naive.yaml" \
+    --cell-command '{binary} run --backend cuda --op {op} --shape-ledger {ledger} --baseline-matrix {matrix} --seed {seed} --out {out} --max-time-ms 20' \
+    --cell-timeout 300 --kill-after 10 --out "$D/run_form" > "$D/run_form.txt" 2> "$D/run_form.log"
+  echo "ab with caliber run cells: exit $? after $(( $(date +%s) - start )) s"
 fi
 
 {
@@ -79,6 +94,26 @@ fi
     echo '```'
   done
   echo
+  if [ -f "$D/run_form.txt" ]; then
+    echo "## caliber ab with caliber run cells: candidate = caliber's rmsnorm (A) vs the naive one (B), 6 rounds"
+    echo
+    echo '```'
+    cat "$D/run_form.txt"
+    echo '```'
+    echo
+    echo "status.tsv:"
+    echo
+    echo '```'
+    cat "$D/run_form/status.tsv" 2>/dev/null
+    echo '```'
+    echo
+    echo "Run identity of a caliber run cell (round 1, side A):"
+    echo
+    echo '```'
+    $C identity "$D/run_form/rmsnorm/r1_A" 2>&1
+    echo '```'
+    echo
+  fi
   echo "## Run identity of a cell (vec4_vs_scalar, round 1, side A)"
   echo
   echo '```'

@@ -28,8 +28,10 @@ struct CellValues {
   std::uint64_t seed = 0;  // {seed}: the A/B's seed (the same in every cell: same inputs)
 };
 
-// caliber run (issue 4's multi-shape runner) as a cell. TODO(issue 4): check against the merged
-// `caliber run` options.
+// caliber run (the multi-shape runner) as a cell: every option here is one of `caliber run`'s
+// (tests/ab/test_cell_command.cpp parses the expanded command with caliber run's own options). The
+// backend is run's default (auto: cuda when a GPU is visible); add --backend host, sampling options
+// or --allow-shared-device with --cell-command.
 inline constexpr const char* kDefaultCellCommand =
     "{binary} run --op {op} --shape-ledger {ledger} --baseline-matrix {matrix} --seed {seed} --out {out}";
 

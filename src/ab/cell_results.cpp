@@ -2,13 +2,12 @@
 
 #include <filesystem>
 #include <set>
-#include <sstream>
 
 #include <fmt/format.h>
 
+#include "caliber/benchmark_results.h"
 #include "caliber/errors.h"
 #include "caliber/result_json.h"
-#include "core/json_fields.h"
 
 namespace caliber {
 namespace {
@@ -87,46 +86,27 @@ CellResults read_caliber_results_cell(const std::string& file) {
 }
 
 CellResults read_benchmark_results_cell(const std::string& file) {
-  const std::string text = read_text_file(file);
   CellResults cell;
   std::set<std::string> keys;
-  std::istringstream in(text);
-  std::string line;
-  long line_no = 0;
-  while (std::getline(in, line)) {
-    ++line_no;
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    json j;
-    try {
-      j = json::parse(line);
-    } catch (const json::parse_error& e) {
-      throw InputError(file, line_no, "", fmt::format("malformed JSON line: {}", e.what()));
-    }
-    const JsonFields f(j, file, line_no, "");
-    const std::string shape_id = f.str("shape_id");
-    const std::string provider = f.str("provider");
-    const std::string status = f.str("benchmark_status");
-    const std::optional<bool> correct = f.opt_boolean("correct");
-    if (status != "ok" || correct == false) {
+  for (const BenchmarkResultRow& r : read_benchmark_results(file)) {
+    // Rows that ran but are not measurements (failed, incorrect, unsupported, ...) are counted,
+    // never compared: an incorrect output's latency is not a number to compare.
+    if (r.benchmark_status != BenchmarkStatus::ok || r.correct == false || !r.median_us) {
       ++cell.rows_failed;
       continue;
     }
     ShapeMeasurement m;
-    m.key = shape_id + "/" + provider;
-    const std::string kernel = f.opt_str("kernel_name").value_or(f.opt_str("op_type").value_or(""));
-    const std::string dtype = f.opt_str("dtype").value_or("");
-    const std::string args = f.has("args") && f.get("args").is_object() ? compact(f.get("args")) : "";
-    m.label = fmt::format("{} {} {} {} ({})", provider, kernel, dtype, args, shape_id);
-    m.value_us = f.number("median_us");
-    if (!(m.value_us > 0)) f.fail("median_us", "an ok row needs a positive median");
-    if (f.has("kernel_only") && !f.get("kernel_only").is_null()) {
-      const JsonFields ko = f.object("kernel_only");
-      if (ko.has("summary")) m.rel_iqr = ko.object("summary").opt_number("rel_iqr");
-      if (ko.has("warnings") && !ko.array("warnings").empty()) ++cell.rows_warned;
+    m.key = r.shape_id + "/" + r.provider;
+    m.label = fmt::format("{} {} {} {} ({})", r.provider, r.kernel_name, r.dtype, compact(r.args), r.shape_id);
+    m.value_us = *r.median_us;
+    const std::optional<Result>& primary = r.kernel_only ? r.kernel_only : r.eager;
+    if (primary) {
+      m.rel_iqr = primary->summary.rel_iqr;
+      if (!primary->warnings.empty()) ++cell.rows_warned;
     }
     ++cell.rows_ok;
-    if (f.opt_boolean("stable") == false) ++cell.rows_unstable;
-    add_row(cell, keys, std::move(m), file, line_no);
+    if (r.stable == false) ++cell.rows_unstable;
+    add_row(cell, keys, std::move(m), file, 0);
   }
   return cell;
 }

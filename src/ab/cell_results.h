@@ -4,17 +4,16 @@
 // directory (docs/ab.md, "Cells"):
 // - benchmark_results.jsonl (caliber run --out DIR): one row per (shape_id, provider);
 // - a caliber.results JSON document (caliber bench --json DIR/results.json).
-// The reader is an interface so the multi-shape runner's own strict reader plugs in unchanged.
+// The reader is an interface so tests (and other cell formats) plug in unchanged.
 #pragma once
 
 #include <memory>
 #include <string>
 
 #include "ab/ab_aggregate.h"
+#include "caliber/benchmark_results.h"
 
 namespace caliber {
-
-inline constexpr const char* kBenchmarkResultsFileName = "benchmark_results.jsonl";
 
 class CellResultsReader {
  public:
@@ -30,10 +29,10 @@ const CellResultsReader& default_cell_results_reader();
 
 // The two formats, exposed for tests.
 CellResults read_caliber_results_cell(const std::string& file);
-// TODO(issue 4): once include/caliber/benchmark_results.h lands, read rows with
-// read_benchmark_results() and keep only the projection below; until then this reads the fields
-// the A/B needs (shape_id, provider, benchmark_status, correct, median_us, stable,
-// kernel_only.summary.rel_iqr, kernel_only.warnings) strictly and ignores the rest.
+// caliber run's rows, read with the strict reader (read_benchmark_results), projected onto what the
+// A/B compares: key shape_id/provider, value median_us (the primary, kernel-only number) of the ok
+// and correct rows, the primary measurement's relative IQR and warnings. Other rows count as
+// rows_failed.
 CellResults read_benchmark_results_cell(const std::string& file);
 
 }  // namespace caliber

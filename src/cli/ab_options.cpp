@@ -2,13 +2,15 @@
 
 #include <unistd.h>
 
-#include <filesystem>
 #include <iostream>
 
 #include <fmt/format.h>
 
+#include "caliber/baseline_matrix.h"
 #include "caliber/errors.h"
+#include "caliber/shape_ledger.h"
 #include "cli/cli_common.h"
+#include "core/subprocess.h"
 #include "preflight/preflight.h"
 
 namespace caliber::cli {
@@ -27,12 +29,6 @@ std::vector<std::pair<std::string, std::string>> parse_env(const std::vector<std
     out.emplace_back(key, item.substr(eq + 1));
   }
   return out;
-}
-
-std::string this_executable() {
-  std::error_code ec;
-  const auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string("caliber") : p.string();
 }
 
 void require_executable(const std::string& path) {
@@ -95,7 +91,7 @@ AbPlan make_ab_plan(const AbOptions& o) {
   const std::vector<std::string> used = cell_placeholders(plan.cell_command);
   const auto uses = [&](const char* n) { return std::find(used.begin(), used.end(), n) != used.end(); };
   for (AbSide* s : {&plan.a, &plan.b}) {
-    if (s->binary.empty() && uses("binary")) s->binary = this_executable();
+    if (s->binary.empty() && uses("binary")) s->binary = self_executable();
     if (s->matrix.empty() && !o.baseline_matrix.empty()) s->matrix = o.baseline_matrix;
   }
   if (uses("matrix") && (plan.a.matrix.empty() || plan.b.matrix.empty())) {
@@ -112,19 +108,22 @@ AbPlan make_ab_plan(const AbOptions& o) {
     if (!s->plugin.empty()) {
       const auto colon = s->plugin.rfind(':');
       checks.push_back(check_plugin_loads(
-          {fmt::format("side {}", s->name), s->plugin.substr(0, colon), s->plugin.substr(colon + 1), {}},
+          {fmt::format("side {}", s->name), s->plugin.substr(0, colon), s->plugin.substr(colon + 1), {}, ""},
           system_shared_libraries()));
     }
     if (!s->matrix.empty() && uses("matrix")) {
-      // TODO(issue 4): validate with the baseline matrix's schema (caliber validate).
       checks.push_back(check_input_file({fmt::format("side {} baseline matrix", s->name), s->matrix, {}}));
     }
   }
-  if (!plan.shape_ledger.empty()) {
-    // TODO(issue 4): validate with the shape ledger's schema (caliber validate).
-    checks.push_back(check_input_file({"shape ledger", plan.shape_ledger, {}}));
-  }
+  if (!plan.shape_ledger.empty()) checks.push_back(check_input_file({"shape ledger", plan.shape_ledger, {}}));
   run_preflight(checks, std::cerr);
+  // The files are there; their content is read by the strict readers every cell's caliber run
+  // uses, so a malformed ledger or matrix is refused now (exit 2, file, line and field) rather than
+  // in every cell (docs/preflight.md, "Exit 2 or exit 3").
+  if (!plan.shape_ledger.empty()) read_shape_ledger(plan.shape_ledger);
+  for (const AbSide* s : {&plan.a, &plan.b}) {
+    if (!s->matrix.empty() && uses("matrix")) read_baseline_matrix(s->matrix);
+  }
   return plan;
 }
 

@@ -29,7 +29,8 @@ void add_ab_options(CLI::App* cmd, AbOptions& o);
 
 // The plan the options describe (rounds/order/alpha left at their defaults for the caller to set).
 // Throws UsageError for a bad option; runs the A/B's preflight (exit 3): output directory fresh
-// and writable, side binaries executable, side plugins load, input files exist.
+// and writable, side binaries executable, side plugins load, input files exist; then reads the
+// ledger and the matrices strictly (InputError, exit 2).
 AbPlan make_ab_plan(const AbOptions& o);
 
 }  // namespace caliber::cli

@@ -13,7 +13,7 @@
 #include "compare/importers.h"
 #include "compare/report_renderers.h"
 #include "compare/row_matching.h"
-#include "compare/run_identity_hook.h"
+#include "compare/input_identity.h"
 #include "compare/thresholds.h"
 
 namespace caliber::cli {
@@ -29,6 +29,7 @@ struct CompareOptions {
   std::optional<std::string> assume_arch;
   bool fail_on_regression = false;
   bool strict = false;
+  bool allow_caliber_mismatch = false;
   std::string format = "table";
   std::optional<std::string> out;
 };
@@ -58,19 +59,15 @@ int run_compare(const CompareOptions& o) {
   if (o.arch && o.arch->empty()) throw UsageError("--arch must not be empty");
 
   const Thresholds thresholds = o.thresholds ? read_thresholds(*o.thresholds) : Thresholds{};
+  // The run identities before a single latency is read: runs of different caliber are refused
+  // (exit 4) unless --allow-caliber-mismatch, which still prints every difference.
+  const std::vector<std::string> identity_notes =
+      check_input_identities(o.baseline, o.current, o.allow_caliber_mismatch, std::cerr);
   const std::vector<CompareRow> baseline = load_rows(o.baseline, o);
   const std::vector<CompareRow> current = load_rows(o.current, o);
 
-  // Run identity (issue 7) is checked before any row: runs of different caliber are refused.
-  const auto mismatches = check_run_identity(o.baseline, o.current);
-  if (!mismatches.empty()) {
-    for (const auto& m : mismatches) std::cerr << format_identity_mismatch(m) << '\n';
-    std::cerr << "caliber: runs of different caliber: comparison refused\n";
-    return kExitCaliberMismatch;
-  }
-
-  const CompareReport report = evaluate_gate(baseline, current, thresholds, GateOptions{o.strict},
-                                             o.baseline, o.current);
+  CompareReport report = evaluate_gate(baseline, current, thresholds, GateOptions{o.strict}, o.baseline, o.current);
+  report.notes.insert(report.notes.begin(), identity_notes.begin(), identity_notes.end());
   auto render = [&](std::ostream& out) {
     if (o.format == "markdown") write_compare_markdown(out, report);
     else if (o.format == "json") write_compare_json(out, report);
@@ -100,7 +97,8 @@ const RegisterCommand registration{30, [](CLI::App& root, int& exit_code) {
       "Compare two runs and gate regressions: relative AND absolute thresholds per architecture, "
       "contract check, Mann-Whitney U verdicts (docs/gate.md)");
   cmd->add_option("BASELINE", o->baseline,
-                  "Baseline results: caliber JSON or CSV, nvbench JSON, google-benchmark JSON")
+                  "Baseline results: caliber JSON or CSV (caliber bench), a caliber run --out directory or its "
+                  "benchmark_results.jsonl/.csv, nvbench JSON, google-benchmark JSON")
       ->required();
   cmd->add_option("CURRENT", o->current, "Current results, in any of the same formats")->required();
   cmd->add_option("--thresholds", o->thresholds,
@@ -113,6 +111,9 @@ const RegisterCommand registration{30, [](CLI::App& root, int& exit_code) {
   cmd->add_flag("--fail-on-regression", o->fail_on_regression,
                 "Exit 1 when a gated row fails (a regression, or a fail-closed rule)");
   cmd->add_flag("--strict", o->strict, "A gated UNKNOWN verdict fails the gate too");
+  cmd->add_flag("--allow-caliber-mismatch", o->allow_caliber_mismatch,
+                "Compare even when the runs' identities differ in a caliber field, or one is missing (every "
+                "difference is still printed)");
   cmd->add_option("--format", o->format, "table | markdown | json | junit")
       ->check(CLI::IsMember({"table", "markdown", "json", "junit"}))
       ->capture_default_str();
@@ -120,8 +121,8 @@ const RegisterCommand registration{30, [](CLI::App& root, int& exit_code) {
   cmd->footer(
       "Exit codes: 0 pass (or report only), 1 a gated row failed (with --fail-on-regression), "
       "2 usage, input or runner-trust error (no verdict printed), 4 comparison refused: the "
-      "contract differs on a gated row (on any row without --thresholds) or the runs' identity "
-      "differs.");
+      "contract differs on a gated row (on any row without --thresholds), or the runs' identity "
+      "differs or is missing (without --allow-caliber-mismatch).");
   cmd->callback([o, &exit_code] { exit_code = run_compare(*o); });
 }};
 

@@ -11,6 +11,7 @@
 #include "caliber/shape_ledger.h"
 #include "cli/cli_common.h"
 #include "cli/command.h"
+#include "core/number_text.h"
 #include "ledger/importers.h"
 
 namespace caliber::cli {
@@ -66,15 +67,9 @@ std::vector<std::int64_t> counts_of(const std::string& text, const char* option)
   std::vector<std::int64_t> out;
   if (text.empty()) return out;
   for (const auto& s : split_list(text, option)) {
-    std::size_t used = 0;
-    long long v = 0;
-    try {
-      v = std::stoll(s, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != s.size() || v < 1) throw UsageError(fmt::format("{} '{}': expected positive integers", option, text));
-    out.push_back(v);
+    const std::optional<std::int64_t> v = parse_integer(s);
+    if (!v || *v < 1) throw UsageError(fmt::format("{} '{}': expected positive integers", option, text));
+    out.push_back(*v);
   }
   return out;
 }

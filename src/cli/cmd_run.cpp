@@ -15,7 +15,9 @@ void add_run_options(CLI::App* cmd, runner::RunOptions& o) {
   cmd->add_option("--op", o.op, "rmsnorm | layernorm | softmax | gemm")->required();
   cmd->add_option("--shape-ledger", o.shape_ledger, "shape_ledger.jsonl")->required();
   cmd->add_option("--baseline-matrix", o.baseline_matrix, "baseline_matrix.yaml")->required();
-  cmd->add_option("--out", o.out, "Output directory: benchmark_results.{jsonl,csv}, run_summary.json")->required();
+  cmd->add_option("--out", o.out,
+                  "Output directory: benchmark_results.{jsonl,csv}, run_identity.json, run_summary.json")
+      ->required();
   cmd->add_option("--backend", o.backend, "host | cuda | auto (cuda when a GPU is visible)")->capture_default_str();
   cmd->add_option("--device", o.device, "Device index")->capture_default_str();
   cmd->add_option("--stages", o.stages, "Only these ledger stages (comma list: prefill,decode,mixed,synthetic,...)");
@@ -49,6 +51,8 @@ void add_run_options(CLI::App* cmd, runner::RunOptions& o) {
   cmd->add_option("--cell-timeout-s", o.cell_timeout_s,
                   "A cell with no result after this many seconds is killed and recorded as failed")
       ->capture_default_str();
+  cmd->add_flag("--allow-shared-device", o.allow_shared_device,
+                "Measure even when another compute process is on the device (preflight warns instead of failing)");
 }
 
 const RegisterCommand registration{40, [](CLI::App& root, int& exit_code) {
@@ -66,6 +70,7 @@ const RegisterCommand registration{40, [](CLI::App& root, int& exit_code) {
   add_run_options(worker, *w);
   worker->add_option("--run-id", w->run_id)->required();
   worker->add_option("--events-fd", w->events_fd)->required();
+  worker->add_flag("--start-checks", w->start_checks);
   worker->callback([w, &exit_code] { exit_code = runner::run_worker(*w); });
 }};
 

@@ -1,19 +1,13 @@
-// RFC 4180 CSV reading: quoted fields may hold commas, quotes (doubled) and newlines.
+// The one CSV reader is core/csv_records.h. This name stays for src/profile, which includes it
+// (that folder is integrated separately); new code includes core/csv_records.h.
 #pragma once
 
-#include <string>
-#include <vector>
+#include "core/csv_records.h"
 
 namespace caliber {
 
-struct CsvRecord {
-  long line = 0;  // 1-based line where the record starts
-  std::vector<std::string> fields;
-};
-
-// Parses the whole text. An unterminated quoted field or a quote in the middle of an unquoted
-// field is an InputError naming file and line. A final newline is optional; blank lines are
-// skipped.
-std::vector<CsvRecord> parse_csv(const std::string& text, const std::string& file);
+inline std::vector<CsvRecord> parse_csv(const std::string& text, const std::string& file) {
+  return parse_csv_records(text, file);
+}
 
 }  // namespace caliber

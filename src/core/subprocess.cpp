@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 
 #include <fmt/format.h>
 
@@ -57,12 +58,6 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   _exit(127);
 }
 
-int decode_status(int status) {
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return -1;
-}
-
 void forward_and_die(int sig) {
   const pid_t group = g_running_child_group.load();
   if (group > 0) kill(-group, SIGTERM);
@@ -71,6 +66,25 @@ void forward_and_die(int sig) {
 }
 
 }  // namespace
+
+int exit_code_of_wait_status(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return -1;
+}
+
+std::string describe_wait_status(int status) {
+  if (WIFEXITED(status)) return fmt::format("exit code {}", WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) return fmt::format("signal {} ({})", WTERMSIG(status), ::strsignal(WTERMSIG(status)));
+  return "unknown exit status";
+}
+
+std::string self_executable() {
+  std::error_code ec;
+  const auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) throw Error("cannot find the running executable (/proc/self/exe): " + ec.message());
+  return p.string();
+}
 
 void forward_termination_signals_to_children() {
   struct sigaction sa{};
@@ -153,7 +167,7 @@ SubprocessResult run_subprocess(const SubprocessOptions& o) {
     close(pipe_fds[0]);
   }
   r.elapsed_s = seconds_since(t0);
-  r.exit_code = decode_status(status);
+  r.exit_code = exit_code_of_wait_status(status);
   if (r.timed_out) r.exit_code = kill_sent ? kExitKilled : kExitTimedOut;
   if (!r.timed_out && r.exit_code == 127) {
     r.spawn_error = fmt::format("exit 127: {} or a program it runs was not found or could not be executed", o.argv[0]);

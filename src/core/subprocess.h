@@ -44,4 +44,14 @@ void forward_termination_signals_to_children();
 // 124 or 137: the exit of a cell stopped for time (by this harness or by a timeout wrapper).
 inline bool is_timeout_exit(int exit_code) { return exit_code == kExitTimedOut || exit_code == kExitKilled; }
 
+// A waitpid() status as an exit code: the child's exit status, or 128 + N when signal N ended it
+// (the shell's convention); -1 for anything else.
+int exit_code_of_wait_status(int status);
+// A waitpid() status in words: "exit code 3", "signal 11 (Segmentation fault)".
+std::string describe_wait_status(int status);
+
+// The path of the running executable (/proc/self/exe): what a command starts to run caliber
+// again (caliber run's workers, caliber ab's default side binary). Throws Error when unreadable.
+std::string self_executable();
+
 }  // namespace caliber

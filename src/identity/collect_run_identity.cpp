@@ -3,8 +3,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -14,6 +12,7 @@
 
 #include "caliber/config.h"
 #include "core/sha256.h"
+#include "core/utc_time.h"
 
 namespace caliber {
 namespace {
@@ -36,24 +35,15 @@ std::string hostname() {
   return buf;
 }
 
-std::string new_run_id(const std::string& created_at) {
+}  // namespace
+
+std::string make_run_id(const std::string& created_at) {
   std::string compact;
   for (char c : created_at) {
     if (c != '-' && c != ':') compact.push_back(c);
   }
   std::random_device rd;
   return fmt::format("{}-{:08x}", compact, rd());
-}
-
-}  // namespace
-
-std::string utc_now_iso8601() {
-  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 std::vector<std::string> current_command_line() {
@@ -76,8 +66,8 @@ std::vector<NamedContract> contracts_by_schedule_and_cache(const std::vector<Con
 
 RunIdentity collect_run_identity(const IdentityRequest& r, DeviceProbe& probe) {
   RunIdentity id;
-  id.created_at = utc_now_iso8601();
-  id.run_id = new_run_id(id.created_at);
+  id.created_at = utc_timestamp_now();
+  id.run_id = make_run_id(id.created_at);
   id.hostname = hostname();
   id.command = r.command.empty() ? current_command_line() : r.command;
   id.outputs = r.outputs;

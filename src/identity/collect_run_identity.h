@@ -32,7 +32,8 @@ std::vector<NamedContract> contracts_by_schedule_and_cache(const std::vector<Con
 // This process's argv, from /proc/self/cmdline (empty when unreadable).
 std::vector<std::string> current_command_line();
 
-// UTC now as ISO 8601 with seconds ("2026-11-29T12:00:00Z").
-std::string utc_now_iso8601();
+// A run id: "<UTC time, compact>-<8 random hex digits>" ("20261129T120000Z-1a2b3c4d") from an ISO
+// 8601 time ("2026-11-29T12:00:00Z"). Results rows and run_identity.json carry the same one.
+std::string make_run_id(const std::string& created_at);
 
 }  // namespace caliber

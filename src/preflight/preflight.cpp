@@ -148,7 +148,8 @@ std::vector<PreflightCheck> checks_for_contract_libraries(const std::vector<Cont
 
 PreflightCheck check_plugin_loads(const PluginSpec& plugin, SharedLibraries& libs) {
   return {"plugin_loads", [plugin, &libs] {
-            const std::string who = fmt::format("provider {} ({}:{})", plugin.provider, plugin.path, plugin.symbol);
+            const std::string who =
+                fmt::format("{}provider {} ({}:{})", plugin.origin, plugin.provider, plugin.path, plugin.symbol);
             std::error_code ec;
             if (!fs::exists(plugin.path, ec)) return PreflightOutcome::fail(fmt::format("{}: {} does not exist", who, plugin.path));
             std::string err;
@@ -165,7 +166,7 @@ PreflightCheck check_plugin_loads(const PluginSpec& plugin, SharedLibraries& lib
             }
             const std::string abi = plugin.abi_check(libs, h, entry);
             libs.close(h);
-            if (!abi.empty()) return PreflightOutcome::fail(fmt::format("{}: ABI mismatch: {}", who, abi));
+            if (!abi.empty()) return PreflightOutcome::fail(fmt::format("{}: {}", who, abi));
             return PreflightOutcome::pass(fmt::format("{}: loads, exports {}, ABI matches", who, plugin.symbol));
           },
           ""};

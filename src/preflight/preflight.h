@@ -75,11 +75,15 @@ struct PluginSpec {
   std::string provider;  // the matrix's provider name
   std::string path;      // shared library
   std::string symbol;    // entry symbol
-  // ABI hook. TODO(issue 4): check the plugin's ABI version against include/caliber/plugin_abi.h
-  // once that header exists. Given the open library and the entry symbol's address, returns ""
-  // when the ABI matches, else why not. Empty function: only load + symbol are checked, and the
-  // check says "ABI version not checked".
+  // ABI hook: given the open library and the entry symbol's address, returns "" when the plugin
+  // speaks caliber's plugin ABI (include/caliber/plugin_abi.h), else the problem, phrased to
+  // follow "provider <name> (<lib>:<symbol>): ". caliber run sets it to
+  // providers::plugin_entry_problem; an empty function (caliber ab/screen, whose plugins are
+  // whatever their cell program loads) checks load + symbol only and says "ABI version not checked".
   std::function<std::string(SharedLibraries& libs, void* handle, void* entry)> abi_check;
+  // Where the plugin is named, printed first: "baseline_matrix.yaml:9: field
+  // 'providers.mine.entrypoint': ". Empty for a command-line option.
+  std::string origin;
 };
 
 // plugin_loads: the library loads (RTLD_NOW), exports the symbol, and (when abi_check is set)

@@ -55,6 +55,39 @@ struct Loaded {
   std::string not_offered_reason;
 };
 
+// Calls a plugin's entry for `op` with this caliber's ABI version and checks the provider struct
+// it fills. Returns "" (out filled, or out.offered false) or the problem, phrased to follow
+// "plugin <lib>:<symbol> " or "provider <name> (<lib>:<symbol>): ".
+std::string call_entry(void* symbol_address, ops::OpType op, Loaded& out) {
+  auto entry = reinterpret_cast<caliber_plugin_entry_v1>(symbol_address);
+  char error[kTextSize] = {0};
+  const std::string op_name(ops::to_string(op));
+  const caliber_status st = entry(CALIBER_PLUGIN_ABI_VERSION, op_name.c_str(), &out.provider, error, sizeof error);
+  if (st == CALIBER_UNSUPPORTED) {
+    out.offered = false;
+    out.not_offered_reason = fmt::format("does not offer op {}: {}", op_name, text_of(error));
+    return {};
+  }
+  if (st != CALIBER_OK) return fmt::format("refused to load for op {}: {}", op_name, text_of(error));
+  const caliber_provider_v1& p = out.provider;
+  if (p.abi_version != CALIBER_PLUGIN_ABI_VERSION) {
+    return fmt::format("was built for plugin ABI version {}; this caliber speaks version {}", p.abi_version,
+                       CALIBER_PLUGIN_ABI_VERSION);
+  }
+  if (p.struct_size != sizeof(caliber_provider_v1)) {
+    return fmt::format("has provider struct_size {}, not sizeof(caliber_provider_v1) = {}", p.struct_size,
+                       sizeof(caliber_provider_v1));
+  }
+  if (!p.run) return "has no run function in its provider struct";
+  if (p.backend != CALIBER_BACKEND_HOST && p.backend != CALIBER_BACKEND_CUDA) {
+    return fmt::format("declares unknown backend {}", static_cast<int>(p.backend));
+  }
+  if (p.flags & ~(CALIBER_INCLUDES_ALLOCATION | CALIBER_INCLUDES_LAYOUT_CONVERSION | CALIBER_INCLUDES_JIT)) {
+    return fmt::format("sets unknown flag bits {:#x}", p.flags);
+  }
+  return {};
+}
+
 Loaded load(const std::string& library, const std::string& symbol, ops::OpType op) {
   const std::string where = library + ":" + symbol;
   // Never closed: a plugin may own threads or thread-local state until the process ends.
@@ -63,35 +96,11 @@ Loaded load(const std::string& library, const std::string& symbol, ops::OpType o
   ::dlerror();
   void* sym = ::dlsym(handle, symbol.c_str());
   if (!sym) throw UsageError(fmt::format("plugin {}: symbol '{}' not found in {}", where, symbol, library));
-  auto entry = reinterpret_cast<caliber_plugin_entry_v1>(sym);
   Loaded out;
-  char error[kTextSize] = {0};
-  const std::string op_name(ops::to_string(op));
-  const caliber_status st = entry(CALIBER_PLUGIN_ABI_VERSION, op_name.c_str(), &out.provider, error, sizeof error);
-  if (st == CALIBER_UNSUPPORTED) {
-    out.offered = false;
-    out.not_offered_reason = fmt::format("plugin {} does not offer op {}: {}", where, op_name, text_of(error));
-    return out;
+  if (const std::string problem = call_entry(sym, op, out); !problem.empty()) {
+    throw UsageError(fmt::format("plugin {} {}", where, problem));
   }
-  if (st != CALIBER_OK) {
-    throw UsageError(fmt::format("plugin {} refused to load for op {}: {}", where, op_name, text_of(error)));
-  }
-  const caliber_provider_v1& p = out.provider;
-  if (p.abi_version != CALIBER_PLUGIN_ABI_VERSION) {
-    throw UsageError(fmt::format("plugin {} was built for plugin ABI version {}; this caliber speaks version {}",
-                                 where, p.abi_version, CALIBER_PLUGIN_ABI_VERSION));
-  }
-  if (p.struct_size != sizeof(caliber_provider_v1)) {
-    throw UsageError(fmt::format("plugin {}: provider struct_size {} is not sizeof(caliber_provider_v1) = {}",
-                                 where, p.struct_size, sizeof(caliber_provider_v1)));
-  }
-  if (!p.run) throw UsageError(fmt::format("plugin {}: the provider has no run function", where));
-  if (p.backend != CALIBER_BACKEND_HOST && p.backend != CALIBER_BACKEND_CUDA) {
-    throw UsageError(fmt::format("plugin {}: unknown backend {}", where, static_cast<int>(p.backend)));
-  }
-  if (p.flags & ~(CALIBER_INCLUDES_ALLOCATION | CALIBER_INCLUDES_LAYOUT_CONVERSION | CALIBER_INCLUDES_JIT)) {
-    throw UsageError(fmt::format("plugin {}: unknown flag bits {:#x}", where, p.flags));
-  }
+  if (!out.offered) out.not_offered_reason = fmt::format("plugin {} {}", where, out.not_offered_reason);
   return out;
 }
 
@@ -177,9 +186,11 @@ std::unique_ptr<Provider> load_plugin_provider(const std::string& library, const
   return std::make_unique<PluginProvider>(library + ":" + symbol, load(library, symbol, op), backend);
 }
 
-void check_plugin_loads(const std::string& library, const std::string& symbol, ops::OpType op) {
-  Loaded l = load(library, symbol, op);
-  if (l.offered && l.provider.destroy) l.provider.destroy(l.provider.state);
+std::string plugin_entry_problem(void* entry, ops::OpType op) {
+  Loaded l;
+  const std::string problem = call_entry(entry, op, l);
+  if (problem.empty() && l.offered && l.provider.destroy) l.provider.destroy(l.provider.state);
+  return problem;
 }
 
 }  // namespace caliber::providers

@@ -15,8 +15,13 @@ namespace caliber::providers {
 std::unique_ptr<Provider> load_plugin_provider(const std::string& library, const std::string& symbol,
                                                ops::OpType op, BackendKind backend);
 
-// Only checks that the plugin loads and speaks this ABI (what `caliber run` does before it starts
-// a worker). Same errors as load_plugin_provider.
-void check_plugin_loads(const std::string& library, const std::string& symbol, ops::OpType op);
+// The ABI half of the plugin_loads preflight (PluginSpec::abi_check; docs/preflight.md): calls
+// the entry function found in a loaded library with this caliber's ABI version and `op`, and
+// checks the provider struct it fills (ABI version, struct size, run function, backend, flags).
+// Returns "" when the plugin speaks this ABI (or does not offer the op: its cells are then
+// not_configured), else the problem ("was built for plugin ABI version 99; this caliber speaks
+// version 1", "refused to load for op rmsnorm: ..."). The entry must not touch the device
+// (include/caliber/plugin_abi.h), so this runs in caliber run's parent process.
+std::string plugin_entry_problem(void* entry, ops::OpType op);
 
 }  // namespace caliber::providers

@@ -8,7 +8,7 @@
 #include "caliber/benchmark_results.h"
 #include "caliber/errors.h"
 #include "caliber/result_csv.h"
-#include "core/csv_reader.h"
+#include "core/csv_records.h"
 #include "core/json_fields.h"
 
 namespace caliber {
@@ -177,8 +177,9 @@ void write_benchmark_results_csv(std::ostream& out, const std::vector<BenchmarkR
   }
 }
 
-std::vector<json> parse_benchmark_results_csv(const std::string& text, const std::string& file) {
-  const std::vector<CsvRecord> records = parse_csv(text, file);
+std::vector<json> parse_benchmark_results_csv(const std::string& text, const std::string& file,
+                                              std::vector<long>* lines) {
+  const std::vector<CsvRecord> records = parse_csv_records(text, file);
   if (records.empty()) throw InputError(file, 1, "", "empty file: expected the CSV header");
   const auto& cols = columns();
   const CsvRecord& header = records.front();
@@ -203,6 +204,7 @@ std::vector<json> parse_benchmark_results_csv(const std::string& text, const std
       row[cols[i].name] = typed_cell(rec.fields[i], cols[i].type, file, rec.line, cols[i].name);
     }
     rows.push_back(std::move(row));
+    if (lines) lines->push_back(rec.line);
   }
   return rows;
 }

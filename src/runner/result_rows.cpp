@@ -1,10 +1,9 @@
 #include "runner/result_rows.h"
 
-#include <ctime>
-
 #include <fmt/format.h>
 
 #include "caliber/config.h"
+#include "core/utc_time.h"
 
 namespace caliber::runner {
 
@@ -12,16 +11,7 @@ std::string harness_version() {
   return fmt::format("{} ({}, {})", CALIBER_VERSION, CALIBER_GIT_REVISION, CALIBER_BUILD_TYPE);
 }
 
-std::string utc_now_iso8601() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-BenchmarkResultRow base_row(const RunIdentity& id, const ShapeRow& shape, const std::string& provider) {
+BenchmarkResultRow base_row(const RowProvenance& id, const ShapeRow& shape, const std::string& provider) {
   BenchmarkResultRow r;
   r.run_id = id.run_id;
   r.shape_id = shape.shape_id;
@@ -44,7 +34,7 @@ BenchmarkResultRow base_row(const RunIdentity& id, const ShapeRow& shape, const 
   r.bytes = o.bytes(s);
   r.flops = o.flops(s);
   r.benchmark_status = BenchmarkStatus::failed;
-  r.finished_at = utc_now_iso8601();
+  r.finished_at = utc_timestamp_now();
   return r;
 }
 

@@ -11,7 +11,9 @@
 
 namespace caliber::runner {
 
-struct RunIdentity {
+// What every results row records about the run it belongs to. (The run's whole identity, the one
+// that decides what its numbers mean, is run_identity.json: include/caliber/run_identity.h.)
+struct RowProvenance {
   std::string run_id;
   std::string candidate_commit;
   std::string harness_version;  // "0.1.0 (<git revision>, <build type>)"
@@ -23,9 +25,6 @@ std::string harness_version();
 
 // A row with identity, shape, provider, byte/flop counts filled in; status failed with an empty
 // reason until the caller decides.
-BenchmarkResultRow base_row(const RunIdentity& id, const ShapeRow& shape, const std::string& provider);
-
-// "2026-11-29T12:00:00Z" for now.
-std::string utc_now_iso8601();
+BenchmarkResultRow base_row(const RowProvenance& id, const ShapeRow& shape, const std::string& provider);
 
 }  // namespace caliber::runner

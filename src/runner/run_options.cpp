@@ -22,6 +22,7 @@ std::vector<std::string> RunOptions::worker_arguments() const {
   add("--providers", providers);
   add("--candidate-commit", candidate_commit);
   if (samples) a.push_back("--samples");
+  if (allow_shared_device) a.push_back("--allow-shared-device");
   a.insert(a.end(), {"--warmup", std::to_string(warmup), "--min-samples", std::to_string(min_samples),
                      "--min-time-ms", fmt::format("{}", min_time_ms), "--max-time-ms",
                      fmt::format("{}", max_time_ms), "--target-precision", fmt::format("{}", target_precision),
@@ -33,6 +34,7 @@ std::vector<std::string> RunOptions::worker_arguments() const {
   add("--eager-schedule", eager_schedule);
   add("--eager-cache", eager_cache);
   a.insert(a.end(), {"--run-id", run_id, "--events-fd", std::to_string(events_fd)});
+  if (start_checks) a.push_back("--start-checks");
   return a;
 }
 

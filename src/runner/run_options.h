@@ -34,10 +34,14 @@ struct RunOptions {
   std::optional<std::string> eager_instrument, eager_schedule, eager_cache;
 
   double cell_timeout_s = 300.0;  // a cell running longer is killed and recorded as failed
+  bool allow_shared_device = false;  // device_exclusive preflight: warn instead of failing
 
   // Set by the parent for its worker.
   std::string run_id;
   int events_fd = -1;
+  // The first worker of a session runs the device preflight (device_visible, device_exclusive,
+  // the libraries the contracts need) and collects the run identity before it opens the device.
+  bool start_checks = false;
 
   // The command line that reproduces these options for a worker (without the subcommand).
   std::vector<std::string> worker_arguments() const;

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "caliber/errors.h"
+#include "core/number_text.h"
 #include "providers/plugin_provider.h"
 
 namespace caliber::runner {
@@ -95,16 +96,30 @@ RunPlan make_run_plan(const RunOptions& o) {
   return plan;
 }
 
-void check_plugins(const RunPlan& plan) {
+std::vector<std::pair<std::string, std::string>> plugin_libraries(const RunPlan& plan) {
+  std::vector<std::pair<std::string, std::string>> out;
   for (const MatrixProvider& p : plan.matrix.providers) {
     if (!p.enabled || !p.entrypoint || p.entrypoint->kind != Entrypoint::Kind::plugin) continue;
-    try {
-      providers::check_plugin_loads(resolved_library(*p.entrypoint, plan.matrix.file), p.entrypoint->symbol,
-                                    plan.op);
-    } catch (const UsageError& e) {
-      throw InputError(plan.matrix.file, p.line, fmt::format("providers.{}.entrypoint", p.name), e.what());
-    }
+    out.emplace_back(p.name, resolved_library(*p.entrypoint, plan.matrix.file));
   }
+  return out;
+}
+
+std::vector<PreflightCheck> plugin_preflight_checks(const RunPlan& plan, SharedLibraries& libs) {
+  std::vector<PreflightCheck> checks;
+  for (const MatrixProvider& p : plan.matrix.providers) {
+    if (!p.enabled || !p.entrypoint || p.entrypoint->kind != Entrypoint::Kind::plugin) continue;
+    PluginSpec spec;
+    spec.provider = p.name;
+    spec.path = resolved_library(*p.entrypoint, plan.matrix.file);
+    spec.symbol = p.entrypoint->symbol;
+    spec.abi_check = [op = plan.op](SharedLibraries&, void*, void* entry) {
+      return providers::plugin_entry_problem(entry, op);
+    };
+    spec.origin = fmt::format("{}:{}: field 'providers.{}.entrypoint': ", plan.matrix.file, p.line, p.name);
+    checks.push_back(check_plugin_loads(spec, libs));
+  }
+  return checks;
 }
 
 RunContracts make_run_contracts(const RunOptions& o, BackendKind backend) {
@@ -148,15 +163,9 @@ RunContracts make_run_contracts(const RunOptions& o, BackendKind backend) {
   } else {
     c.auto_graph_calls = false;
     const auto n = parse_option<std::int64_t>("--graph-calls", o.graph_calls, [](const std::string& s) {
-      std::size_t used = 0;
-      long long v = 0;
-      try {
-        v = std::stoll(s, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used != s.size() || v < 1) throw UsageError(fmt::format("expected auto or a count >= 1, got '{}'", s));
-      return static_cast<std::int64_t>(v);
+      const std::optional<std::int64_t> v = parse_integer(s);
+      if (!v || *v < 1) throw UsageError(fmt::format("expected auto or a count >= 1, got '{}'", s));
+      return *v;
     });
     c.kernel_only.graph_calls = n;
     c.eager.graph_calls = n;

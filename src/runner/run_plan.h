@@ -6,12 +6,14 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "caliber/baseline_matrix.h"
 #include "caliber/contract.h"
 #include "caliber/shape_ledger.h"
 #include "ops/op_shape.h"
+#include "preflight/preflight.h"
 #include "runner/run_options.h"
 
 namespace caliber::runner {
@@ -31,9 +33,14 @@ struct RunPlan {
 // options (UsageError). Loads no plugin and opens no device.
 RunPlan make_run_plan(const RunOptions& options);
 
-// dlopens every enabled plugin provider of the matrix and checks its ABI: a plugin that does not
-// load is an InputError naming the matrix file, the provider's line and its entrypoint field.
-void check_plugins(const RunPlan& plan);
+// The plugin_loads preflight of every enabled plugin provider of the matrix (docs/preflight.md):
+// the library exists, loads, exports its entry and speaks this caliber's plugin ABI. A failure's
+// detail starts with the matrix file, the provider's line and its entrypoint field.
+std::vector<PreflightCheck> plugin_preflight_checks(const RunPlan& plan, SharedLibraries& libs);
+
+// (provider name, resolved library path) of every enabled plugin provider: what the run identity
+// hashes.
+std::vector<std::pair<std::string, std::string>> plugin_libraries(const RunPlan& plan);
 
 // The kernel-only and eager contracts of a run on `backend` (docs/runner.md):
 //  cuda: kernel-only = event / graph / warm, eager = event / per_iter / warm;

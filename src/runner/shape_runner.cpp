@@ -7,6 +7,7 @@
 
 #include "caliber/errors.h"
 #include "caliber/measure.h"
+#include "core/utc_time.h"
 #include "ops/correctness.h"
 #include "providers/plugin_provider.h"
 
@@ -82,7 +83,7 @@ bool device_healthy(Backend& backend) {
 }
 
 ShapeRunner::ShapeRunner(Backend& backend, const RunPlan& plan, RunContracts contracts, const RunOptions& options,
-                         RunIdentity identity, std::vector<BoundProvider>& providers)
+                         RowProvenance identity, std::vector<BoundProvider>& providers)
     : backend_(backend),
       plan_(plan),
       contracts_(std::move(contracts)),
@@ -145,7 +146,7 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
       row.benchmark_status = status;
       row.status_reason = std::move(reason);
       row.cell_wall_time_ms = now_ms() - t0;
-      row.finished_at = utc_now_iso8601();
+      row.finished_at = utc_timestamp_now();
       if (events.finished) events.finished(row);
     };
 

@@ -37,7 +37,7 @@ struct ShapeEvents {
 class ShapeRunner {
  public:
   ShapeRunner(Backend& backend, const RunPlan& plan, RunContracts contracts, const RunOptions& options,
-              RunIdentity identity, std::vector<BoundProvider>& providers);
+              RowProvenance identity, std::vector<BoundProvider>& providers);
 
   // Runs the named providers of `shape` in matrix order. Returns false when the device is no
   // longer usable (a sticky error): the caller must stop and let a fresh process continue.
@@ -48,7 +48,7 @@ class ShapeRunner {
   const RunPlan& plan_;
   RunContracts contracts_;
   const RunOptions& options_;
-  RunIdentity identity_;
+  RowProvenance identity_;
   std::vector<BoundProvider>& providers_;
 };
 

@@ -12,11 +12,18 @@
 #include <fmt/format.h>
 
 #include "caliber/atomic_file.h"
-#include "caliber/config.h"
 #include "caliber/benchmark_results.h"
+#include "caliber/caliber_check.h"
+#include "caliber/config.h"
 #include "caliber/errors.h"
 #include "caliber/result_json.h"
+#include "caliber/run_identity.h"
 #include "core/json_fields.h"
+#include "core/shared_library.h"
+#include "core/subprocess.h"
+#include "core/utc_time.h"
+#include "identity/collect_run_identity.h"
+#include "preflight/preflight.h"
 #include "runner/progress.h"
 #include "runner/result_rows.h"
 #include "runner/run_plan.h"
@@ -30,19 +37,7 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 constexpr int kEventsFd = 3;
-constexpr int kExitCaliberMismatch = 4;
 constexpr double kReadyTimeoutS = 300;  // opening a device (and loading libraries) can take a while
-
-std::string new_run_id() {
-  std::random_device rd;
-  const std::uint64_t r = (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
-  std::string ts = utc_now_iso8601();  // 2026-11-29T12:00:00Z -> 20261129T120000Z
-  std::string compact;
-  for (char c : ts) {
-    if (c != '-' && c != ':') compact += c;
-  }
-  return fmt::format("{}-{:08x}", compact, static_cast<std::uint32_t>(r));
-}
 
 // A results file ends with a newline after every row; a last line without one is a row torn by
 // a kill during its write (LineAppender writes a row in one write(), so this is rare). It is cut
@@ -59,7 +54,6 @@ bool cut_torn_tail(const std::string& file) {
 struct ExistingResults {
   std::string run_id;
   std::set<std::pair<std::string, std::string>> cells;  // (shape_id, provider)
-  std::optional<BenchmarkResultRow> first;
 };
 
 ExistingResults read_existing(const std::string& file) {
@@ -71,14 +65,8 @@ ExistingResults read_existing(const std::string& file) {
                                                       e.run_id, r.run_id));
     }
     e.cells.insert({r.shape_id, r.provider});
-    if (!e.first) e.first = std::move(r);
   }
   return e;
-}
-
-std::string describe_device(const BenchmarkResultRow& r) {
-  return fmt::format("{} {} (arch {}, driver {}, runtime {}) with caliber {}", r.backend, r.gpu, r.arch,
-                     r.driver_version, r.runtime_version, r.harness_version);
 }
 
 class Supervisor {
@@ -86,18 +74,21 @@ class Supervisor {
   Supervisor(RunOptions options, bool strict) : options_(std::move(options)), strict_(strict) {}
 
   int run() {
+    if (!(options_.cell_timeout_s > 0)) throw UsageError("--cell-timeout-s must be > 0");
+    // Preflight, parent half (docs/preflight.md): the input files are there (their content is read
+    // next, and an error in it is exit 2), every plugin loads with this ABI, the output directory
+    // takes files. The device half runs in the first worker: this process never initializes CUDA.
+    run_preflight({check_input_file({"shape ledger", options_.shape_ledger, {}}),
+                   check_input_file({"baseline matrix", options_.baseline_matrix, {}})},
+                  std::cerr);
     plan_ = make_run_plan(options_);
-    check_plugins(plan_);
     // Backend and contract options are checked here when that needs no device.
     if (options_.backend != "auto") make_run_contracts(options_, parse_backend(options_.backend));
-    if (!(options_.cell_timeout_s > 0)) throw UsageError("--cell-timeout-s must be > 0");
+    std::vector<PreflightCheck> checks = plugin_preflight_checks(plan_, system_shared_libraries());
+    checks.push_back(check_output_writable(options_.out, /*must_be_empty=*/false));
+    run_preflight(checks, std::cerr);
 
-    std::error_code ec;
-    fs::create_directories(options_.out, ec);
-    if (!fs::is_directory(options_.out)) {
-      throw UsageError(fmt::format("--out {}: cannot create the directory", options_.out));
-    }
-    results_file_ = (fs::path(options_.out) / "benchmark_results.jsonl").string();
+    results_file_ = (fs::path(options_.out) / kBenchmarkResultsFileName).string();
     require_writable_file(results_file_, "--out");
     for (const auto& n : plan_.notices) std::cerr << "caliber run: " << n << '\n';
 
@@ -112,15 +103,13 @@ class Supervisor {
                   << "dropped and its cell runs again\n";
       }
       existing_ = read_existing(results_file_);
+      resuming_ = true;
     }
-    options_.run_id = existing_.run_id.empty() ? new_run_id() : existing_.run_id;
+    options_.run_id = existing_.run_id.empty() ? make_run_id(utc_timestamp_now()) : existing_.run_id;
     options_.events_fd = kEventsFd;
-    identity_.run_id = options_.run_id;
-    identity_.candidate_commit = options_.candidate_commit.value_or(CALIBER_GIT_REVISION);
-    identity_.harness_version = harness_version();
-    worker_arguments_ = {"__run-worker"};
-    const auto a = options_.worker_arguments();
-    worker_arguments_.insert(worker_arguments_.end(), a.begin(), a.end());
+    rows_.run_id = options_.run_id;
+    rows_.candidate_commit = options_.candidate_commit.value_or(CALIBER_GIT_REVISION);
+    rows_.harness_version = harness_version();
     executable_ = self_executable();
 
     std::vector<std::pair<std::size_t, std::vector<std::string>>> pending;
@@ -141,10 +130,18 @@ class Supervisor {
                                already, plan_.cells());
     }
 
-    appender_ = std::make_unique<BenchmarkResultsAppender>(results_file_, options_.samples);
     progress_ = std::make_unique<Progress>(std::cerr, ::isatty(STDERR_FILENO) == 1, steady_clock(), plan_.cells(),
                                            already);
-    started_at_ = utc_now_iso8601();
+    if (!pending.empty()) {
+      // The first worker runs the device preflight and brings the run identity; nothing is
+      // written into --out before both passed.
+      if (auto code = ensure_worker()) {
+        progress_->done();
+        return *code;
+      }
+    }
+    appender_ = std::make_unique<BenchmarkResultsAppender>(results_file_, options_.samples);
+    started_at_ = utc_timestamp_now();
     start_us_ = steady_clock().now_us();
     for (auto& [index, providers] : pending) {
       if (auto code = run_shape(index, providers)) {
@@ -168,7 +165,12 @@ class Supervisor {
     if (worker_) return std::nullopt;
     std::string how;
     for (int attempt = 0; attempt < 2; ++attempt) {
-      worker_ = std::make_unique<WorkerProcess>(executable_, worker_arguments_, kEventsFd);
+      RunOptions worker_options = options_;
+      worker_options.start_checks = !identity_checked_;
+      std::vector<std::string> arguments = {"__run-worker"};
+      const auto a = worker_options.worker_arguments();
+      arguments.insert(arguments.end(), a.begin(), a.end());
+      worker_ = std::make_unique<WorkerProcess>(executable_, arguments, kEventsFd);
       ++worker_starts_;
       std::string line;
       const auto r = worker_->read_line(line, kReadyTimeoutS);
@@ -176,8 +178,19 @@ class Supervisor {
         const json ev = parse_json_document(line, "(worker events)");
         const std::string kind = ev.value("event", "");
         if (kind == "ready") {
-          identity_.device = device_from_json(ev.at("device"), "(worker events)", 0, "device");
-          return check_same_device();
+          rows_.device = device_from_json(ev.at("device"), "(worker events)", 0, "device");
+          if (!identity_checked_) {
+            settle_identity(run_identity_from_json(ev.at("identity"), "(worker events)"));
+            identity_checked_ = true;
+          }
+          return std::nullopt;
+        }
+        if (kind == "preflight_failed") {
+          std::vector<PreflightError::Failure> failures;
+          for (const json& f : ev.at("failures")) failures.push_back({f.at("check").get<std::string>(), f.at("detail").get<std::string>()});
+          worker_->wait_exit();
+          worker_.reset();
+          throw PreflightError(std::move(failures));
         }
         if (kind == "fatal") {
           std::cerr << "caliber run: error: " << ev.value("message", "") << '\n';
@@ -195,15 +208,32 @@ class Supervisor {
     return 1;
   }
 
-  // A resumed run continues only on the device and caliber build that measured its rows.
-  std::optional<int> check_same_device() {
-    if (!existing_.first) return std::nullopt;
-    const BenchmarkResultRow now = base_row(identity_, plan_.shapes.front(), "probe");
-    if (describe_device(now) == describe_device(*existing_.first)) return std::nullopt;
-    std::cerr << fmt::format("caliber run: error: {} was measured on {}; this run measures on {}. Resume it on the "
-                             "same device with the same caliber build, or choose another --out\n",
-                             results_file_, describe_device(*existing_.first), describe_device(now));
-    return kExitCaliberMismatch;
+  // The run identity of this session (collected by the first worker): written into --out for a
+  // new run; for --resume, compared with the identity of the run being continued (the caliber
+  // check of docs/identity.md: a difference, or a missing identity, refuses with exit 4).
+  void settle_identity(RunIdentity identity) {
+    identity.run_id = options_.run_id;
+    identity.command = current_command_line();
+    const std::string path = (fs::path(options_.out) / kRunIdentityFileName).string();
+    if (!resuming_) {
+      write_run_identity(path, identity);
+      return;
+    }
+    std::string why_missing;
+    const std::optional<RunIdentity> recorded = find_run_identity(options_.out, &why_missing);
+    const CaliberComparison c = compare_identities(recorded, identity, why_missing);
+    if (!c.comparable() || !c.hazards.empty()) {
+      std::cerr << fmt::format("caliber run: --resume: A = the run in {} ({}), B = this session\n", options_.out,
+                               recorded ? recorded->run_id : "no identity");
+    }
+    try {
+      require_same_caliber(c, /*allow_mismatch=*/false, std::cerr);
+    } catch (const CaliberMismatchError&) {
+      throw CaliberMismatchError(fmt::format(
+          "{} was measured with another caliber; resume it with the same build on the same device and contracts, or "
+          "choose another --out",
+          results_file_));
+    }
   }
 
   void record(const BenchmarkResultRow& row, const std::string& label) {
@@ -216,7 +246,7 @@ class Supervisor {
 
   // A row for a cell whose worker could not report one.
   void record_failed(const ShapeRow& shape, const std::string& provider, const std::string& reason, double started_us) {
-    BenchmarkResultRow row = base_row(identity_, shape, provider);
+    BenchmarkResultRow row = base_row(rows_, shape, provider);
     row.provider_detail = "unknown: the worker ended before reporting it";
     row.benchmark_status = BenchmarkStatus::failed;
     row.status_reason = reason;
@@ -296,7 +326,7 @@ class Supervisor {
 
   int finish() {
     const std::vector<BenchmarkResultRow> rows = read_benchmark_results(results_file_);
-    const std::string csv_file = (fs::path(options_.out) / "benchmark_results.csv").string();
+    const std::string csv_file = (fs::path(options_.out) / kBenchmarkResultsCsvFileName).string();
     write_file_atomically(csv_file, [&](std::ostream& out) { write_benchmark_results_csv(out, rows); });
 
     std::map<std::string, std::size_t> statuses;
@@ -319,12 +349,12 @@ class Supervisor {
         {"kernel", plan_.matrix.kernel},
         {"shape_ledger", options_.shape_ledger},
         {"baseline_matrix", options_.baseline_matrix},
-        {"device", worker_starts_ > 0 ? to_json(identity_.device) : json(nullptr)},
-        {"harness_version", identity_.harness_version},
-        {"candidate_commit", identity_.candidate_commit},
+        {"device", worker_starts_ > 0 ? to_json(rows_.device) : json(nullptr)},
+        {"harness_version", rows_.harness_version},
+        {"candidate_commit", rows_.candidate_commit},
         {"session",
          {{"started_at", started_at_},
-          {"finished_at", utc_now_iso8601()},
+          {"finished_at", utc_timestamp_now()},
           {"wall_time_s", wall_s},
           {"contract_time_s", contract_s},
           {"harness_overhead", contract_s > 0 ? json(wall_s / contract_s - 1.0) : json(nullptr)},
@@ -354,8 +384,9 @@ class Supervisor {
   RunPlan plan_;
   std::string results_file_;
   ExistingResults existing_;
-  RunIdentity identity_;
-  std::vector<std::string> worker_arguments_;
+  RowProvenance rows_;
+  bool resuming_ = false;          // --resume continues a run whose rows are in --out
+  bool identity_checked_ = false;  // the first worker's identity is settled
   std::string executable_;
   std::unique_ptr<BenchmarkResultsAppender> appender_;
   std::unique_ptr<Progress> progress_;

@@ -8,10 +8,15 @@
 
 #include <fmt/format.h>
 
+#include "caliber/benchmark_results.h"
 #include "caliber/config.h"
 #include "caliber/errors.h"
 #include "caliber/result_json.h"
+#include "caliber/run_identity.h"
 #include "core/json_fields.h"
+#include "device/device_probe.h"
+#include "identity/collect_run_identity.h"
+#include "preflight/preflight.h"
 #include "runner/shape_runner.h"
 
 namespace caliber::runner {
@@ -38,6 +43,42 @@ class EventWriter {
   int fd_;
 };
 
+// The device half of caliber run's preflight, in the measuring process (the parent never
+// initializes CUDA, and a process holding no context yet lists only the others on the device).
+// A failure is reported to the parent, which prints it and exits 3.
+bool device_preflight(const RunOptions& options, BackendKind kind, const RunContracts& contracts,
+                      EventWriter& events) {
+  try {
+    run_preflight(measurement_preflight_checks(kind, options.device, {contracts.kernel_only, contracts.eager},
+                                               options.allow_shared_device, system_device_probe(),
+                                               system_shared_libraries()),
+                  std::cerr);
+    return true;
+  } catch (const PreflightError& e) {
+    nlohmann::json failures = nlohmann::json::array();
+    for (const auto& f : e.failures()) failures.push_back({{"check", f.check}, {"detail", f.detail}});
+    events.send({{"event", "preflight_failed"}, {"failures", failures}});
+    return false;
+  }
+}
+
+// The run identity, collected before the device is opened: the clocks are those at the start and
+// the process list shows only other processes (docs/identity.md).
+caliber::RunIdentity start_identity(const RunOptions& options, const RunPlan& plan, BackendKind kind,
+                           const RunContracts& contracts) {
+  IdentityRequest request;
+  const std::vector<DeviceInfo> devices = list_devices(kind);
+  if (options.device >= 0 && options.device < static_cast<int>(devices.size())) {
+    request.device = devices[static_cast<std::size_t>(options.device)];
+  }
+  request.contracts = {{"kernel_only", contracts.kernel_only}, {"eager", contracts.eager}};
+  request.provider_libraries = plugin_libraries(plan);
+  request.shape_ledger = options.shape_ledger;
+  request.baseline_matrix = options.baseline_matrix;
+  request.outputs = {kBenchmarkResultsFileName, kBenchmarkResultsCsvFileName};
+  return collect_run_identity(request, system_device_probe());
+}
+
 }  // namespace
 
 int run_worker(const RunOptions& options) {
@@ -46,10 +87,15 @@ int run_worker(const RunOptions& options) {
   RunPlan plan;
   std::unique_ptr<Backend> backend;
   RunContracts contracts;
+  std::optional<caliber::RunIdentity> run_identity;
   try {
     plan = make_run_plan(options);
     const BackendKind kind = options.backend == "auto" ? default_backend_kind() : parse_backend(options.backend);
     contracts = make_run_contracts(options, kind);
+    if (options.start_checks) {
+      if (!device_preflight(options, kind, contracts, events)) return kExitPreflightFailed;
+      run_identity = start_identity(options, plan, kind, contracts);
+    }
     backend = open_backend(kind, options.device);
   } catch (const UsageError& e) {
     events.send({{"event", "fatal"}, {"exit_code", 2}, {"message", e.what()}});
@@ -66,13 +112,18 @@ int run_worker(const RunOptions& options) {
   }
 
   std::vector<BoundProvider> providers = bind_providers(plan, backend->kind());
-  RunIdentity identity;
+  RowProvenance identity;
   identity.run_id = options.run_id;
   identity.candidate_commit = options.candidate_commit.value_or(CALIBER_GIT_REVISION);
   identity.harness_version = harness_version();
   identity.device = backend->device();
   ShapeRunner runner(*backend, plan, contracts, options, identity, providers);
-  events.send({{"event", "ready"}, {"device", to_json(backend->device())}});
+  nlohmann::json ready = {{"event", "ready"}, {"device", to_json(backend->device())}};
+  if (run_identity) {
+    run_identity->device = backend->device();  // what every row records
+    ready["identity"] = to_json(*run_identity);
+  }
+  events.send(ready);
 
   std::string line;
   while (std::getline(std::cin, line)) {

@@ -11,20 +11,13 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <filesystem>
 
 #include <fmt/format.h>
 
 #include "caliber/errors.h"
+#include "core/subprocess.h"
 
 namespace caliber::runner {
-
-std::string self_executable() {
-  std::error_code ec;
-  const auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) throw Error("cannot find the running executable (/proc/self/exe): " + ec.message());
-  return p.string();
-}
 
 WorkerProcess::WorkerProcess(const std::string& executable, const std::vector<std::string>& arguments,
                              int events_fd) {
@@ -130,15 +123,8 @@ std::string WorkerProcess::wait_exit() {
   while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
   }
   reaped_ = true;
-  if (WIFEXITED(status)) {
-    exit_code_ = WEXITSTATUS(status);
-    exit_text_ = fmt::format("exit code {}", exit_code_);
-  } else if (WIFSIGNALED(status)) {
-    exit_code_ = -1;
-    exit_text_ = fmt::format("signal {} ({})", WTERMSIG(status), ::strsignal(WTERMSIG(status)));
-  } else {
-    exit_text_ = "unknown exit status";
-  }
+  exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  exit_text_ = describe_wait_status(status);
   return exit_text_;
 }
 

@@ -45,7 +45,4 @@ class WorkerProcess {
   std::string exit_text_;
 };
 
-// The path of the running executable (/proc/self/exe).
-std::string self_executable();
-
 }  // namespace caliber::runner

@@ -8,6 +8,7 @@
 
 #include "caliber/errors.h"
 #include "caliber/result_json.h"
+#include "support/report_rows.h"
 #include "support/run_cli.h"
 #include "support/sample_results.h"
 
@@ -23,19 +24,31 @@ std::string cell_dir(const std::string& name) {
   return dir;
 }
 
-const char* kRows =
-    R"({"shape_id":"sha1:00000000000000aa","provider":"caliber","kernel_name":"rmsnorm","dtype":"bf16","args":{"rows":8192,"cols":8192},"benchmark_status":"ok","correct":true,"median_us":72.5,"stable":true,"kernel_only":{"summary":{"rel_iqr":0.004},"warnings":[]}})"
-    "\n"
-    R"({"shape_id":"sha1:00000000000000aa","provider":"naive","benchmark_status":"ok","correct":false,"median_us":900})"
-    "\n\n"
-    R"({"shape_id":"sha1:00000000000000bb","provider":"caliber","benchmark_status":"unsupported","median_us":null})"
-    "\n"
-    R"({"shape_id":"sha1:00000000000000cc","provider":"caliber","benchmark_status":"ok","median_us":3.5,"stable":false,"kernel_only":{"summary":{"rel_iqr":0.2},"warnings":["few samples"]}})"
-    "\n";
+// Rows as caliber run writes them: ok (one stable with a warning-free kernel-only measurement,
+// one unstable with a warning), incorrect, unsupported.
+std::string runner_rows() {
+  using testing_support::ledger_shape;
+  const ShapeRow a = ledger_shape(8192, 8192), b = ledger_shape(1, 8), c = ledger_shape(2, 16);
+  BenchmarkResultRow fast = testing_support::ok_result(a, "caliber", 72.5);
+  fast.kernel_only->summary.rel_iqr = 0.004;
+  BenchmarkResultRow wrong = testing_support::ok_result(a, "naive", 900);
+  wrong.benchmark_status = BenchmarkStatus::incorrect;
+  wrong.correct = false;
+  wrong.correctness_error = "max scaled error 3.2 > 1";
+  wrong.status_reason = "output differs from the reference";
+  BenchmarkResultRow unsupported =
+      testing_support::status_result(b, "caliber", BenchmarkStatus::unsupported, "n < 32");
+  BenchmarkResultRow shaky = testing_support::ok_result(c, "caliber", 3.5);
+  shaky.stable = false;
+  shaky.kernel_only->warnings = {"few samples"};
+  std::string text;
+  for (const auto* r : {&fast, &wrong, &unsupported}) text += to_json(*r).dump() + "\n";
+  return text + "\n" + to_json(shaky).dump() + "\n";
+}
 
 TEST(CellResults, ReadsRunnerRowsKeyedByShapeAndProvider) {
   const std::string dir = cell_dir("cell-jsonl");
-  std::ofstream(dir + "/benchmark_results.jsonl") << kRows;
+  std::ofstream(dir + "/benchmark_results.jsonl") << runner_rows();
   const auto& reader = default_cell_results_reader();
   const std::string file = reader.find_results_file(dir);
   EXPECT_EQ(file, dir + "/benchmark_results.jsonl");
@@ -45,32 +58,36 @@ TEST(CellResults, ReadsRunnerRowsKeyedByShapeAndProvider) {
   EXPECT_EQ(c.rows_unstable, 1);
   EXPECT_EQ(c.rows_warned, 1);
   ASSERT_EQ(c.rows.size(), 2u);
-  EXPECT_EQ(c.rows[0].key, "sha1:00000000000000aa/caliber");
-  EXPECT_EQ(c.rows[0].label, "caliber rmsnorm bf16 cols=8192 rows=8192 (sha1:00000000000000aa)");
+  const std::string id_a = testing_support::ledger_shape(8192, 8192).shape_id;
+  EXPECT_EQ(c.rows[0].key, id_a + "/caliber");
+  EXPECT_EQ(c.rows[0].label, "caliber rmsnorm bf16 eps=1e-06 m=8192 n=8192 (" + id_a + ")");
   EXPECT_DOUBLE_EQ(c.rows[0].value_us, 72.5);
   EXPECT_DOUBLE_EQ(*c.rows[0].rel_iqr, 0.004);
-  EXPECT_EQ(c.rows[1].key, "sha1:00000000000000cc/caliber");
+  EXPECT_EQ(c.rows[1].key, testing_support::ledger_shape(2, 16).shape_id + "/caliber");
 }
 
 TEST(CellResults, MalformedOrDuplicatedRowsNameTheirLine) {
   const std::string file = cell_dir("cell-jsonl-bad") + "/benchmark_results.jsonl";
-  std::ofstream(file) << kRows << R"({"shape_id":"sha1:00000000000000cc","provider":"caliber","benchmark_status":"ok","median_us":3.6})"
-                      << "\n";
+  const std::string rows = runner_rows();
+  const std::string first_row = rows.substr(0, rows.find('\n') + 1);
+  std::ofstream(file) << rows << first_row;
   try {
     read_benchmark_results_cell(file);
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_EQ(e.line(), 6);  // rows 1, 2, a blank line, 4, 5, then the duplicate
-    EXPECT_NE(std::string(e.what()).find("the same shape appears twice in one cell"), std::string::npos) << e.what();
+    EXPECT_EQ(e.line(), 6);  // rows 1, 2, 3, a blank line, 5, then the duplicate
+    EXPECT_NE(std::string(e.what()).find("duplicate cell"), std::string::npos) << e.what();
   }
-  std::ofstream(file) << R"({"shape_id":"x","provider":"p","benchmark_status":"ok"})" << "\n{\"trunc";
+  nlohmann::json partial = nlohmann::json::parse(first_row);
+  partial.erase("median_us");
+  std::ofstream(file) << partial.dump() << "\n";
   try {
     read_benchmark_results_cell(file);
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()), file + ":1: field 'median_us': missing");
+    EXPECT_EQ(std::string(e.what()), file + ":1: field 'median_us': missing (null when it does not apply)");
   }
-  std::ofstream(file) << R"({"shape_id":"x","provider":"p","benchmark_status":"ok","median_us":1})" << "\n{\"trunc";
+  std::ofstream(file) << first_row << "{\"trunc";
   try {
     read_benchmark_results_cell(file);
     FAIL();

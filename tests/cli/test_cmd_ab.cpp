@@ -6,6 +6,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "caliber/backend.h"
+#include "caliber/shape_ledger.h"
+#include "ledger/importers.h"
 #include "support/ab_fixture.h"
 #include "support/run_cli.h"
 #include "support/text_lines.h"
@@ -172,6 +175,94 @@ TEST(CliAb, UsageErrorsExitTwo) {
     EXPECT_NE(r.err.find(fragment), std::string::npos) << args << "\n" << r.err;
   }
   EXPECT_FALSE(fs::exists(out));
+}
+
+// --- caliber run as the cell --------------------------------------------------------------------
+// Two builds of one plugin provider (tests/plugins/test_plugins.c; the slow build computes every
+// output four times), named by two baseline matrices, over a small rmsnorm ledger on the host.
+
+struct RunnerSides {
+  std::string ledger, matrix_fast, matrix_slow;
+};
+
+RunnerSides runner_sides(const std::string& name) {
+  const std::string dir = testing_support::temp_path(name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  ledger::RowTemplate t;
+  t.op = ops::OpType::rmsnorm;
+  std::vector<ShapeRow> shapes;
+  // ~64K elements each: ~0.1 ms per call of the scalar plugin, ~0.4 ms for the slow build.
+  for (auto [m, n] : {std::pair<std::int64_t, std::int64_t>{64, 1024}, {32, 2048}, {128, 512}}) {
+    shapes.push_back(ledger::make_row(t, DType::fp32, {{"m", m}, {"n", n}, {"eps", 1e-6}}, Stage::mixed, std::nullopt,
+                                      {SourceKind::manual, "test", ""}, ""));
+  }
+  RunnerSides s{dir + "/shape_ledger.jsonl", dir + "/fast.yaml", dir + "/slow.yaml"};
+  write_shape_ledger(s.ledger, shapes);
+  auto matrix = [](const std::string& library) {
+    return "schema_version: 1\nkernel: rmsnorm\nop_type: rmsnorm\ndtype: [fp32]\nreference_provider: mine\n"
+           "layout_contract: row_major\nproviders:\n  mine: {enabled: true, entrypoint: \"" +
+           library + ":caliber_test_correct\", provider: plugin}\n";
+  };
+  std::ofstream(s.matrix_fast) << matrix(CALIBER_TEST_PLUGIN);
+  std::ofstream(s.matrix_slow) << matrix(CALIBER_TEST_PLUGIN_SLOW);
+  return s;
+}
+
+TEST(CliAb, TheSlowerPluginBuildIsCalledSlowerWithCaliberRunCells) {
+  const RunnerSides sides = runner_sides("cli-ab-run-sides");
+  const std::string out = fresh_out_dir("cli-ab-run-slow");
+  // 4x the work on side B: six rounds decide every shape even on a loaded two-core machine.
+  const auto r = run_cli("ab --op rmsnorm --rounds 6 --out " + out + " --shape-ledger " + sides.ledger +
+                         " --a-matrix " + sides.matrix_fast + " --b-matrix " + sides.matrix_slow +
+                         " --cell-timeout 120 --cell-command '{binary} run --backend host --op {op} --shape-ledger "
+                         "{ledger} --baseline-matrix {matrix} --seed {seed} --out {out} --warmup 1 --min-samples 5 "
+                         "--min-time-ms 0 --max-time-ms 10'");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("== rmsnorm: 6 rounds x 3 shapes"), std::string::npos) << r.out;
+  EXPECT_EQ(count(r.out, "  B_SLOWER  "), 3) << r.out;
+  EXPECT_NE(r.out.find("0 B_FASTER, 3 B_SLOWER, 0 UNDECIDED"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("!!! [caliber]"), std::string::npos) << r.out;  // one caliber on both sides
+  const auto status = testing_support::read_lines(out + "/status.tsv");
+  ASSERT_EQ(status.size(), 13u);
+  for (std::size_t i = 1; i < status.size(); ++i) {
+    EXPECT_NE(status[i].find("\trmsnorm\t0\t"), std::string::npos) << status[i];
+    EXPECT_NE(status[i].find("\t3\t0\t"), std::string::npos) << status[i];  // 3 rows ok, 0 failed
+  }
+  for (const char* f : {"rmsnorm/r1_A/run_identity.json", "rmsnorm/r6_B/benchmark_results.jsonl",
+                        "rmsnorm/r6_B/benchmark_results.csv"}) {
+    EXPECT_TRUE(fs::exists(out + "/" + f)) << f;
+  }
+}
+
+TEST(CliAb, TheDefaultCellCommandIsCaliberRun) {
+  for (const auto& b : available_backends()) {
+    if (b.kind == BackendKind::cuda && b.device_count > 0) GTEST_SKIP() << "a CUDA device is visible: auto is cuda";
+  }
+  const RunnerSides sides = runner_sides("cli-ab-run-default-sides");
+  const std::string out = fresh_out_dir("cli-ab-run-default");
+  const auto r = run_cli("ab --op rmsnorm --rounds 2 --out " + out + " --shape-ledger " + sides.ledger +
+                         " --baseline-matrix " + sides.matrix_fast + " --cell-timeout 120");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("== A and B are identical"), std::string::npos) << r.out;
+  EXPECT_EQ(count(r.out, "  noise  "), 3) << r.out;
+  const auto status = testing_support::read_lines(out + "/status.tsv");
+  ASSERT_EQ(status.size(), 5u);
+  for (std::size_t i = 1; i < status.size(); ++i) {
+    EXPECT_NE(status[i].find("\trmsnorm\t0\t"), std::string::npos) << status[i];
+    EXPECT_NE(status[i].find("\t3\t0\t"), std::string::npos) << status[i];
+  }
+}
+
+TEST(CliAb, AMalformedLedgerIsAnInputErrorBeforeAnyCell) {
+  const RunnerSides sides = runner_sides("cli-ab-run-bad-ledger");
+  std::ofstream(sides.ledger, std::ios::app) << "{\"shape_id\": \"sha1:trunc";
+  const std::string out = fresh_out_dir("cli-ab-run-bad-ledger-out");
+  const auto r = run_cli("ab --op rmsnorm --rounds 2 --out " + out + " --shape-ledger " + sides.ledger +
+                         " --baseline-matrix " + sides.matrix_fast);
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_EQ(r.err.rfind("caliber: error: " + sides.ledger + ":4: ", 0), 0u) << r.err;
+  EXPECT_FALSE(fs::exists(out + "/status.tsv"));
 }
 
 }  // namespace

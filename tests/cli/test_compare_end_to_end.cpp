@@ -8,6 +8,7 @@
 // +200% (3x the work).
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include <fmt/format.h>
@@ -17,6 +18,9 @@
 #include "caliber/backend.h"
 #include "caliber/measure.h"
 #include "caliber/result_json.h"
+#include "caliber/run_identity.h"
+#include "device/device_probe.h"
+#include "identity/collect_run_identity.h"
 #include "support/run_cli_args.h"
 
 namespace caliber {
@@ -54,9 +58,16 @@ Result measure_sum(int passes) {
   return measure(*backend, [&](const LaunchContext&) { sink = sum_of_squares(data, passes); }, c, mo);
 }
 
+// The results and, beside them, their run identity (what caliber bench --json writes): compare
+// checks the identities before it reads a latency.
 std::string write_results(const std::string& name, const Result& r) {
   const std::string path = caliber::testing_support::temp_path("caliber_e2e_") + name + ".json";
   write_file_atomically(path, [&](std::ostream& out) { write_results_json(out, {r}); });
+  IdentityRequest request;
+  request.device = r.device;
+  request.contracts = contracts_by_schedule_and_cache({r.contract});
+  request.outputs = {std::filesystem::path(path).filename().string()};
+  write_run_identity(sidecar_identity_path(path), collect_run_identity(request, system_device_probe()));
   return path;
 }
 

@@ -1,5 +1,6 @@
 // caliber run end to end on the host backend: every status, a crashing and a hanging provider
-// that cost one row each, resume after the runner is killed mid-run, plugin load errors.
+// that cost one row each, resume after the runner is killed mid-run, the preflight (plugins,
+// device, inputs, output directory), the run identity and the caliber check of --resume.
 #include <signal.h>
 
 #include <chrono>
@@ -12,6 +13,9 @@
 
 #include "caliber/backend.h"
 #include "caliber/benchmark_results.h"
+#include "caliber/config.h"
+#include "caliber/run_identity.h"
+#include "core/sha256.h"
 #include "ledger/importers.h"
 #include "support/cli_run.h"
 
@@ -203,16 +207,19 @@ TEST(RunCli, ExistingResultsNeedResume) {
   EXPECT_NE(r.err.find("pass --resume"), std::string::npos) << r.err;
 }
 
-TEST(RunCli, PluginsThatCannotBeUsedStopTheRunWithOneLine) {
+// docs/preflight.md, "Exit 2 or exit 3": a plugin named by a well-formed entrypoint that cannot
+// be used here fails the plugin_loads preflight (exit 3), its one line naming the matrix's file,
+// line and field; an entrypoint the matrix itself gets wrong is an input error (exit 2).
+TEST(RunCli, PluginsThatCannotBeUsedFailThePluginLoadsPreflight) {
   struct Case {
     std::string entrypoint;
-    const char* fragment;
+    std::string fragment;
   };
   const std::vector<Case> cases = {
-      {"/nonexistent/libnothing.so:entry", "does not load"},
-      {kPlugin + ":caliber_no_such_symbol", "symbol 'caliber_no_such_symbol' not found"},
-      {kPlugin + ":caliber_test_abi_v99", "built for plugin ABI version 99; this caliber speaks version 1"},
-      {kPlugin + ":caliber_test_refuse", "refused to load for op rmsnorm: no licence for this machine"},
+      {"/nonexistent/libnothing.so:entry", "(/nonexistent/libnothing.so:entry): /nonexistent/libnothing.so does not exist"},
+      {kPlugin + ":caliber_no_such_symbol", "does not export caliber_no_such_symbol"},
+      {kPlugin + ":caliber_test_abi_v99", "): was built for plugin ABI version 99; this caliber speaks version 1"},
+      {kPlugin + ":caliber_test_refuse", "): refused to load for op rmsnorm: no licence for this machine"},
   };
   for (const Case& c : cases) {
     const std::string dir = fresh_dir("run_bad_plugin");
@@ -221,15 +228,30 @@ TEST(RunCli, PluginsThatCannotBeUsedStopTheRunWithOneLine) {
                matrix("  caliber: {enabled: true, entrypoint: \"builtin:caliber\", provider: caliber}\n"
                       "  mine: {enabled: true, entrypoint: \"" + c.entrypoint + "\", provider: plugin}\n"));
     const auto r = run_caliber(run_args(dir));
-    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(r.exit_code, 3) << r.err;
     EXPECT_EQ(count_lines(r.err), 1u) << r.err;
-    EXPECT_NE(r.err.find("baseline_matrix.yaml:9: field 'providers.mine.entrypoint'"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.rfind("PREFLIGHT_FAILED check=plugin_loads: " + dir +
+                              "/baseline_matrix.yaml:9: field 'providers.mine.entrypoint': provider mine (",
+                          0),
+              0u)
+        << r.err;
     EXPECT_NE(r.err.find(c.fragment), std::string::npos) << r.err;
     EXPECT_FALSE(std::filesystem::exists(dir + "/out/benchmark_results.jsonl"));
+    EXPECT_FALSE(std::filesystem::exists(dir + "/out/run_identity.json"));
   }
+  const std::string dir = fresh_dir("run_bad_entrypoint");
+  write_shape_ledger(dir + "/shape_ledger.jsonl", {rms_row(2, 8, DType::fp32)});
+  write_text(dir + "/baseline_matrix.yaml",
+             matrix("  caliber: {enabled: true, entrypoint: \"builtin:caliber\", provider: caliber}\n"
+                    "  mine: {enabled: true, entrypoint: \"libnothing.so\", provider: plugin}\n"));
+  const auto r = run_caliber(run_args(dir));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1u) << r.err;
+  EXPECT_NE(r.err.find("baseline_matrix.yaml:9: field 'providers.mine.entrypoint'"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/out"));
 }
 
-TEST(RunCli, AWorkerThatCannotOpenItsBackendEndsTheRunWithItsError) {
+TEST(RunCli, ACudaRunWithoutADeviceFailsTheDeviceVisiblePreflight) {
   for (const auto& b : available_backends()) {
     if (b.kind == BackendKind::cuda && b.device_count > 0) GTEST_SKIP() << "a CUDA device is visible";
   }
@@ -240,8 +262,97 @@ TEST(RunCli, AWorkerThatCannotOpenItsBackendEndsTheRunWithItsError) {
   std::vector<std::string> args = run_args(dir);
   args[4] = "cuda";  // --backend cuda
   const auto r = run_caliber(args);
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  // Checked by the first worker (the parent never initializes CUDA), reported by the parent.
+  EXPECT_EQ(r.err.rfind("PREFLIGHT_FAILED check=device_visible: backend cuda ", 0), 0u) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1u) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/out/benchmark_results.jsonl"));
+  EXPECT_FALSE(std::filesystem::exists(dir + "/out/run_identity.json"));
+}
+
+TEST(RunCli, PreflightChecksTheInputFilesAndTheOutputDirectoryContentErrorsAreExitTwo) {
+  const std::string dir = fresh_dir("run_preflight");
+  write_shape_ledger(dir + "/shape_ledger.jsonl", {rms_row(2, 8, DType::fp32)});
+  write_text(dir + "/baseline_matrix.yaml",
+             matrix("  caliber: {enabled: true, entrypoint: \"builtin:caliber\", provider: caliber}\n"));
+  std::vector<std::string> args = run_args(dir);
+  args[6] = dir + "/missing.jsonl";  // --shape-ledger
+  auto r = run_caliber(args);
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_EQ(r.err, "PREFLIGHT_FAILED check=input_valid: shape ledger " + dir + "/missing.jsonl does not exist\n");
+  write_text(dir + "/not_a_dir", "x");
+  args = run_args(dir);
+  args[10] = dir + "/not_a_dir";  // --out
+  r = run_caliber(args);
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_EQ(r.err, "PREFLIGHT_FAILED check=output_writable: " + dir + "/not_a_dir exists and is not a directory\n");
+  // The ledger is there but its second line is cut: its content is wrong, exit 2 with file and line.
+  const std::string ledger = slurp(dir + "/shape_ledger.jsonl");
+  write_text(dir + "/shape_ledger.jsonl", ledger + ledger.substr(0, ledger.size() / 2));
+  r = run_caliber(run_args(dir));
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find("backend cuda is not available"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.rfind("caliber: error: " + dir + "/shape_ledger.jsonl:2: ", 0), 0u) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/out"));
+}
+
+TEST(RunCli, WritesTheRunIdentityAndResumesOnlyTheSameCaliber) {
+  const std::string dir = fresh_dir("run_identity");
+  write_shape_ledger(dir + "/shape_ledger.jsonl", {rms_row(2, 8, DType::fp32), rms_row(3, 8, DType::fp32)});
+  write_text(dir + "/baseline_matrix.yaml",
+             matrix("  caliber: {enabled: true, entrypoint: \"builtin:caliber\", provider: caliber}\n" +
+                    plugin_entry("mine", "caliber_test_correct")));
+  const auto r = run_caliber(run_args(dir, {"--limit", "1"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string identity_file = dir + "/out/run_identity.json";
+  const RunIdentity id = read_run_identity(identity_file);
+  const auto rows = read_benchmark_results(dir + "/out/benchmark_results.jsonl");
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(id.run_id, rows.front().run_id);  // one run id for the rows and the identity
+  EXPECT_EQ(id.outputs, (std::vector<std::string>{"benchmark_results.jsonl", "benchmark_results.csv"}));
+  EXPECT_EQ(id.device.backend, BackendKind::host);
+  ASSERT_EQ(id.contracts.size(), 2u);
+  EXPECT_EQ(id.contracts[0].role, "kernel_only");
+  EXPECT_EQ(id.contracts[0].contract.schedule, Schedule::per_iter);
+  EXPECT_EQ(id.contracts[1].role, "eager");
+  EXPECT_EQ(id.contracts[1].contract.schedule, Schedule::isolated);
+  EXPECT_EQ(id.contracts[1].contract.warmup, 1);  // --warmup 1
+  ASSERT_EQ(id.providers.size(), 1u);               // the plugin; built-ins are the harness's own code
+  EXPECT_EQ(id.providers[0].role, "mine");
+  EXPECT_EQ(id.providers[0].sha256, sha256_file_hex(kPlugin));
+  ASSERT_TRUE(id.shape_ledger && id.baseline_matrix);
+  EXPECT_EQ(id.shape_ledger->sha256, sha256_file_hex(dir + "/shape_ledger.jsonl"));
+  EXPECT_EQ(id.baseline_matrix->sha256, sha256_file_hex(dir + "/baseline_matrix.yaml"));
+  EXPECT_EQ(id.command.at(1), "run");  // the parent's command line, not its worker's
+  EXPECT_EQ(run_caliber({"identity", dir + "/out"}).exit_code, 0);
+
+  // Resuming with a caliber field changed (as if another build had measured the first rows).
+  RunIdentity debug = id;
+  debug.harness.build_type = "Debug";
+  write_run_identity(identity_file, debug);
+  auto again = run_caliber(run_args(dir, {"--resume"}));
+  EXPECT_EQ(again.exit_code, 4) << again.err;
+  EXPECT_NE(again.err.find("caliber run: --resume: A = the run in " + dir + "/out (" + id.run_id +
+                           "), B = this session\n"),
+            std::string::npos)
+      << again.err;
+  EXPECT_NE(again.err.find(std::string("!!! [caliber] harness.build_type: A=Debug, B=") + CALIBER_BUILD_TYPE + "\n"),
+            std::string::npos)
+      << again.err;
+  EXPECT_EQ(read_benchmark_results(dir + "/out/benchmark_results.jsonl").size(), 2u);  // nothing measured
+  // Without an identity nothing vouches for the rows already there.
+  std::filesystem::remove(identity_file);
+  again = run_caliber(run_args(dir, {"--resume"}));
+  EXPECT_EQ(again.exit_code, 4) << again.err;
+  EXPECT_NE(again.err.find("!!! [caliber] run_identity.json: A=<missing: no run_identity.json for " + dir +
+                           "/out>, B=present\n"),
+            std::string::npos)
+      << again.err;
+  // The same caliber resumes, and the run keeps the identity written at its start.
+  write_run_identity(identity_file, id);
+  again = run_caliber(run_args(dir, {"--resume"}));
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(read_benchmark_results(dir + "/out/benchmark_results.jsonl").size(), 4u);
+  EXPECT_EQ(read_run_identity(identity_file), id);
 }
 
 TEST(RunCli, TheExamplePluginRunsAgainstTheBuiltins) {

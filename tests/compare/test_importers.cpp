@@ -216,7 +216,8 @@ TEST(ImportGoogleBenchmarkJson, RefusesADuplicateRepetition) {
 TEST(ReadCompareInput, RefusesUnrecognizedAndEmptyInput) {
   EXPECT_EQ(error_of(data("unrecognized.json")),
             data("unrecognized.json") + ":1: unrecognized JSON document: expected caliber results "
-                                        "(\"kind\": \"caliber.results\"), nvbench JSON (\"devices\", "
+                                        "(\"kind\": \"caliber.results\"), caliber run results "
+                                        "(benchmark_results.jsonl), nvbench JSON (\"devices\", "
                                         "\"benchmarks\") or google-benchmark JSON (\"context\", \"benchmarks\")");
   const std::string empty = caliber::testing_support::temp_path("caliber_compare_empty.csv");
   std::ofstream(empty) << "\n";

@@ -1,11 +1,16 @@
 // caliber run on a real device (ctest label gpu): the full pipeline with every cuda provider over
-// small shapes, and a sticky device error that must cost one row, not the run.
+// small shapes, the preflight in the worker (the parent holds no context), and a sticky device
+// error that must cost one row, not the run.
 #include <gtest/gtest.h>
 
 #include <map>
+#include <optional>
+#include <vector>
 
 #include "caliber/backend.h"
 #include "caliber/benchmark_results.h"
+#include "caliber/run_identity.h"
+#include "device/nvml_library.h"
 #include "ledger/importers.h"
 #include "support/cli_run.h"
 
@@ -29,9 +34,25 @@ ShapeRow row(ops::OpType op, DType d, nlohmann::json args) {
   return ledger::make_row(t, d, args, Stage::mixed, std::nullopt, {SourceKind::manual, "test", ""}, "");
 }
 
+// --allow-shared-device: when this test binary runs whole, earlier tests leave a CUDA context in
+// this process, which the device_exclusive preflight would count as another process.
 std::vector<std::string> args_for(const std::string& dir, const std::string& op, const std::string& matrix) {
   return {"run", "--op", op, "--backend", "cuda", "--shape-ledger", dir + "/shape_ledger.jsonl", "--baseline-matrix",
-          matrix, "--out", dir + "/out", "--max-time-ms", "5"};
+          matrix, "--out", dir + "/out", "--max-time-ms", "5", "--allow-shared-device"};
+}
+
+// Compute processes on any NVML device, this one included; nothing when NVML cannot say.
+std::optional<std::size_t> processes_on_the_devices() {
+  std::string why;
+  auto nvml = NvmlLibrary::open(system_shared_libraries(), &why);
+  if (!nvml) return std::nullopt;
+  std::size_t n = 0;
+  for (int i = 0; void* dev = nvml->device_by_index(i, &why); ++i) {
+    std::vector<DeviceProcess> p;
+    if (!nvml->compute_processes(dev, &p, &why)) return std::nullopt;
+    n += p.size();
+  }
+  return n;
 }
 
 TEST(CudaRunner, EveryCudaProviderOfTheShippedGemmMatrixIsCorrect) {
@@ -59,6 +80,43 @@ TEST(CudaRunner, EveryCudaProviderOfTheShippedGemmMatrixIsCorrect) {
       EXPECT_GT(*x.median_us, 0.0);
     }
   }
+}
+
+// The preflight of caliber run on the device (docs/preflight.md, "caliber run"): device_visible and
+// device_exclusive run in the first worker, before it opens the device; the parent never
+// initializes CUDA. So, on a free device, the exclusive check passes without
+// --allow-shared-device and the identity's process list at start is empty: neither the parent
+// nor the worker is on it. The identity is written with the device's clocks from NVML.
+TEST(CudaRunner, ThePreflightRunsInTheWorkerAndTheParentHoldsNoContext) {
+  if (!has_cuda()) GTEST_SKIP() << "no CUDA device";
+  const auto before = processes_on_the_devices();
+  if (!before) GTEST_SKIP() << "NVML cannot list the compute processes here";
+  if (*before > 0) {
+    GTEST_SKIP() << *before << " compute process(es) already on the device (this test binary, run whole, holds a "
+                 << "context after earlier tests): run it alone, ctest -R ThePreflightRunsInTheWorker";
+  }
+  const std::string dir = fresh_dir("gpu_run_preflight");
+  write_shape_ledger(dir + "/shape_ledger.jsonl", {row(ops::OpType::rmsnorm, DType::bf16, {{"m", 8}, {"n", 4096}, {"eps", 1e-6}})});
+  std::vector<std::string> args =
+      args_for(dir, "rmsnorm", std::string(CALIBER_SOURCE_DIR) + "/matrices/cuda/rmsnorm/baseline_matrix.yaml");
+  args.pop_back();  // no --allow-shared-device
+  const auto r = run_caliber(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("warning [preflight]"), std::string::npos) << r.err;
+  const RunIdentity id = read_run_identity(dir + "/out/run_identity.json");
+  EXPECT_EQ(id.device.backend, BackendKind::cuda);
+  EXPECT_FALSE(id.device.uuid.empty());
+  EXPECT_TRUE(id.device_processes_at_start.available) << id.device_processes_at_start.reason;
+  EXPECT_EQ(id.device_processes_at_start.source, "nvml");
+  EXPECT_TRUE(id.device_processes_at_start.processes.empty());
+  EXPECT_TRUE(id.clocks_at_start.available) << id.clocks_at_start.reason;
+  EXPECT_GT(id.clocks_at_start.sm_clock_mhz, 0);
+  ASSERT_EQ(id.contracts.size(), 2u);
+  EXPECT_EQ(id.contracts[0].contract.schedule, Schedule::graph);
+  EXPECT_EQ(id.contracts[1].contract.schedule, Schedule::per_iter);
+  // The same run compared with itself through its directory: one caliber, exit 0.
+  const auto same = run_caliber({"compare", dir + "/out", dir + "/out"});
+  EXPECT_EQ(same.exit_code, 0) << same.out << same.err;
 }
 
 TEST(CudaRunner, AStickyDeviceErrorCostsOneRowNotTheRun) {

@@ -9,7 +9,13 @@
  *   caliber_test_fp32_only    supports() refuses everything but fp32
  *   caliber_test_cuda         declares the cuda backend
  *   caliber_test_abi_v99      reports plugin ABI version 99
- *   caliber_test_refuse       the entry function returns CALIBER_ERROR */
+ *   caliber_test_refuse       the entry function returns CALIBER_ERROR
+ * Built twice: caliber_test_plugins, and caliber_test_plugins_slow with CALIBER_TEST_PLUGIN_PASSES=4,
+ * whose run() computes every output four times: a slower build of the same providers, for the
+ * caliber ab end-to-end test with caliber run cells (tests/cli/test_cmd_ab.cpp). */
+#ifndef CALIBER_TEST_PLUGIN_PASSES
+#define CALIBER_TEST_PLUGIN_PASSES 1
+#endif
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -49,8 +55,8 @@ static caliber_status supports(void* state, const caliber_problem_v1* p, char* r
   return CALIBER_OK;
 }
 
-static caliber_status run(void* state, const caliber_problem_v1* p, const caliber_buffers_v1* buf, char* error,
-                          size_t size) {
+static caliber_status run_once(void* state, const caliber_problem_v1* p, const caliber_buffers_v1* buf,
+                               char* error, size_t size) {
   const enum behaviour b = (enum behaviour)(intptr_t)state;
   const int wrong = b == WRONG;
   if (b == FAIL) {
@@ -95,6 +101,13 @@ static caliber_status run(void* state, const caliber_problem_v1* p, const calibe
     return CALIBER_ERROR;
   }
   return CALIBER_OK;
+}
+
+static caliber_status run(void* state, const caliber_problem_v1* p, const caliber_buffers_v1* buf, char* error,
+                          size_t size) {
+  caliber_status st = CALIBER_OK;
+  for (int pass = 0; pass < CALIBER_TEST_PLUGIN_PASSES && st == CALIBER_OK; ++pass) st = run_once(state, p, buf, error, size);
+  return st;
 }
 
 static caliber_status fill(caliber_provider_v1* out, enum behaviour b, caliber_backend backend, const char* detail) {

@@ -150,8 +150,8 @@ TEST(Preflight, PluginLoadsExportsItsSymbolAndMatchesTheAbi) {
   const std::string lib = testing_support::temp_path("libplugin.so");
   std::ofstream(lib) << "not really a library";  // exists; the fake loader decides what it contains
   FakeLibraries libs;
-  PluginSpec p{"candidate", lib, "caliber_provider_v1", {}};
-  EXPECT_EQ(failure_of(check_plugin_loads({"candidate", lib + ".missing", "s", {}}, libs)),
+  PluginSpec p{"candidate", lib, "caliber_provider_v1", {}, ""};
+  EXPECT_EQ(failure_of(check_plugin_loads({"candidate", lib + ".missing", "s", {}, ""}, libs)),
             "PREFLIGHT_FAILED check=plugin_loads: provider candidate (" + lib + ".missing:s): " + lib +
                 ".missing does not exist");
   EXPECT_EQ(failure_of(check_plugin_loads(p, libs)),
@@ -166,10 +166,18 @@ TEST(Preflight, PluginLoadsExportsItsSymbolAndMatchesTheAbi) {
   const auto records = run_preflight({check_plugin_loads(p, libs)}, log);
   EXPECT_EQ(records.at(0).outcome.detail.substr(records.at(0).outcome.detail.find(": loads")),
             ": loads, exports caliber_provider_v1; ABI version not checked");
-  p.abi_check = [](SharedLibraries&, void*, void*) { return std::string("plugin ABI 2, caliber reads 1"); };
+  p.abi_check = [](SharedLibraries&, void*, void*) {
+    return std::string("was built for plugin ABI version 2; this caliber speaks version 1");
+  };
   EXPECT_EQ(failure_of(check_plugin_loads(p, libs)),
-            "PREFLIGHT_FAILED check=plugin_loads: provider candidate (" + lib + ":caliber_provider_v1): ABI "
-            "mismatch: plugin ABI 2, caliber reads 1");
+            "PREFLIGHT_FAILED check=plugin_loads: provider candidate (" + lib + ":caliber_provider_v1): was "
+            "built for plugin ABI version 2; this caliber speaks version 1");
+  // Where the plugin was named comes first (caliber run: the matrix's file, line and field).
+  p.origin = "m.yaml:9: field 'providers.candidate.entrypoint': ";
+  EXPECT_EQ(failure_of(check_plugin_loads(p, libs)),
+            "PREFLIGHT_FAILED check=plugin_loads: m.yaml:9: field 'providers.candidate.entrypoint': provider "
+            "candidate (" + lib + ":caliber_provider_v1): was built for plugin ABI version 2; this caliber speaks "
+            "version 1");
   EXPECT_EQ(libs.open_handles, 0);
 }
 

@@ -1,5 +1,6 @@
-// Running the built caliber binary from tests: capture exit code, stdout and stderr; start it in
-// the background (to kill it mid-run); fresh temporary directories.
+// Running the built caliber binary from tests: capture exit code, stdout and stderr
+// (support/run_cli_args.h); start it in the background (to kill it mid-run); fresh temporary
+// directories.
 #pragma once
 
 #include <fcntl.h>
@@ -15,32 +16,27 @@
 
 #include <gtest/gtest.h>
 
+#include "support/run_cli_args.h"
+
 namespace caliber::testing_support {
 
-struct CliResult {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
+// run_caliber (an argument list) and CliRun are the ones of support/run_cli_args.h.
+using CliResult = CliRun;
 
-inline std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+inline std::string slurp(const std::string& path) { return read_file_text(path); }
 
 inline void write_text(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
   out << text;
 }
 
-// A directory of its own under the test temp dir, emptied first.
+// A directory of its own, emptied first; unique per test process (temp_path), so parallel test
+// runs of one name never share it.
 inline std::string fresh_dir(const std::string& name) {
-  const auto dir = std::filesystem::path(::testing::TempDir()) / ("caliber_" + name);
+  const std::string dir = temp_path("caliber_" + name);
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
-  return dir.string();
+  return dir;
 }
 
 // Starts CALIBER_EXE with `args`; stdout and stderr go to files in `capture_dir`.
@@ -67,17 +63,6 @@ inline int wait_exit_code(pid_t pid) {
   int status = 0;
   ::waitpid(pid, &status, 0);
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-inline CliResult run_caliber(const std::vector<std::string>& args) {
-  static int counter = 0;
-  const std::string dir = fresh_dir("cli_capture_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-  CliResult r;
-  r.exit_code = wait_exit_code(start_caliber(args, dir));
-  r.out = slurp(dir + "/stdout.txt");
-  r.err = slurp(dir + "/stderr.txt");
-  std::filesystem::remove_all(dir);
-  return r;
 }
 
 inline std::size_t count_lines(const std::string& text) {
