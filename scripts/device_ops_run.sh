@@ -8,6 +8,8 @@
 #
 # Writes $OUT/<op>/{shape_ledger.jsonl,benchmark_results.jsonl,benchmark_results.csv,
 # run_summary.json,run.log,ledger.log}, $OUT/wall_time.txt and $OUT/validate.txt.
+# The reports of these results: bash scripts/device/reports.sh REPORTS_OUT $OUT (it reads this layout,
+# the matrices above and the candidate provider `caliber`).
 # Each op has a time budget (seconds, OP_BUDGET_<op>) so the whole run stays near 6 minutes; an
 # op that exceeds it is stopped with its finished rows kept (resume: caliber run ... --resume).
 set -uo pipefail

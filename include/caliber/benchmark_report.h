@@ -60,7 +60,9 @@ BenchmarkReport build_benchmark_report(const std::vector<ShapeRow>& ledger,
 void write_benchmark_summary(std::ostream& out, const BenchmarkReport& report);
 void write_coverage_matrix(std::ostream& out, const BenchmarkReport& report);
 void write_html_report(std::ostream& out, const BenchmarkReport& report);
+// `caliber_check`: what the caliber check of the two runs found, one line of text (the runs'
+// identity files when they match; every difference when the user compared them anyway).
 void write_regression_summary(std::ostream& out, const RegressionDiff& diff, const BenchmarkReport& after,
-                              const std::string& before_results);
+                              const std::string& before_results, const std::string& caliber_check);
 
 }  // namespace caliber

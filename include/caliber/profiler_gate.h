@@ -17,16 +17,19 @@ namespace caliber {
 
 inline constexpr int kProfileDiagnosisSchemaVersion = 1;
 
-// The command ncu profiles: one cell of the multi-shape runner. Placeholders: {caliber} (this
-// executable), {op}, {shape_ledger}, {baseline_matrix}, {shape_id}, {provider}, {device},
-// {cell_out} (a scratch directory). The runner must launch the provider's timed call inside an
-// NVTX range named "caliber_profile" (ncu profiles only the kernels inside it).
-// Wiring note: the runner's one-cell options are issue 4's; the lead adjusts this template when
-// the runner lands, and --cell-command overrides it.
+// The command ncu profiles: exactly one cell of the multi-shape runner (`caliber run`, through its
+// worker process, as every cell runs). Placeholders: {caliber} (this executable), {op},
+// {shape_ledger} (the ledger given to caliber profile), {cell_ledger} (a ledger of the one shape,
+// which caliber profile writes into {cell_out}), {baseline_matrix}, {shape_id}, {provider},
+// {device}, {cell_out} (a scratch directory, emptied first). The run measures the one shape for
+// the one provider (--providers: the matrix's other providers get rows `skipped` without running),
+// with a short contract: under ncu the cell's own timings mean nothing.
+// ncu profiles only the kernels inside the NVTX range kProfileNvtxRange, so the runner must launch
+// the provider's call inside it (docs/reports.md, "Profiler gate"); --cell-command overrides this.
 inline constexpr std::string_view kProfileCellCommandTemplate =
-    "{caliber} run --op {op} --shape-ledger {shape_ledger} --baseline-matrix {baseline_matrix} "
-    "--backend cuda --device {device} --shape-id {shape_id} --provider {provider} --profile-cell "
-    "--out {cell_out}";
+    "{caliber} run --op {op} --shape-ledger {cell_ledger} --baseline-matrix {baseline_matrix} --backend cuda "
+    "--device {device} --providers {provider} --out {cell_out} --warmup 1 --min-samples 3 --min-time-ms 0 "
+    "--max-time-ms 1";
 
 // The NVTX range that marks the profiled call.
 inline constexpr std::string_view kProfileNvtxRange = "caliber_profile";

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "caliber/benchmark_results.h"
+#include "caliber/caliber_check.h"
 #include "caliber/shape_comparison.h"
 
 namespace caliber {
@@ -45,21 +46,14 @@ RegressionDiff diff_runs(const ComparisonSet& before, const ComparisonSet& after
 // One JSON object per shape (regressions.jsonl).
 nlohmann::json to_json(const ShapeMove& move);
 
-// A difference that makes two runs' latencies incomparable: "field: before=X, after=Y".
-struct RunDifference {
-  std::string field;
-  std::string before;
-  std::string after;
-};
-
-// What the results rows themselves say about the two runs' caliber: backend, device name and
-// architecture, and the candidate's kernel-only and eager contracts must match.
-// HOOK (issue 7): every comparing command must call the run-identity refusal
-// (caliber::check_runs_comparable on the two runs' run_identity.json) BEFORE any latency is read;
-// `caliber report --against` calls this function at that point, and the lead adds that call here
-// when issue 7 lands. Until then these row-level checks are the refusal.
-std::vector<RunDifference> result_runs_differences(const std::vector<BenchmarkResultRow>& before,
-                                                   const std::vector<BenchmarkResultRow>& after,
-                                                   const std::string& candidate);
+// The caliber of two runs is checked on their run identities (caliber::check_runs_comparable,
+// include/caliber/caliber_check.h) before any latency is read. What an identity cannot know is
+// which rows a results file holds: this lists each field (backend, device.name, device.arch,
+// device.driver_version, device.runtime_version) in which rows of `results_file` state something
+// other than `identity`, once per field, naming the first such row's line and how many rows differ.
+// `row_lines[i]` is the line of rows[i] (empty: lines are not named).
+std::vector<CaliberDifference> rows_unlike_identity(const std::vector<BenchmarkResultRow>& rows,
+                                                    const std::vector<long>& row_lines, const RunIdentity& identity,
+                                                    const std::string& results_file);
 
 }  // namespace caliber

@@ -1,20 +1,32 @@
 #!/usr/bin/env bash
 # Issue 5 on the H200: device ceilings, then the reports (benchmark_summary.md, coverage_matrix.md,
 # report.html) of the multi-shape results of every op, the profiler gate on each profiler
-# candidate, and a headless-Chromium screenshot of each report.html. Summary: $1/reports_h200.md.
+# candidate, and a headless-Chromium screenshot of each report.html when chromium exists there.
+# Summary: OUT/reports_h200.md. Builds nothing: it uses the build carried in $BUILD_DIR.
 #
-#   bash scripts/device/reports.sh OUT [RESULTS_DIR]      (RESULTS_DIR default out/ops: one folder per
-#                                                          op holding shape_ledger.jsonl,
-#                                                          baseline_matrix.yaml, benchmark_results.jsonl)
-#   bash scripts/device/reports.sh --screenshots-only DIR (screenshots of every report.html under DIR,
-#                                                          e.g. here after fetching the outputs when
-#                                                          the GPU machine has no chromium)
-# Environment: CALIBER_EXE (default build/caliber), CANDIDATE (default caliber), BACKEND (default
-# cuda; host for a dry run without a GPU), PROFILE=0 skips the
-# profiler gate, CHROMIUM (default: chromium, chromium-browser or google-chrome on PATH).
+#   bash scripts/device/reports.sh OUT [RESULTS_DIR]
+#       RESULTS_DIR (default <repository>/out/ops) is the OUT of scripts/device_ops_run.sh: one
+#       folder per op holding shape_ledger.jsonl and benchmark_results.jsonl. The op's baseline
+#       matrix is RESULTS_DIR/<op>/baseline_matrix.yaml when there is one, else the one that
+#       script ran: matrices/$BACKEND/<op>/baseline_matrix.yaml. Reports go to OUT/reports/<op>/.
+#   bash scripts/device/reports.sh --screenshots-only DIR
+#       a screenshot (report.png beside it) of every report.html under DIR: here, after fetching
+#       the outputs, when the GPU machine has no chromium.
+# Environment: BUILD_DIR (default build), CALIBER (default $BUILD_DIR/caliber; CALIBER_EXE is read
+# too), CANDIDATE (default caliber: the candidate provider of matrices/cuda), BACKEND (default
+# cuda; host for a dry run without a GPU), PROFILE=0 skips the profiler gate, CHROMIUM (default:
+# chromium, chromium-browser or google-chrome on PATH).
+# Paths on the command line are the caller's (the reports print them as given, so relative ones
+# stay relative); the build and the matrices are found from the repository root, ROOT.
 set -uo pipefail
-C=${CALIBER_EXE:-build/caliber}
+ARG1=${1:-}
+ARG2=${2:-}
+ROOT=$(realpath --relative-to=. "$(dirname "$0")/../..")
+BUILD_DIR=${BUILD_DIR:-$ROOT/build}
+C=${CALIBER:-${CALIBER_EXE:-$BUILD_DIR/caliber}}
 CANDIDATE=${CANDIDATE:-caliber}
+BACKEND=${BACKEND:-cuda}
+export CALIBER_PLUGIN_DIR=${CALIBER_PLUGIN_DIR:-$BUILD_DIR/plugins}
 
 chromium_exe() {
   if [ -n "${CHROMIUM:-}" ]; then echo "$CHROMIUM"; return; fi
@@ -43,8 +55,9 @@ screenshot() {
   rm -rf "$profile"
 }
 
-if [ "${1:-}" = "--screenshots-only" ]; then
-  find "${2:?usage: reports.sh --screenshots-only DIR}" -name report.html | sort | while read -r html; do
+if [ "$ARG1" = "--screenshots-only" ]; then
+  [ -n "$ARG2" ] || { echo "usage: reports.sh --screenshots-only DIR" >&2; exit 2; }
+  find "$ARG2" -name report.html | sort | while read -r html; do
     dir=$(dirname "$html")
     shapes=$(grep -c 'class="chart latency"' "$html")
     screenshot "$html" "$dir/report.png" "$shapes"
@@ -52,14 +65,15 @@ if [ "${1:-}" = "--screenshots-only" ]; then
   exit 0
 fi
 
-OUT=${1:?usage: reports.sh OUT [RESULTS_DIR]}
-RESULTS=${2:-out/ops}
+[ -n "$ARG1" ] || { echo "usage: reports.sh OUT [RESULTS_DIR]" >&2; exit 2; }
+OUT=$ARG1
+RESULTS=${ARG2:-$ROOT/out/ops}
 D=$OUT/reports
 mkdir -p "$D"
 SUMMARY=$OUT/reports_h200.md
 
 # Ceilings once per device (kept with the outputs so the reports can be re-rendered anywhere).
-$C calibrate --backend "${BACKEND:-cuda}" --out "$D/device_ceilings.json" 2>&1 | tee "$D/calibrate.txt"
+"$C" calibrate --backend "$BACKEND" --out "$D/device_ceilings.json" 2>&1 | tee "$D/calibrate.txt"
 
 {
   echo "# Reports on the H200"
@@ -80,10 +94,12 @@ for op_dir in "$RESULTS"/*/; do
   op=$(basename "$op_dir")
   out=$D/$op
   mkdir -p "$out"
+  matrix=$op_dir/baseline_matrix.yaml
+  [ -f "$matrix" ] || matrix=$ROOT/matrices/$BACKEND/$op/baseline_matrix.yaml
   report() {
-    $C report --shape-ledger "$op_dir/shape_ledger.jsonl" --results "$op_dir/benchmark_results.jsonl" \
+    "$C" report --shape-ledger "$op_dir/shape_ledger.jsonl" --results "$op_dir/benchmark_results.jsonl" \
       --candidate "$CANDIDATE" --ceilings "$D/device_ceilings.json" \
-      --baseline-matrix "$op_dir/baseline_matrix.yaml" --profiles "$out/profiles" --out "$out"
+      --baseline-matrix "$matrix" --profiles "$out/profiles" --out "$out"
   }
   echo "=== $op"
   report | tee "$out/report.txt"
@@ -91,7 +107,8 @@ for op_dir in "$RESULTS"/*/; do
   if [ "${PROFILE:-1}" != 0 ]; then
     grep '^caliber profile ' "$out/benchmark_summary.md" | while read -r cmd; do
       echo "--- ${cmd}"
-      $C ${cmd#caliber } 2>&1 | tail -3
+      # shellcheck disable=SC2086  # the summary prints the command's words unquoted
+      "$C" ${cmd#caliber } --backend "$BACKEND" 2>&1 | tail -3
     done
     report > "$out/report.txt"  # again, so the summary shows the diagnoses
   fi

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "caliber/result_json.h"
+#include "caliber/contract.h"
 
 namespace caliber {
 namespace {
@@ -16,29 +16,8 @@ std::string not_comparable_note(const ShapeComparison& s) {
   return "no usable baseline";
 }
 
-const BenchmarkResultRow* first_candidate_row(const std::vector<BenchmarkResultRow>& rows, const std::string& candidate,
-                                              bool need_kernel_only) {
-  for (const auto& r : rows) {
-    if (r.provider != candidate) continue;
-    if (need_kernel_only && !r.kernel_only) continue;
-    return &r;
-  }
-  return nullptr;
-}
-
-void compare_contract(std::vector<RunDifference>& out, const std::string& role, const std::optional<Result>& a,
-                      const std::optional<Result>& b) {
-  if (!a || !b) return;
-  const nlohmann::json ja = to_json(a->contract);
-  const nlohmann::json jb = to_json(b->contract);
-  for (const auto& [key, value] : ja.items()) {
-    const std::string other = jb.contains(key) ? jb.at(key).dump() : "<absent>";
-    if (value.dump() != other) out.push_back({fmt::format("contracts[{}].{}", role, key), value.dump(), other});
-  }
-  for (const auto& [key, value] : jb.items()) {
-    if (!ja.contains(key)) out.push_back({fmt::format("contracts[{}].{}", role, key), "<absent>", value.dump()});
-  }
-}
+// The line of row i, 0 when not known.
+long line_of(const std::vector<long>& lines, std::size_t i) { return i < lines.size() ? lines[i] : 0; }
 
 }  // namespace
 
@@ -99,23 +78,35 @@ nlohmann::json to_json(const ShapeMove& m) {
                         {"note", m.note}};
 }
 
-std::vector<RunDifference> result_runs_differences(const std::vector<BenchmarkResultRow>& before,
-                                                   const std::vector<BenchmarkResultRow>& after,
-                                                   const std::string& candidate) {
-  std::vector<RunDifference> out;
-  const BenchmarkResultRow* a = first_candidate_row(before, candidate, true);
-  const BenchmarkResultRow* b = first_candidate_row(after, candidate, true);
-  if (!a) a = first_candidate_row(before, candidate, false);
-  if (!b) b = first_candidate_row(after, candidate, false);
-  if (!a || !b) {
-    out.push_back({"candidate", a ? candidate : "<no row>", b ? candidate : "<no row>"});
-    return out;
+std::vector<CaliberDifference> rows_unlike_identity(const std::vector<BenchmarkResultRow>& rows,
+                                                    const std::vector<long>& row_lines, const RunIdentity& identity,
+                                                    const std::string& results_file) {
+  using Field = std::pair<const char*, std::string (*)(const BenchmarkResultRow&)>;
+  static const Field kFields[] = {
+      {"backend", [](const BenchmarkResultRow& r) { return r.backend; }},
+      {"device.name", [](const BenchmarkResultRow& r) { return r.gpu; }},
+      {"device.arch", [](const BenchmarkResultRow& r) { return r.arch; }},
+      {"device.driver_version", [](const BenchmarkResultRow& r) { return r.driver_version; }},
+      {"device.runtime_version", [](const BenchmarkResultRow& r) { return r.runtime_version; }},
+  };
+  const DeviceInfo& d = identity.device;
+  const std::string expected[] = {std::string(to_string(d.backend)), d.name, d.arch, d.driver_version,
+                                  d.runtime_version};
+  std::vector<CaliberDifference> out;
+  for (std::size_t f = 0; f < std::size(kFields); ++f) {
+    std::size_t first = rows.size(), count = 0;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      if (kFields[f].second(rows[i]) == expected[f]) continue;
+      if (count++ == 0) first = i;
+    }
+    if (count == 0) continue;
+    const std::string where = line_of(row_lines, first) > 0
+                                  ? fmt::format("{}:{}", results_file, line_of(row_lines, first))
+                                  : results_file;
+    out.push_back({fmt::format("{} {}{}", where, kFields[f].first,
+                               count > 1 ? fmt::format(" ({} rows differ)", count) : std::string()),
+                   expected[f], kFields[f].second(rows[first])});
   }
-  if (a->backend != b->backend) out.push_back({"backend", a->backend, b->backend});
-  if (a->gpu != b->gpu) out.push_back({"device.name", a->gpu, b->gpu});
-  if (a->arch != b->arch) out.push_back({"device.arch", a->arch, b->arch});
-  compare_contract(out, "kernel_only", a->kernel_only, b->kernel_only);
-  compare_contract(out, "eager", a->eager, b->eager);
   return out;
 }
 

@@ -8,7 +8,7 @@
 namespace caliber::calibrate {
 
 CeilingWorkload make_copy_workload(Backend& backend, std::uint64_t bytes, std::uint64_t seed) {
-  if (backend.kind() == BackendKind::host) return host::make_copy_ceiling_workload(backend.device(), bytes, seed);
+  if (backend.kind() == BackendKind::host) return host::make_copy_ceiling_workload(bytes, seed);
 #if CALIBER_WITH_CUDA
   return cuda::make_copy_ceiling_workload(backend, bytes, seed);
 #else
@@ -19,7 +19,7 @@ CeilingWorkload make_copy_workload(Backend& backend, std::uint64_t bytes, std::u
 }
 
 CeilingWorkload make_matmul_workload(Backend& backend, const std::string& dtype, std::int64_t n, std::uint64_t seed) {
-  if (backend.kind() == BackendKind::host) return host::make_matmul_ceiling_workload(dtype, n, seed);
+  if (backend.kind() == BackendKind::host) return host::make_matmul_ceiling_workload(backend, dtype, n, seed);
 #if CALIBER_WITH_CUDA
   return cuda::make_matmul_ceiling_workload(backend, dtype, n, seed);
 #else

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "bench/workload.h"
 #include "caliber/backend.h"
@@ -24,12 +25,17 @@ struct CeilingWorkload {
 // Copies `bytes` from one buffer to another per call. working_set_bytes = 2 x bytes.
 CeilingWorkload make_copy_workload(Backend& backend, std::uint64_t bytes, std::uint64_t seed);
 // C[n, n] = A[n, n] B[n, n] in `dtype` (cuda: bf16 or fp32 through cuBLAS; host: fp32 through
-// OpenBLAS's cblas_sgemm), inputs random and never zero. flops = 2 n^3.
+// OpenBLAS's cblas_sgemm in the openblas provider plugin), inputs random and never zero.
+// flops = 2 n^3.
 CeilingWorkload make_matmul_workload(Backend& backend, const std::string& dtype, std::int64_t n, std::uint64_t seed);
 
 }  // namespace caliber::calibrate
 
 namespace caliber::host {
-calibrate::CeilingWorkload make_copy_ceiling_workload(const DeviceInfo& device, std::uint64_t bytes, std::uint64_t seed);
-calibrate::CeilingWorkload make_matmul_ceiling_workload(const std::string& dtype, std::int64_t n, std::uint64_t seed);
+calibrate::CeilingWorkload make_copy_ceiling_workload(std::uint64_t bytes, std::uint64_t seed);
+// The matmul ceiling's sgemm is the openblas provider plugin's, loaded through the plugin ABI from
+// caliber's plugin directory (as matrices/host/gemm/baseline_matrix.yaml names it).
+inline constexpr std::string_view kOpenBlasGemmEntrypoint = "@plugins/libcaliber_openblas.so:caliber_openblas_gemm";
+calibrate::CeilingWorkload make_matmul_ceiling_workload(Backend& backend, const std::string& dtype, std::int64_t n,
+                                                        std::uint64_t seed);
 }  // namespace caliber::host

@@ -12,6 +12,7 @@
 #include "caliber/shape_ledger.h"
 #include "cli/command.h"
 #include "profile/ncu_profile.h"
+#include "runner/worker_process.h"  // self_executable
 
 namespace caliber::cli {
 namespace {
@@ -30,12 +31,6 @@ struct ProfileOptions {
   std::optional<std::string> ncu;
   std::string cell_command{kProfileCellCommandTemplate};
 };
-
-std::string self_executable() {
-  std::error_code ec;
-  const fs::path p = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string("caliber") : p.string();
-}
 
 int run_profile_command(const ProfileOptions& o) {
   if (o.backend != "cuda" && o.backend != "host") {
@@ -63,12 +58,13 @@ int run_profile_command(const ProfileOptions& o) {
   r.shape_id = o.shape_id;
   r.provider = o.provider;
   r.shape_ledger = fs::absolute(o.shape_ledger).string();
+  r.shape = *shape;
   r.baseline_matrix = fs::absolute(o.baseline_matrix).string();
   r.profiles_root = o.out.value_or((fs::path(o.shape_ledger).parent_path() / "profiles").string());
   r.backend = o.backend;
   r.device = o.device;
   r.cell_command = o.cell_command;
-  r.caliber_exe = self_executable();
+  r.caliber_exe = runner::self_executable();
   if (!provider->enabled) r.provider_disabled = provider->skip_reason.value_or("disabled");
   if (o.ncu) {
     if (!fs::is_regular_file(*o.ncu) || ::access(o.ncu->c_str(), X_OK) != 0) {
@@ -99,7 +95,7 @@ const RegisterCommand registration{45, [](CLI::App& root, int& exit_code) {
   cmd->add_option("--ncu", o->ncu, "The ncu executable (default: PATH, $CUDA_HOME/bin, /usr/local/cuda/bin)");
   cmd->add_option("--cell-command", o->cell_command,
                   "Template of the command that runs the one cell under ncu; placeholders {caliber} {op} "
-                  "{shape_ledger} {baseline_matrix} {shape_id} {provider} {device} {cell_out}")
+                  "{shape_ledger} {cell_ledger} {baseline_matrix} {shape_id} {provider} {device} {cell_out}")
       ->capture_default_str();
   cmd->callback([o, &exit_code] { exit_code = run_profile_command(*o); });
 }};

@@ -9,6 +9,7 @@
 
 #include "caliber/atomic_file.h"
 #include "caliber/benchmark_report.h"
+#include "caliber/caliber_check.h"
 #include "caliber/errors.h"
 #include "cli/command.h"
 #include "core/json_fields.h"
@@ -29,6 +30,7 @@ struct ReportOptions {
   std::optional<std::string> profiles;
   std::optional<std::string> baseline_matrix;
   double move_threshold = kDefaultMoveThreshold;
+  bool allow_caliber_mismatch = false;
 };
 
 struct LoadedResults {
@@ -36,9 +38,8 @@ struct LoadedResults {
   std::vector<long> lines;  // of each row, for errors that point at it
 };
 
-LoadedResults load_results(const std::string& file) {
+LoadedResults parse_results(const std::string& text, const std::string& file) {
   LoadedResults r;
-  const std::string text = read_text_file(file);
   r.rows = parse_benchmark_results(text, file);
   for_each_jsonl_row(text, file, [&](const nlohmann::json&, long line) { r.lines.push_back(line); });
   return r;
@@ -47,6 +48,31 @@ LoadedResults load_results(const std::string& file) {
 std::string sibling(const std::string& file, const std::string& name) {
   const fs::path dir = fs::path(file).parent_path();
   return dir.empty() ? name : (dir / name).string();
+}
+
+// The caliber line of regression_summary.md: what was checked, and every difference the user
+// chose to compare across (--allow-caliber-mismatch), so that the file never hides one.
+std::string regression_caliber_line(const std::string& before, const std::string& after,
+                                    const CaliberComparison& identities, const CaliberComparison& rows) {
+  std::string line;
+  const std::size_t n = identities.differences.size() + rows.differences.size();
+  if (n == 0) {
+    line = fmt::format("the same in every caliber field (`{}`, `{}`)", run_identity_path_for(before),
+                       run_identity_path_for(after));
+  } else {
+    line = fmt::format("**DIFFERENT** in {} field(s), compared anyway (--allow-caliber-mismatch):", n);
+    std::string sep = " ";
+    for (const CaliberDifference& d : identities.differences) {
+      line += fmt::format("{}{}: A={}, B={}", sep, d.field, d.a, d.b);
+      sep = "; ";
+    }
+    for (const CaliberDifference& d : rows.differences) {
+      line += fmt::format("{}{}: run_identity.json={}, row={}", sep, d.field, d.a, d.b);
+      sep = "; ";
+    }
+  }
+  for (const std::string& h : identities.hazards) line += fmt::format("; warning: {}", h);
+  return line;
 }
 
 int run_report(const ReportOptions& o) {
@@ -59,8 +85,15 @@ int run_report(const ReportOptions& o) {
   }
   // Every input is read and every output rendered before anything is written: bad input leaves
   // no partial report behind.
+  const std::string results_text = read_text_file(o.results);
+  const std::optional<std::string> before_text =
+      o.against ? std::optional<std::string>(read_text_file(*o.against)) : std::nullopt;
+  // --against: the two runs' identities are compared before a single latency is parsed
+  // (A = the older run, B = this one); a caliber difference refuses with exit 4.
+  CaliberComparison identities;
+  if (o.against) identities = check_runs_comparable(*o.against, o.results, o.allow_caliber_mismatch, std::cerr);
   const std::vector<ShapeRow> ledger = read_shape_ledger(o.shape_ledger);
-  const LoadedResults results = load_results(o.results);
+  const LoadedResults results = parse_results(results_text, o.results);
   ReportSources sources;
   sources.shape_ledger = o.shape_ledger;
   sources.results = o.results;
@@ -89,21 +122,23 @@ int run_report(const ReportOptions& o) {
 
   std::optional<RegressionDiff> diff;
   if (o.against) {
-    const LoadedResults before = load_results(*o.against);
-    // HOOK (issue 7): the run-identity refusal (check_runs_comparable on both runs) goes here,
-    // before a single latency of the two runs is compared.
-    const auto differences = result_runs_differences(before.rows, results.rows, o.candidate);
-    if (!differences.empty()) {
-      for (const auto& d : differences) {
-        std::cerr << fmt::format("!!! [caliber] {}: before={}, after={}\n", d.field, d.before, d.after);
+    const LoadedResults before = parse_results(*before_text, *o.against);
+    // What the identities cannot know: that each file's rows were measured where its identity says.
+    CaliberComparison rows;
+    for (const auto& [file, loaded] : {std::pair{*o.against, &before}, std::pair{o.results, &results}}) {
+      std::string why_missing;
+      if (const auto identity = find_run_identity(file, &why_missing)) {
+        for (auto& d : rows_unlike_identity(loaded->rows, loaded->lines, *identity, file)) {
+          rows.differences.push_back(std::move(d));
+        }
       }
-      std::cerr << fmt::format("caliber report: refusing to compare {} with {}: the runs differ in caliber\n",
-                               *o.against, o.results);
-      return kExitCaliberMismatch;
     }
+    require_same_caliber(rows, o.allow_caliber_mismatch, std::cerr, "run_identity.json", "row");
     const ComparisonSet old = compare_shapes(ledger, before.rows, o.candidate, *o.against, before.lines);
     diff = diff_runs(old, report.comparison, o.move_threshold);
-    render("regression_summary.md", [&](std::ostream& s) { write_regression_summary(s, *diff, report, *o.against); });
+    const std::string caliber_line = regression_caliber_line(*o.against, o.results, identities, rows);
+    render("regression_summary.md",
+           [&](std::ostream& s) { write_regression_summary(s, *diff, report, *o.against, caliber_line); });
     render("regressions.jsonl", [&](std::ostream& s) {
       for (const auto& m : diff->shapes) s << to_json(m).dump() << '\n';
     });
@@ -143,6 +178,9 @@ const RegisterCommand registration{40, [](CLI::App& root, int& exit_code) {
   cmd->add_option("--move-threshold", o->move_threshold,
                   "--against: a shape moved when its speedup changed by more than this fraction")
       ->capture_default_str();
+  cmd->add_flag("--allow-caliber-mismatch", o->allow_caliber_mismatch,
+                "--against: compare runs of different caliber anyway (every difference is still printed, and "
+                "written into regression_summary.md)");
   cmd->callback([o, &exit_code] { exit_code = run_report(*o); });
 }};
 

@@ -1,7 +1,5 @@
 #include "profile/ncu_profile.h"
 
-#include <fcntl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -12,8 +10,11 @@
 
 #include <fmt/format.h>
 
+#include "ab/cell_command.h"  // shell_quote
 #include "caliber/atomic_file.h"
+#include "caliber/benchmark_results.h"
 #include "core/json_fields.h"
+#include "core/subprocess.h"
 #include "core/utc_time.h"
 
 namespace caliber::profile {
@@ -23,16 +24,6 @@ namespace fs = std::filesystem;
 
 bool executable(const fs::path& p) { return fs::is_regular_file(p) && ::access(p.c_str(), X_OK) == 0; }
 
-std::string shell_quote(const std::string& s) {
-  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") ==
-                        std::string::npos) {
-    return s;
-  }
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 std::string last_line(const std::string& file) {
   std::ifstream in(file);
   std::string line, last;
@@ -40,6 +31,33 @@ std::string last_line(const std::string& file) {
     if (!line.empty()) last = line;
   }
   return last;
+}
+
+// Runs argv (no shell), stdout and stderr to files, no time limit; the exit status (128 + signal
+// when killed, 127 when it could not be started).
+int run_logged(const std::vector<std::string>& argv, const std::string& stdout_file, const std::string& stderr_file) {
+  SubprocessOptions o;
+  o.argv = argv;
+  o.stdout_path = stdout_file;
+  o.stderr_path = stderr_file;
+  return run_subprocess(o).exit_code;
+}
+
+// The cell's scratch: <cell>/shape_ledger.jsonl (the one shape) and <cell>/run (the run's --out).
+fs::path cell_directory(const std::string& export_base) { return fs::path(export_base).parent_path() / "cell"; }
+
+// Why the profiled cell did not run the provider's call, from the cell's own results ("" when it
+// did: status ok or incorrect, both of which ran and timed the call).
+// A cell command that writes no results (a custom --cell-command) is not second-guessed.
+std::string cell_outcome(const fs::path& cell, const ProfileRequest& r) {
+  const fs::path results = cell / "run" / "benchmark_results.jsonl";
+  if (!fs::exists(results)) return {};
+  for (const BenchmarkResultRow& row : read_benchmark_results(results.string())) {
+    if (row.shape_id != r.shape_id || row.provider != r.provider) continue;
+    if (row.benchmark_status == BenchmarkStatus::ok || row.benchmark_status == BenchmarkStatus::incorrect) return {};
+    return fmt::format("the cell recorded {}: {}", to_string(row.benchmark_status), row.status_reason.value_or(""));
+  }
+  return fmt::format("the cell has no row of {} {}", r.shape_id, r.provider);
 }
 
 }  // namespace
@@ -76,37 +94,14 @@ std::vector<std::string> ncu_profile_command(const ProfileRequest& r, const std:
       expand_cell_command(r.cell_command, {{"caliber", r.caliber_exe},
                                            {"op", r.op_type},
                                            {"shape_ledger", r.shape_ledger},
+                                           {"cell_ledger", (cell_directory(export_base) / "shape_ledger.jsonl").string()},
                                            {"baseline_matrix", r.baseline_matrix},
                                            {"shape_id", r.shape_id},
                                            {"provider", r.provider},
                                            {"device", std::to_string(r.device)},
-                                           {"cell_out", (fs::path(export_base).parent_path() / "cell").string()}});
+                                           {"cell_out", (cell_directory(export_base) / "run").string()}});
   argv.insert(argv.end(), cell.begin(), cell.end());
   return argv;
-}
-
-int run_process(const std::vector<std::string>& argv, const std::string& stdout_file, const std::string& stderr_file) {
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  const pid_t pid = ::fork();
-  if (pid < 0) return 127;
-  if (pid == 0) {
-    const int out = ::open(stdout_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int err = ::open(stderr_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (out < 0 || err < 0) ::_exit(127);
-    ::dup2(out, STDOUT_FILENO);
-    ::dup2(err, STDERR_FILENO);
-    ::execv(args[0], args.data());
-    ::_exit(127);
-  }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return 127;
-  }
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return 127;
 }
 
 ProfileDiagnosis run_profile(const ProfileRequest& r, std::ostream& log) {
@@ -134,22 +129,30 @@ ProfileDiagnosis run_profile(const ProfileRequest& r, std::ostream& log) {
 
   const std::string export_base = (dir / "profile").string();
   d.command = ncu_profile_command(r, export_base);
-  std::string repro = "#!/bin/sh\n# Reproduces this profile (caliber profile).\n";
+  const fs::path cell = cell_directory(export_base);
+  std::string repro = fmt::format("#!/bin/sh\n# Reproduces this profile (caliber profile).\nrm -rf {}\n",
+                                  shell_quote((cell / "run").string()));
   for (const auto& a : d.command) repro += shell_quote(a) + ' ';
   repro += '\n';
   write_file_atomically((dir / "repro.sh").string(), [&](std::ostream& out) { out << repro; });
+  // The cell's scratch directory: a fresh run (caliber run refuses an --out that holds results)
+  // over a ledger of the one shape.
+  fs::remove_all(cell);
+  fs::create_directories(cell);
+  write_shape_ledger((cell / "shape_ledger.jsonl").string(), {r.shape});
 
   const std::string out_log = (dir / "ncu_profile.stdout.log").string();
   const std::string err_log = (dir / "ncu_profile.stderr.log").string();
-  const int rc = run_process(d.command, out_log, err_log);
+  const int rc = run_logged(d.command, out_log, err_log);
   if (rc != 0) {
     const std::string tail = last_line(err_log).empty() ? last_line(out_log) : last_line(err_log);
     return finish("failed", fmt::format("ncu exited with status {}{}", rc, tail.empty() ? "" : ": " + tail));
   }
+  if (const std::string why = cell_outcome(cell, r); !why.empty()) return finish("failed", why);
   const std::string csv = (dir / "ncu_raw.csv").string();
   const std::vector<std::string> import = {r.ncu,    "--import", export_base + ".ncu-rep", "--csv", "--page", "raw",
                                            "--print-units", "base"};
-  const int import_rc = run_process(import, csv, (dir / "ncu_import.stderr.log").string());
+  const int import_rc = run_logged(import, csv, (dir / "ncu_import.stderr.log").string());
   if (import_rc != 0) {
     return finish("failed", fmt::format("ncu --import exited with status {}: {}", import_rc,
                                         last_line((dir / "ncu_import.stderr.log").string())));

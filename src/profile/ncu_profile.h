@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "caliber/profiler_gate.h"
+#include "caliber/shape_ledger.h"
 
 namespace caliber::profile {
 
@@ -15,6 +16,7 @@ struct ProfileRequest {
   std::string shape_id;
   std::string provider;
   std::string shape_ledger;
+  ShapeRow shape;               // the ledger's row of shape_id: the cell's one-shape ledger
   std::string baseline_matrix;
   std::string profiles_root;    // diagnoses go to profile_directory(profiles_root, shape_id, provider)
   std::string backend;          // "cuda" | "host"
@@ -29,15 +31,13 @@ struct ProfileRequest {
 // PATH, then $CUDA_HOME/bin, then /usr/local/cuda/bin. nullopt with *why set when none exists.
 std::optional<std::string> find_ncu(std::string* why);
 
-// The ncu command that profiles the cell (--clock-control none: clocks are never touched).
+// The ncu command that profiles the cell (--clock-control none: clocks are never touched). The
+// cell's scratch directory is <export_base's directory>/cell, its one-shape ledger
+// <cell>/shape_ledger.jsonl.
 std::vector<std::string> ncu_profile_command(const ProfileRequest& r, const std::string& export_base);
 
 // Profiles the cell (or defers), writes diagnosis.json and the logs into the cell's directory, and
 // returns the diagnosis.
 ProfileDiagnosis run_profile(const ProfileRequest& r, std::ostream& log);
-
-// Runs argv (no shell), stdout and stderr to files; returns the exit status (128 + signal when
-// killed, 127 when it could not be started).
-int run_process(const std::vector<std::string>& argv, const std::string& stdout_file, const std::string& stderr_file);
 
 }  // namespace caliber::profile

@@ -19,11 +19,12 @@ std::string arrow(const std::string& a, const std::string& b) {
 }  // namespace
 
 void write_regression_summary(std::ostream& out, const RegressionDiff& diff, const BenchmarkReport& after,
-                              const std::string& before_results) {
+                              const std::string& before_results, const std::string& caliber_check) {
   const std::string kernel_list = after.comparison.kernel_names();
   out << fmt::format("# Regression summary: {}, candidate `{}`\n\n", kernel_list, after.comparison.candidate);
   out << fmt::format("- Before: `{}`; after: `{}`; ledger `{}` (frozen: both runs are read against it)\n",
                      before_results, after.sources.results, after.sources.shape_ledger);
+  out << fmt::format("- Caliber: {}\n", caliber_check);
   out << fmt::format("- Metric: kernel-only speedup vs best available, per shape; a shape moved when after/before is "
                      "outside 1 +/- {}\n",
                      diff.threshold);

@@ -1,5 +1,5 @@
-// The regression tier: verdicts at the threshold, not-comparable shapes, and the row-level caliber
-// check that refuses runs measured differently.
+// The regression tier: verdicts at the threshold, not-comparable shapes, and the row-level check
+// of what a run identity cannot know (which rows a results file holds).
 #include <gtest/gtest.h>
 
 #include "caliber/regression_diff.h"
@@ -43,19 +43,36 @@ TEST(RegressionDiff, VerdictsAroundTheThreshold) {
   EXPECT_EQ(j["before_speedup_vs_best"], 1.0);
 }
 
-TEST(RegressionDiff, RowsMeasuredUnderAnotherContractOrDeviceAreRefused) {
-  const std::vector<ShapeRow> ledger = {ledger_shape(1, 8)};
-  const auto before = run(ledger, {10});
-  EXPECT_TRUE(result_runs_differences(before, run(ledger, {12}), "caliber").empty());
-  auto other = run(ledger, {10});
-  other[0].kernel_only->contract.cache = CachePolicy::cold;
-  other[0].gpu = "NVIDIA H100";
-  const auto diffs = result_runs_differences(before, other, "caliber");
+// The identity of the runs made by run() above: the rows state the same backend and device.
+RunIdentity identity_of_run() {
+  RunIdentity id;
+  id.device.backend = BackendKind::cuda;
+  id.device.name = "NVIDIA H200";
+  id.device.arch = "sm_90";
+  return id;
+}
+
+TEST(RegressionDiff, RowsMeasuredElsewhereThanTheirIdentitySaysAreDifferences) {
+  const std::vector<ShapeRow> ledger = {ledger_shape(1, 8), ledger_shape(2, 8)};
+  auto rows = run(ledger, {10, 10});
+  EXPECT_TRUE(rows_unlike_identity(rows, {1, 2, 3, 4}, identity_of_run(), "after.jsonl").empty());
+  rows[1].gpu = "NVIDIA H100";
+  rows[3].gpu = "NVIDIA H100";
+  rows[2].driver_version = "12.8";
+  const auto diffs = rows_unlike_identity(rows, {1, 2, 3, 4}, identity_of_run(), "after.jsonl");
   ASSERT_EQ(diffs.size(), 2u);
-  EXPECT_EQ(diffs[0].field, "device.name");
-  EXPECT_EQ(diffs[1].field, "contracts[kernel_only].cache");
-  EXPECT_EQ(diffs[1].before, "\"warm\"");
-  EXPECT_EQ(diffs[1].after, "\"cold\"");
+  EXPECT_EQ(diffs[0].field, "after.jsonl:2 device.name (2 rows differ)");
+  EXPECT_EQ(diffs[0].a, "NVIDIA H200");
+  EXPECT_EQ(diffs[0].b, "NVIDIA H100");
+  EXPECT_EQ(diffs[1].field, "after.jsonl:3 device.driver_version");
+  EXPECT_EQ(diffs[1].a, "");
+  EXPECT_EQ(diffs[1].b, "12.8");
+  // Without line numbers the file alone is named.
+  EXPECT_EQ(rows_unlike_identity(rows, {}, identity_of_run(), "after.jsonl")[1].field,
+            "after.jsonl device.driver_version");
+  RunIdentity host = identity_of_run();
+  host.device.backend = BackendKind::host;
+  EXPECT_EQ(rows_unlike_identity(run(ledger, {10, 10}), {}, host, "x.jsonl")[0].field, "x.jsonl backend (4 rows differ)");
 }
 
 }  // namespace

@@ -7,7 +7,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "caliber/benchmark_results.h"
 #include "caliber/profiler_gate.h"
+#include "caliber/shape_ledger.h"
 #include "support/run_cli.h"
 
 namespace caliber {
@@ -18,17 +20,11 @@ namespace fs = std::filesystem;
 const std::string kFixture = std::string(CALIBER_TEST_DATA) + "/report/fixture";
 const std::string kShape = "sha1:653ef6e8591a35d9";  // the fixture's m=2048 n=3584 prefill shape
 
-const char* kMatrix = R"(schema_version: 1
-kernel: rmsnorm
-op_type: rmsnorm
-dtype: [bf16]
-reference_provider: naive
-layout_contract: row_major
-providers:
-  caliber: {enabled: true, entrypoint: "builtin:caliber", provider: caliber}
-  naive: {enabled: true, entrypoint: "builtin:naive", provider: caliber}
-  cudnn: {enabled: false, provider: cudnn, skip_reason: "cuDNN has no RMSNorm outside its graph API"}
-)";
+// The shipped host rmsnorm matrix, plus a provider disabled with its reason.
+std::string matrix_text() {
+  return testing_support::read_file_text(std::string(CALIBER_SOURCE_DIR) + "/matrices/host/rmsnorm/baseline_matrix.yaml") +
+         "  cudnn: {enabled: false, provider: cudnn, skip_reason: \"cuDNN has no RMSNorm outside its graph API\"}\n";
+}
 
 struct Workspace {
   std::string dir;
@@ -42,7 +38,7 @@ Workspace workspace(const std::string& name) {
   fs::remove_all(w.dir);
   fs::create_directories(w.dir);
   w.matrix = w.dir + "/baseline_matrix.yaml";
-  std::ofstream(w.matrix) << kMatrix;
+  std::ofstream(w.matrix) << matrix_text();
   w.profiles = w.dir + "/profiles";
   return w;
 }
@@ -52,11 +48,13 @@ std::string profile_args(const Workspace& w, const std::string& provider = "cali
          "/shape_ledger.jsonl --baseline-matrix " + w.matrix + " --out " + w.profiles;
 }
 
-// A stand-in for ncu: refuses to run unless clocks are left alone, and prints a raw CSV page on
-// --import. `exit_code` != 0 makes the profiling run fail with a message on stderr.
+// A stand-in for ncu: refuses to run unless clocks are left alone, prints a raw CSV page on
+// --import, and otherwise runs the cell command that follows its own options, on the host backend
+// (there is no GPU here) in place of cuda. `exit_code` != 0 makes the profiling run fail with a
+// message on stderr before the cell runs.
 std::string fake_ncu(const Workspace& w, int exit_code) {
   const std::string path = w.dir + "/ncu";
-  std::ofstream(path) << "#!/bin/sh\n"
+  std::ofstream(path) << "#!/bin/bash\n"
                          "case \"$*\" in\n"
                          "  *--import*)\n"
                          "    echo '==PROF== importing'\n"
@@ -67,8 +65,12 @@ std::string fake_ncu(const Workspace& w, int exit_code) {
                          "    exit 0;;\n"
                          "esac\n"
                          "[ \"$1\" = --clock-control ] && [ \"$2\" = none ] || { echo 'clocks would be locked' >&2; exit 9; }\n"
-                         "echo 'ncu: simulated failure' >&2\n"
-                         "exit " << exit_code << "\n";
+                         "if [ " << exit_code << " != 0 ]; then echo 'ncu: simulated failure' >&2; exit " << exit_code << "; fi\n"
+                         "while [ $# -gt 0 ] && [ \"$1\" != --force-overwrite ]; do shift; done\n"
+                         "shift\n"
+                         "cell=(); prev=\n"
+                         "for a in \"$@\"; do [ \"$prev\" = --backend ] && a=host; cell+=(\"$a\"); prev=$a; done\n"
+                         "exec \"${cell[@]}\"\n";
   ::chmod(path.c_str(), 0755);
   return path;
 }
@@ -114,14 +116,58 @@ TEST(CmdProfile, StoresTheMetricsNcuReports) {
   EXPECT_DOUBLE_EQ(d.kernels[0].metrics.at("gpu__time_duration.sum"), 30000);
   EXPECT_DOUBLE_EQ(*d.local_memory_bytes(), 512);
   EXPECT_EQ(d.summary_line(), "profiled: 1 kernel, 30.00 us, DRAM 28.0 MiB, local memory 512 B");
-  // The command ncu ran: clocks untouched, only the NVTX range, then the one cell.
+  // The command ncu ran: clocks untouched, only the NVTX range, then the one cell through caliber run.
   ASSERT_GT(d.command.size(), 8u);
   EXPECT_EQ(d.command[1], "--clock-control");
   EXPECT_EQ(d.command[2], "none");
   EXPECT_NE(std::find(d.command.begin(), d.command.end(), "caliber_profile/"), d.command.end());
-  EXPECT_NE(std::find(d.command.begin(), d.command.end(), "--profile-cell"), d.command.end());
+  const auto run = std::find(d.command.begin(), d.command.end(), "run");
+  ASSERT_NE(run, d.command.end());
+  EXPECT_EQ(*(run - 1), testing_support::caliber_exe());
+  auto value_of = [&](const std::string& option) {
+    const auto at = std::find(run, d.command.end(), option);
+    return at == d.command.end() || at + 1 == d.command.end() ? std::string("<absent>") : *(at + 1);
+  };
+  EXPECT_EQ(value_of("--shape-ledger"), dir + "/cell/shape_ledger.jsonl");
+  EXPECT_EQ(value_of("--providers"), "caliber");
+  EXPECT_EQ(value_of("--out"), dir + "/cell/run");
+  EXPECT_EQ(value_of("--backend"), "cuda");
   EXPECT_TRUE(fs::exists(dir + "/repro.sh"));
   EXPECT_TRUE(fs::exists(dir + "/ncu_raw.csv"));
+
+  // The cell: a ledger of the one shape, and a run that measured exactly one cell, this one.
+  const std::vector<ShapeRow> cell_ledger = read_shape_ledger(dir + "/cell/shape_ledger.jsonl");
+  ASSERT_EQ(cell_ledger.size(), 1u);
+  EXPECT_EQ(cell_ledger[0].shape_id, kShape);
+  const std::vector<BenchmarkResultRow> rows = read_benchmark_results(dir + "/cell/run/benchmark_results.jsonl");
+  ASSERT_EQ(rows.size(), 3u);  // one per matrix provider
+  int measured = 0;
+  for (const BenchmarkResultRow& row : rows) {
+    EXPECT_EQ(row.shape_id, kShape);
+    if (row.kernel_only || row.eager) {
+      ++measured;
+      EXPECT_EQ(row.provider, "caliber");
+      EXPECT_EQ(row.benchmark_status, BenchmarkStatus::ok) << row.status_reason.value_or("");
+    } else {
+      EXPECT_TRUE(row.benchmark_status == BenchmarkStatus::skipped ||
+                  row.benchmark_status == BenchmarkStatus::not_configured)
+          << row.provider;
+    }
+  }
+  EXPECT_EQ(measured, 1);
+}
+
+TEST(CmdProfile, ACellThatDidNotRunTheProviderIsAFailedProfile) {
+  Workspace w = workspace("profile-unsupported-cell");
+  // A plugin that supports fp32 only, for the fixture's bf16 shape: the cell records unsupported.
+  std::ofstream(w.matrix, std::ios::app) << "  fp32only: {enabled: true, entrypoint: \"" << CALIBER_TEST_PLUGIN
+                                         << ":caliber_test_fp32_only\", provider: plugin}\n";
+  const auto r = testing_support::run_cli(profile_args(w, "fp32only") + " --ncu " + fake_ncu(w, 0));
+  EXPECT_EQ(r.exit_code, 1) << r.err << r.out;
+  const ProfileDiagnosis d = read_profile_diagnosis(profile_directory(w.profiles, kShape, "fp32only") + "/diagnosis.json");
+  EXPECT_EQ(d.status, "failed");
+  EXPECT_EQ(d.reason.rfind("the cell recorded unsupported: ", 0), 0u) << d.reason;
+  EXPECT_TRUE(d.kernels.empty());
 }
 
 TEST(CmdProfile, AFailingNcuIsRecordedAndExitsOne) {

@@ -29,11 +29,16 @@ std::string fixture_copy(const std::string& name) {
   return dir;
 }
 
+// Replaces every occurrence (at least one) of `from`.
 void replace_in_file(const std::string& path, const std::string& from, const std::string& to) {
   std::string text = testing_support::read_file_text(path);
-  const auto at = text.find(from);
-  ASSERT_NE(at, std::string::npos) << from;
-  text.replace(at, from.size(), to);
+  std::size_t at = 0, n = 0;
+  while ((at = text.find(from, at)) != std::string::npos) {
+    text.replace(at, from.size(), to);
+    at += to.size();
+    ++n;
+  }
+  ASSERT_GT(n, 0u) << from;
   std::ofstream(path) << text;
 }
 
@@ -109,18 +114,65 @@ TEST(CmdReport, AnUnknownCandidateIsAUsageError) {
             "vendor, cudnn)\n");
 }
 
+const char* kAgainstArgs =
+    "report --shape-ledger shape_ledger.jsonl --results benchmark_results.jsonl --candidate caliber "
+    "--ceilings device_ceilings.json --against benchmark_results_before.jsonl --out out";
+
 TEST(CmdReport, AgainstARunOfAnotherCaliberIsRefusedBeforeAnyLatencyIsCompared) {
   const std::string dir = fixture_copy("report-mismatch");
+  // The before run measured with a cold cache: its identity says so.
+  replace_in_file(dir + "/benchmark_results_before.run_identity.json", "\"cache\": \"warm\"", "\"cache\": \"cold\"");
+  // Its results are cut in the middle of a row: the refusal comes before they are read.
   std::string before = testing_support::read_file_text(dir + "/benchmark_results_before.jsonl");
-  // The before run measured with a cold cache.
-  std::size_t at = 0;
-  while ((at = before.find("\"cache\":\"warm\"", at)) != std::string::npos) before.replace(at, 14, "\"cache\":\"cold\"");
-  std::ofstream(dir + "/benchmark_results_before.jsonl") << before;
-  const auto r = run_cli_in(dir, std::string(kReportArgs) + " --against benchmark_results_before.jsonl --out " + dir + "/out");
+  std::ofstream(dir + "/benchmark_results_before.jsonl") << before.substr(0, before.size() / 2);
+  const auto r = run_cli_in(dir, kAgainstArgs);
   EXPECT_EQ(r.exit_code, 4) << r.err;
-  EXPECT_NE(r.err.find("!!! [caliber] contracts[kernel_only].cache: before=\"cold\", after=\"warm\"\n"), std::string::npos)
+  EXPECT_NE(r.err.find("!!! [caliber] contracts[eager].cache: A=cold, B=warm\n"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("!!! [caliber] contracts[kernel_only].cache: A=cold, B=warm\n"), std::string::npos);
+  EXPECT_FALSE(fs::exists(dir + "/out"));
+}
+
+TEST(CmdReport, AgainstARunWithoutIdentityIsRefused) {
+  const std::string dir = fixture_copy("report-no-identity");
+  fs::remove(dir + "/benchmark_results_before.run_identity.json");
+  const auto r = run_cli_in(dir, kAgainstArgs);
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_NE(r.err.find("!!! [caliber] run_identity.json: A=<missing: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(", B=present\n"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir + "/out"));
+}
+
+TEST(CmdReport, AllowCaliberMismatchComparesAndWritesEveryDifferenceIntoTheSummary) {
+  const std::string dir = fixture_copy("report-allow-mismatch");
+  replace_in_file(dir + "/benchmark_results_before.run_identity.json", "\"driver_version\": \"13.0\"",
+                      "\"driver_version\": \"12.8\"");
+  const auto r = run_cli_in(dir, std::string(kAgainstArgs) + " --allow-caliber-mismatch");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("!!! [caliber] device.driver_version: A=12.8, B=13.0\n"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("!!! [caliber] proceeding anyway (--allow-caliber-mismatch)"), std::string::npos) << r.err;
+  // The before rows still say 13.0: what the identity cannot know is checked on the rows too.
+  EXPECT_NE(r.err.find("!!! [caliber] benchmark_results_before.jsonl:1 device.driver_version (32 rows differ): "
+                       "run_identity.json=12.8, row=13.0\n"),
+            std::string::npos)
       << r.err;
-  EXPECT_NE(r.err.find("!!! [caliber] contracts[eager].cache: before=\"cold\", after=\"warm\"\n"), std::string::npos);
+  const std::string summary = testing_support::read_file_text(dir + "/out/regression_summary.md");
+  EXPECT_NE(summary.find("- Caliber: **DIFFERENT** in 2 field(s), compared anyway (--allow-caliber-mismatch): "
+                         "device.driver_version: A=12.8, B=13.0; benchmark_results_before.jsonl:1 "
+                         "device.driver_version (32 rows differ): run_identity.json=12.8, row=13.0\n"),
+            std::string::npos)
+      << summary;
+}
+
+TEST(CmdReport, AgainstResultsMeasuredElsewhereThanTheirIdentitySaysAreRefused) {
+  const std::string dir = fixture_copy("report-foreign-rows");
+  // Rows of another device in a file whose identity says H200: the identities alone cannot see it.
+  replace_in_file(dir + "/benchmark_results.jsonl", "\"gpu\":\"NVIDIA H200\"", "\"gpu\":\"NVIDIA H100\"");
+  const auto r = run_cli_in(dir, kAgainstArgs);
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_NE(r.err.find("!!! [caliber] benchmark_results.jsonl:1 device.name (32 rows differ): "
+                       "run_identity.json=NVIDIA H200, row=NVIDIA H100\n"),
+            std::string::npos)
+      << r.err;
   EXPECT_FALSE(fs::exists(dir + "/out"));
 }
 
@@ -136,7 +188,8 @@ TEST(CmdReport, MalformedCeilingsAreRefused) {
 TEST(CmdReport, HelpListsTheOptions) {
   const auto r = testing_support::run_cli("report --help");
   EXPECT_EQ(r.exit_code, 0);
-  for (const char* opt : {"--shape-ledger", "--results", "--out", "--candidate", "--against", "--ceilings", "--profiles"}) {
+  for (const char* opt : {"--shape-ledger", "--results", "--out", "--candidate", "--against", "--ceilings", "--profiles",
+                          "--allow-caliber-mismatch"}) {
     EXPECT_NE(r.out.find(opt), std::string::npos) << opt;
   }
 }

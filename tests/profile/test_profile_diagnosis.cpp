@@ -76,7 +76,7 @@ TEST(ProfileDiagnosis, CellCommandTemplate) {
   EXPECT_THROW(expand_cell_command("{op", {{"op", "x"}}), UsageError);
   // The default template uses only known placeholders.
   EXPECT_NO_THROW(expand_cell_command(kProfileCellCommandTemplate,
-                                      {{"caliber", "c"}, {"op", "o"}, {"shape_ledger", "l"}, {"baseline_matrix", "m"},
+                                      {{"caliber", "c"}, {"op", "o"}, {"shape_ledger", "l"}, {"cell_ledger", "c"}, {"baseline_matrix", "m"},
                                        {"shape_id", "s"}, {"provider", "p"}, {"device", "0"}, {"cell_out", "d"}}));
 }
 

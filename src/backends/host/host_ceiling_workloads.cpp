@@ -1,43 +1,41 @@
 // Host ceilings: a multi-threaded memcpy (memory bandwidth) and OpenBLAS cblas_sgemm (flop rate).
 //
-// OpenBLAS: the core binary never links it. Until issue 4's openblas provider plugin lands, this
-// file dlopens libopenblas.so.0 itself and looks up cblas_sgemm (HOOK: load the plugin through the
-// plugin ABI instead). Without the library the matmul ceiling is "not available (reason)"; there
-// is no fallback loop pretending to be a BLAS.
-#include <dlfcn.h>
-
+// OpenBLAS: the core binary never links it. The sgemm is the `openblas` provider plugin's
+// (plugins/openblas, loaded through the plugin ABI exactly as `caliber run` loads it from the host
+// gemm matrix), so the ceiling and the baseline are the same call. Without the plugin (or its
+// libopenblas) the matmul ceiling is "not available (reason)"; there is no fallback loop
+// pretending to be a BLAS.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "backends/host/host_builtin_kernels.h"
-#include "calibrate/ceiling_workloads.h"
+#include "caliber/baseline_matrix.h"
 #include "caliber/result_table.h"
+#include "calibrate/ceiling_workloads.h"
+#include "core/parallel_for.h"
+#include "providers/plugin_provider.h"
 
 namespace caliber::host {
 namespace {
 
+// memcpy split over caliber's thread pool (core/parallel_for: threads started once, not per call).
 class ParallelCopy final : public bench::Workload {
  public:
-  ParallelCopy(std::size_t elements, int threads, std::uint64_t seed)
-      : n_(elements), threads_(std::max(1, threads)), x_(elements), y_(elements) {
+  ParallelCopy(std::size_t elements, std::uint64_t seed) : n_(elements), x_(elements), y_(elements) {
     fill_random(x_.data(), n_, seed);
     poison_outputs();
   }
 
   void launch(const LaunchContext&) override {
-    std::vector<std::thread> pool;
-    const std::size_t chunk = (n_ + static_cast<std::size_t>(threads_) - 1) / static_cast<std::size_t>(threads_);
-    for (int t = 0; t < threads_; ++t) {
-      const std::size_t begin = std::min(n_, static_cast<std::size_t>(t) * chunk);
-      const std::size_t end = std::min(n_, begin + chunk);
-      pool.emplace_back([this, begin, end] { std::memcpy(y_.data() + begin, x_.data() + begin, (end - begin) * sizeof(float)); });
-    }
-    for (auto& th : pool) th.join();
+    const auto n = static_cast<std::int64_t>(n_);
+    const std::int64_t chunk = (n + parallel_threads() - 1) / parallel_threads();
+    parallel_for(n, std::max<std::int64_t>(1, chunk), [this](std::int64_t begin, std::int64_t end) {
+      std::memcpy(y_.data() + begin, x_.data() + begin, static_cast<std::size_t>(end - begin) * sizeof(float));
+    });
   }
 
   void poison_outputs() override { std::fill(y_.begin(), y_.end(), std::nanf("")); }
@@ -49,34 +47,36 @@ class ParallelCopy final : public bench::Workload {
 
  private:
   std::size_t n_;
-  int threads_;
   std::vector<float> x_, y_;
 };
 
-// CBLAS enums (cblas.h): row major 101, no transpose 111. blasint is int in the LP64 build Debian
-// ships as libopenblas.so.0.
-using SgemmFn = void (*)(int, int, int, int, int, int, float, const float*, int, const float*, int, float, float*, int);
-constexpr int kRowMajor = 101;
-constexpr int kNoTrans = 111;
-
-class OpenBlasSgemm final : public bench::Workload {
+// C[n, n] = A[n, n] B[n, n] in fp32 through a gemm provider (the openblas plugin).
+class ProviderSgemm final : public bench::Workload {
  public:
-  OpenBlasSgemm(SgemmFn sgemm, std::int64_t n, std::uint64_t seed)
-      : sgemm_(sgemm), n_(static_cast<int>(n)), a_(static_cast<std::size_t>(n * n)), b_(a_.size()), c_(a_.size()) {
+  ProviderSgemm(std::unique_ptr<providers::Provider> provider, const ops::OpShape& shape, Backend& backend,
+                std::uint64_t seed)
+      : provider_(std::move(provider)),
+        shape_(shape),
+        n_(static_cast<std::size_t>(shape.n)),
+        a_(n_ * n_),
+        b_(a_.size()),
+        c_(a_.size()) {
     fill_random(a_.data(), a_.size(), seed);
     fill_random(b_.data(), b_.size(), seed + 1);
+    buffers_.inputs = {a_.data(), b_.data()};
+    buffers_.output = c_.data();
+    provider_->prepare(shape_, backend);
     poison_outputs();
   }
+  ~ProviderSgemm() override { provider_->release(); }
 
-  void launch(const LaunchContext&) override {
-    sgemm_(kRowMajor, kNoTrans, kNoTrans, n_, n_, n_, 1.0f, a_.data(), n_, b_.data(), n_, 0.0f, c_.data(), n_);
-  }
+  void launch(const LaunchContext& ctx) override { provider_->run(shape_, buffers_, ctx.stream); }
 
   void poison_outputs() override { std::fill(c_.begin(), c_.end(), std::nanf("")); }
 
   // Compares 16 entries spread over C with an fp64 dot product.
   std::string verify() override {
-    const auto n = static_cast<std::size_t>(n_);
+    const std::size_t n = n_;
     for (std::size_t s = 0; s < 16; ++s) {
       const std::size_t i = (s * 7919) % n, j = (s * 104729 + 3) % n;
       double ref = 0, abs_sum = 0;
@@ -94,55 +94,64 @@ class OpenBlasSgemm final : public bench::Workload {
   }
 
  private:
-  SgemmFn sgemm_;
-  int n_;
+  std::unique_ptr<providers::Provider> provider_;
+  ops::OpShape shape_;
+  std::size_t n_;
   std::vector<float> a_, b_, c_;
+  providers::OpBuffers buffers_;
 };
 
 }  // namespace
 
-calibrate::CeilingWorkload make_copy_ceiling_workload(const DeviceInfo& device, std::uint64_t bytes, std::uint64_t seed) {
+calibrate::CeilingWorkload make_copy_ceiling_workload(std::uint64_t bytes, std::uint64_t seed) {
   calibrate::CeilingWorkload w;
   const std::size_t elements = bytes / sizeof(float);
-  w.workload = std::make_unique<ParallelCopy>(elements, device.multiprocessors, seed);
+  w.workload = std::make_unique<ParallelCopy>(elements, seed);
   w.workload->name = "memcpy";
   w.workload->working_set_bytes = 2 * elements * sizeof(float);
-  w.workload->params = {{"size_bytes", elements * sizeof(float)}, {"threads", std::max(1, device.multiprocessors)}};
+  w.workload->params = {{"size_bytes", elements * sizeof(float)}, {"threads", parallel_threads()}};
   w.work_per_call = 2 * elements * sizeof(float);
   w.method = fmt::format("memcpy of {} split over {} threads (bytes read + written = 2 x {})",
-                         format_bytes(elements * sizeof(float)), std::max(1, device.multiprocessors),
+                         format_bytes(elements * sizeof(float)), parallel_threads(),
                          format_bytes(elements * sizeof(float)));
   return w;
 }
 
-calibrate::CeilingWorkload make_matmul_ceiling_workload(const std::string& dtype, std::int64_t n, std::uint64_t seed) {
+calibrate::CeilingWorkload make_matmul_ceiling_workload(Backend& backend, const std::string& dtype, std::int64_t n,
+                                                        std::uint64_t seed) {
   calibrate::CeilingWorkload w;
   if (dtype != "fp32") {
     w.unavailable = fmt::format("the host backend measures fp32 (cblas_sgemm) only, not {}", dtype);
     return w;
   }
-  // Loaded once and never closed: the function pointer must outlive every workload.
-  static void* library = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
-  if (!library) {
-    w.unavailable = fmt::format("libopenblas.so.0 could not be loaded: {}", dlerror());
+  const Entrypoint entry = Entrypoint::parse(std::string(kOpenBlasGemmEntrypoint));
+  const std::string library = resolved_library(entry, "");
+  std::unique_ptr<providers::Provider> provider;
+  try {
+    provider = providers::load_plugin_provider(library, entry.symbol, ops::OpType::gemm, BackendKind::host);
+  } catch (const std::exception& e) {
+    w.unavailable = fmt::format("the openblas provider plugin ({}) could not be loaded: {}", entry.text, e.what());
     return w;
   }
-  auto sgemm = reinterpret_cast<SgemmFn>(dlsym(library, "cblas_sgemm"));
-  if (!sgemm) {
-    w.unavailable = "libopenblas.so.0 has no cblas_sgemm";
+  if (auto why = provider->unavailable()) {
+    w.unavailable = fmt::format("the openblas provider plugin ({}) is not available: {}", entry.text, *why);
     return w;
   }
-  using ThreadsFn = int (*)();
-  auto threads = reinterpret_cast<ThreadsFn>(dlsym(library, "openblas_get_num_threads"));
-  w.workload = std::make_unique<OpenBlasSgemm>(sgemm, n, seed);
+  ops::OpShape shape;
+  shape.op = ops::OpType::gemm;
+  shape.dtype = DType::fp32;
+  shape.m = shape.n = shape.k = n;
+  if (const providers::Support s = provider->supports(shape); !s.supported()) {
+    w.unavailable = fmt::format("the openblas provider plugin declines m=n=k={}: {}", n, s.reason);
+    return w;
+  }
+  const std::string detail = provider->detail(shape);
+  w.workload = std::make_unique<ProviderSgemm>(std::move(provider), shape, backend, seed);
   w.workload->name = "sgemm";
   w.workload->working_set_bytes = static_cast<std::uint64_t>(3 * n * n) * sizeof(float);
   w.workload->params = {{"m", n}, {"n", n}, {"k", n}, {"dtype", "fp32"}};
   w.work_per_call = static_cast<std::uint64_t>(2 * n * n * n);
-  w.method = fmt::format(
-      "cblas_sgemm from libopenblas.so.0 (dlopened by caliber calibrate until the openblas provider plugin "
-      "lands{}), m=n=k={} fp32, row-major, random inputs in +-[0.5, 1.5)",
-      threads ? fmt::format(", {} OpenBLAS threads", threads()) : "", n);
+  w.method = fmt::format("openblas provider ({}), m=n=k={} fp32, row-major, random inputs in +-[0.5, 1.5)", detail, n);
   return w;
 }
 

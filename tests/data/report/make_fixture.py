@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes the hand-made report fixture (tests/data/report/fixture/): a shape ledger, two runs of
-results (before/after), device ceilings and one stored profile diagnosis.
+results (before/after) with their run identities, device ceilings and one stored profile diagnosis.
 
 Every number here is invented for the tests (chosen so speedups are easy to check by hand); none is
 a measurement. The expected reports in fixture/expected/ were written from these numbers.
@@ -166,6 +166,34 @@ def run(run_id, candidate_us):
     return rows
 
 
+def identity(run_id, created_at):
+    """The run identity of a fixture run (docs/identity.md), as the sidecar of its results file."""
+    return {"schema_version": 1, "kind": "caliber.run_identity", "run_id": run_id, "created_at": created_at,
+            "hostname": "fixture-host", "command": ["caliber", "run", "--op", "rmsnorm"],
+            "outputs": ["benchmark_results.jsonl"], "device": DEVICE,
+            "contracts": [{"role": "kernel_only", "contract": contract("graph")},
+                          {"role": "eager", "contract": contract("per_iter")}],
+            "clocks_at_start": {"available": True, "source": "nvml", "reason": "", "sm_clock_mhz": 1980,
+                                "mem_clock_mhz": 3201},
+            "device_processes_at_start": {"available": True, "source": "nvml", "reason": "", "processes": []},
+            "harness": {"name": "caliber", "version": "0.1.0", "git_revision": "fixture", "build_type": "Release",
+                        "compiler": "GNU 12.2.0", "executable_sha256": "0" * 64},
+            "providers": [],
+            "inputs": {"shape_ledger": {"role": "shape_ledger", "path": "/fixture/shape_ledger.jsonl",
+                                        "sha256": hashlib.sha256(ledger_text().encode()).hexdigest()},
+                       "baseline_matrix": None}}
+
+
+def ledger_text():
+    return "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in SHAPES)
+
+
+def write_json(name, obj):
+    with open(os.path.join(HERE, name), "w") as f:
+        json.dump(obj, f, indent=2)
+        f.write("\n")
+
+
 def write_jsonl(name, rows):
     with open(os.path.join(HERE, name), "w") as f:
         for r in rows:
@@ -176,6 +204,9 @@ def main():
     write_jsonl("shape_ledger.jsonl", SHAPES)
     write_jsonl("benchmark_results.jsonl", run("run-fixture-1", {0: 20, 2: 74, 3: 30}))
     write_jsonl("benchmark_results_before.jsonl", run("run-fixture-0", {0: 18, 2: 76, 3: 36}))
+    # Their identities, beside each results file (caliber report --against checks them first).
+    write_json("benchmark_results.run_identity.json", identity("run-fixture-1", "2026-11-29T12:00:00Z"))
+    write_json("benchmark_results_before.run_identity.json", identity("run-fixture-0", "2026-11-28T12:00:00Z"))
     ceiling = lambda rate, unit, what: {"available": True, "rate_per_s": rate, "unit": unit,
                                         "method": "fixture: " + what + " (invented for tests)",
                                         "work_per_call": 0, "measurement": None}
