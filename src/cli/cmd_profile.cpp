@@ -12,7 +12,7 @@
 #include "caliber/shape_ledger.h"
 #include "cli/command.h"
 #include "profile/ncu_profile.h"
-#include "runner/worker_process.h"  // self_executable
+#include "core/subprocess.h"  // self_executable
 
 namespace caliber::cli {
 namespace {
@@ -64,7 +64,7 @@ int run_profile_command(const ProfileOptions& o) {
   r.backend = o.backend;
   r.device = o.device;
   r.cell_command = o.cell_command;
-  r.caliber_exe = runner::self_executable();
+  r.caliber_exe = self_executable();
   if (!provider->enabled) r.provider_disabled = provider->skip_reason.value_or("disabled");
   if (o.ncu) {
     if (!fs::is_regular_file(*o.ncu) || ::access(o.ncu->c_str(), X_OK) != 0) {
