@@ -29,7 +29,7 @@ inline constexpr int kProfileDiagnosisSchemaVersion = 1;
 inline constexpr std::string_view kProfileCellCommandTemplate =
     "{caliber} run --op {op} --shape-ledger {cell_ledger} --baseline-matrix {baseline_matrix} --backend cuda "
     "--device {device} --providers {provider} --out {cell_out} --warmup 1 --min-samples 3 --min-time-ms 0 "
-    "--max-time-ms 1";
+    "--max-time-ms 1 --profile-range caliber_profile";
 
 // The NVTX range that marks the profiled call.
 inline constexpr std::string_view kProfileNvtxRange = "caliber_profile";

@@ -48,6 +48,9 @@ void add_run_options(CLI::App* cmd, runner::RunOptions& o) {
   cmd->add_option("--eager-instrument", o.eager_instrument, "Default: event (cuda), wallclock (host)");
   cmd->add_option("--eager-schedule", o.eager_schedule, "Default: per_iter (cuda), isolated (host)");
   cmd->add_option("--eager-cache", o.eager_cache, "Default: warm");
+  cmd->add_option("--profile-range", o.profile_range,
+                  "Profiler gate (caliber profile): after the correctness check, one more call of each provider "
+                  "inside an NVTX range of this name");
   cmd->add_option("--cell-timeout-s", o.cell_timeout_s,
                   "A cell with no result after this many seconds is killed and recorded as failed")
       ->capture_default_str();

@@ -1,6 +1,7 @@
 #include "fingerprint/code_fingerprint.h"
 
 #include <algorithm>
+#include <set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -110,6 +111,33 @@ CodeFingerprint CodeFingerprintRecorder::fingerprint() const {
     }
   }
   return f;
+}
+
+CodeFingerprint merge_code_fingerprints(const CodeFingerprint& a, const CodeFingerprint& b) {
+  if (a.source.empty()) return b;
+  if (b.source.empty()) return a;
+  if (a.source != b.source) {
+    throw InputError("code fingerprint", 0, "source", fmt::format("cannot merge '{}' with '{}'", a.source, b.source));
+  }
+  CodeFingerprint m;
+  m.source = a.source;
+  std::set<std::pair<std::string, std::string>> code;
+  for (const auto* f : {&a, &b}) {
+    for (const CodeObjectHash& c : f->code) code.insert({c.name, c.sha256});
+  }
+  std::set<std::string> resolved;
+  for (const auto& [name, sha] : code) {
+    m.code.push_back({name, sha});
+    resolved.insert(name);
+  }
+  std::set<std::string> unresolved;
+  for (const auto* f : {&a, &b}) {
+    for (const std::string& n : f->unresolved) {
+      if (!resolved.count(n)) unresolved.insert(n);
+    }
+  }
+  m.unresolved.assign(unresolved.begin(), unresolved.end());
+  return m;
 }
 
 void write_code_fingerprint(const std::string& path, const CodeFingerprint& f) {

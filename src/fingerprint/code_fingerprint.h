@@ -53,10 +53,9 @@ CodeFingerprint host_code_fingerprint(const std::vector<std::pair<std::string, s
 // Collects module images and executed kernels while a run measures (thread-safe: CUPTI calls
 // back from its own threads), and turns them into the run's fingerprint.
 //
-// TODO(lead, after issue 3): call on_module_loaded from the CUPTI session's
-// CUPTI_CBID_RESOURCE_MODULE_LOADED callback (CUpti_ModuleResourceData: moduleId, pCubin,
-// cubinSize; the image is valid only inside the callback, which is why it is hashed at once) and
-// on_kernel_executed with the name of every kernel activity record attributed to a measured call.
+// Fed by cuda::CodeFingerprintCapture (src/backends/cuda/code_fingerprint_capture.h): CUPTI's
+// module-loaded callback (the image is valid only inside the callback, which is why it is hashed
+// at once) and the kernels attributed to each recorded call.
 class CodeFingerprintRecorder {
  public:
   void on_module_loaded(std::uint32_t module_id, const void* image, std::size_t size);
@@ -70,6 +69,11 @@ class CodeFingerprintRecorder {
   std::vector<std::string> opaque_modules_;  // whole-image hashes of modules that are not ELF cubins
   std::map<std::string, int> executed_;
 };
+
+// The union of two fingerprints of one run (e.g. the worker processes of one `caliber run`, which
+// write in turn): every code object of either, a name unresolved in one but found in the other is
+// resolved. Throws InputError when the sources differ (host and cuda code do not mix).
+CodeFingerprint merge_code_fingerprints(const CodeFingerprint& a, const CodeFingerprint& b);
 
 // code_fingerprint.json: written atomically; the reader recomputes the digest and refuses a file
 // whose digest does not match (InputError).

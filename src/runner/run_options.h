@@ -35,6 +35,10 @@ struct RunOptions {
 
   double cell_timeout_s = 300.0;  // a cell running longer is killed and recorded as failed
   bool allow_shared_device = false;  // device_exclusive preflight: warn instead of failing
+  // caliber profile: after the correctness check, one more call of each provider inside an NVTX
+  // range of this name, so ncu profiles exactly that call. Code fingerprints are off then (ncu
+  // owns CUPTI).
+  std::optional<std::string> profile_range;
 
   // Set by the parent for its worker.
   std::string run_id;

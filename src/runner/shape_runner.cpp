@@ -7,6 +7,7 @@
 
 #include "caliber/errors.h"
 #include "caliber/measure.h"
+#include "caliber/result_json.h"
 #include "core/utc_time.h"
 #include "ops/correctness.h"
 #include "providers/plugin_provider.h"
@@ -83,13 +84,14 @@ bool device_healthy(Backend& backend) {
 }
 
 ShapeRunner::ShapeRunner(Backend& backend, const RunPlan& plan, RunContracts contracts, const RunOptions& options,
-                         RowProvenance identity, std::vector<BoundProvider>& providers)
+                         RowProvenance identity, std::vector<BoundProvider>& providers, CallHooks hooks)
     : backend_(backend),
       plan_(plan),
       contracts_(std::move(contracts)),
       options_(options),
       identity_(std::move(identity)),
-      providers_(providers) {}
+      providers_(providers),
+      hooks_(std::move(hooks)) {}
 
 bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& names, const ShapeEvents& events) {
   const ops::OpShape s = ops::parse_op_shape(plan_.op, shape.dtype, shape.layout, shape.args, shape.shape_id,
@@ -198,7 +200,12 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
       // Correctness: poison the output with NaN (0xFF bytes are NaN in every dtype), one call,
       // compare with the fp64 reference.
       backend_.fill_bytes(output.get(), 0xFF, output.bytes());
-      p.run(s, buffers, backend_.stream());
+      const auto untimed_call = [&] { p.run(s, buffers, backend_.stream()); };
+      if (hooks_.record_code) {
+        hooks_.record_code(untimed_call);
+      } else {
+        untimed_call();
+      }
       backend_.synchronize_device();
       backend_.check_errors();
       backend_.copy_to_host(host_out.data(), output.get(), host_out.bytes());
@@ -207,6 +214,11 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
       row.correctness = check;
       row.correct = ops::passed(check);
       if (!*row.correct) row.correctness_error = ops::failure_reason(check);
+      if (options_.profile_range && hooks_.in_profiler_range) {
+        hooks_.in_profiler_range(*options_.profile_range, untimed_call);
+        backend_.synchronize_device();
+        backend_.check_errors();
+      }
 
       // Timing: eager first (its median sizes the kernel-only graph), then kernel-only.
       MeasureOptions mo;
@@ -238,6 +250,7 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
       row.p90_us = primary.summary.p90_us;
       row.stable = primary.stable;
       row.warmup_iters = primary.contract.warmup;
+      row.telemetry = to_json(primary.telemetry);
       row.repeat_iters = primary.summary.n;
       row.eager_median_us = row.eager->summary.median_us;
       if (row.kernel_only) {

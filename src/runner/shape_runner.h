@@ -29,6 +29,15 @@ struct BoundProvider {
 // that cannot be bound is recorded as not_configured with the reason.
 std::vector<BoundProvider> bind_providers(const RunPlan& plan, BackendKind backend);
 
+// What the worker adds around a provider's untimed calls, per backend (none on the host).
+struct CallHooks {
+  // Runs the correctness call; the cuda worker records which kernels it launched (code
+  // fingerprint, docs/screen.md). Empty: the call runs as is.
+  std::function<void(const std::function<void()>& call)> record_code;
+  // Runs one call inside the named profiler range (caliber profile). Empty: no range.
+  std::function<void(const std::string& range, const std::function<void()>& call)> in_profiler_range;
+};
+
 struct ShapeEvents {
   std::function<void(const std::string& provider)> started;
   std::function<void(const BenchmarkResultRow& row)> finished;
@@ -37,7 +46,7 @@ struct ShapeEvents {
 class ShapeRunner {
  public:
   ShapeRunner(Backend& backend, const RunPlan& plan, RunContracts contracts, const RunOptions& options,
-              RowProvenance identity, std::vector<BoundProvider>& providers);
+              RowProvenance identity, std::vector<BoundProvider>& providers, CallHooks hooks = {});
 
   // Runs the named providers of `shape` in matrix order. Returns false when the device is no
   // longer usable (a sticky error): the caller must stop and let a fresh process continue.
@@ -50,6 +59,7 @@ class ShapeRunner {
   const RunOptions& options_;
   RowProvenance identity_;
   std::vector<BoundProvider>& providers_;
+  CallHooks hooks_;
 };
 
 // Whether the device still works after an error (synchronize + pending-error check).

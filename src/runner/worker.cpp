@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <filesystem>
 #include <iostream>
 #include <string>
 
@@ -18,6 +19,13 @@
 #include "identity/collect_run_identity.h"
 #include "preflight/preflight.h"
 #include "runner/shape_runner.h"
+#include "caliber/config.h"
+#include "core/subprocess.h"
+#include "fingerprint/code_fingerprint.h"
+#if CALIBER_WITH_CUDA
+#include "backends/cuda/code_fingerprint_capture.h"
+#include "backends/cuda/cuda_backend.h"
+#endif
 
 namespace caliber::runner {
 namespace {
@@ -79,6 +87,58 @@ caliber::RunIdentity start_identity(const RunOptions& options, const RunPlan& pl
   return collect_run_identity(request, system_device_probe());
 }
 
+// Adds what this worker's cells executed to the run's code_fingerprint.json (workers of one run
+// write in turn, so the file is the union over the run; docs/screen.md).
+void merge_into_run_fingerprint(const RunOptions& options, const CodeFingerprint& mine) {
+  if (mine.source.empty()) return;
+  const std::string path = (std::filesystem::path(options.out) / kCodeFingerprintFileName).string();
+  CodeFingerprint all = mine;
+  if (std::filesystem::exists(path)) all = merge_code_fingerprints(read_code_fingerprint(path), mine);
+  write_code_fingerprint(path, all);
+}
+
+// The hooks of this backend: on cuda, record the kernels each correctness call launches (and
+// NVTX ranges for caliber profile); on the host, nothing per call.
+struct WorkerHooks {
+  CallHooks hooks;
+  std::function<CodeFingerprint()> fingerprint;
+#if CALIBER_WITH_CUDA
+  std::unique_ptr<cuda::CodeFingerprintCapture> capture;
+#endif
+};
+
+WorkerHooks make_worker_hooks(const RunOptions& options, const RunPlan& plan, BackendKind kind) {
+  WorkerHooks w;
+  if (kind == BackendKind::host) {
+    // Host code is what the binary and the plugin libraries contain (per library, not per kernel).
+    std::vector<std::pair<std::string, std::string>> libraries = plugin_libraries(plan);
+    libraries.emplace_back("caliber", self_executable());
+    w.fingerprint = [libraries] { return host_code_fingerprint(libraries); };
+    return w;
+  }
+#if CALIBER_WITH_CUDA
+  w.hooks.in_profiler_range = [](const std::string& range, const std::function<void()>& call) {
+    cuda::ProfilerRange r(range);
+    call();
+  };
+  if (options.profile_range) return w;  // ncu owns CUPTI while profiling
+  // Before the device is opened: modules load lazily at their first launch, after this.
+  w.capture = std::make_unique<cuda::CodeFingerprintCapture>();
+  if (w.capture->unavailable()) {
+    std::cerr << "caliber run: no code fingerprint: " << *w.capture->unavailable() << '\n';
+    w.capture.reset();
+    return w;
+  }
+  cuda::CodeFingerprintCapture* capture = w.capture.get();
+  w.fingerprint = [capture] { return capture->fingerprint(); };
+  w.hooks.record_code = [capture](const std::function<void()>& call) { capture->record_call(call); };
+#else
+  (void)options;
+  (void)plan;
+#endif
+  return w;
+}
+
 }  // namespace
 
 int run_worker(const RunOptions& options) {
@@ -88,6 +148,7 @@ int run_worker(const RunOptions& options) {
   std::unique_ptr<Backend> backend;
   RunContracts contracts;
   std::optional<caliber::RunIdentity> run_identity;
+  WorkerHooks worker_hooks;
   try {
     plan = make_run_plan(options);
     const BackendKind kind = options.backend == "auto" ? default_backend_kind() : parse_backend(options.backend);
@@ -96,6 +157,7 @@ int run_worker(const RunOptions& options) {
       if (!device_preflight(options, kind, contracts, events)) return kExitPreflightFailed;
       run_identity = start_identity(options, plan, kind, contracts);
     }
+    worker_hooks = make_worker_hooks(options, plan, kind);
     backend = open_backend(kind, options.device);
   } catch (const UsageError& e) {
     events.send({{"event", "fatal"}, {"exit_code", 2}, {"message", e.what()}});
@@ -117,7 +179,7 @@ int run_worker(const RunOptions& options) {
   identity.candidate_commit = options.candidate_commit.value_or(CALIBER_GIT_REVISION);
   identity.harness_version = harness_version();
   identity.device = backend->device();
-  ShapeRunner runner(*backend, plan, contracts, options, identity, providers);
+  ShapeRunner runner(*backend, plan, contracts, options, identity, providers, worker_hooks.hooks);
   nlohmann::json ready = {{"event", "ready"}, {"device", to_json(backend->device())}};
   if (run_identity) {
     run_identity->device = backend->device();  // what every row records
@@ -146,6 +208,7 @@ int run_worker(const RunOptions& options) {
       events.send({{"event", "row"}, {"row", to_json(row, options.samples)}});
     };
     const bool healthy = runner.run(shape, names, ev);
+    if (healthy && worker_hooks.fingerprint) merge_into_run_fingerprint(options, worker_hooks.fingerprint());
     events.send({{"event", "shape_done"}, {"shape_id", shape.shape_id}, {"healthy", healthy}});
     if (!healthy) std::_Exit(kWorkerDeviceLost);  // no destructor may touch the broken context
   }

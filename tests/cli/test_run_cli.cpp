@@ -16,6 +16,7 @@
 #include "caliber/config.h"
 #include "caliber/run_identity.h"
 #include "core/sha256.h"
+#include "fingerprint/code_fingerprint.h"
 #include "ledger/importers.h"
 #include "support/cli_run.h"
 
@@ -368,7 +369,20 @@ TEST(RunCli, TheExamplePluginRunsAgainstTheBuiltins) {
   ASSERT_EQ(rows.size(), 6u);
   for (const auto& row : rows) {
     EXPECT_EQ(row.benchmark_status, BenchmarkStatus::ok) << row.provider << ": " << row.status_reason.value_or("");
+    // The device telemetry summary travels with every row: on the host, "not applicable" and why.
+    ASSERT_TRUE(row.telemetry.has_value()) << row.provider;
+    EXPECT_EQ((*row.telemetry)["available"], false);
+    EXPECT_EQ((*row.telemetry)["reason"], "the host backend has no device telemetry");
   }
+  // The code this run executed: the caliber binary (built-in providers) and the example plugin,
+  // per library (docs/screen.md), for caliber screen.
+  const CodeFingerprint f = read_code_fingerprint(dir + "/out/" + kCodeFingerprintFileName);
+  EXPECT_EQ(f.source, "host ELF code sections of each provider library");
+  std::vector<std::string> names;
+  for (const auto& c : f.code) names.push_back(c.name);
+  EXPECT_NE(std::find(names.begin(), names.end(), "caliber"), names.end());
+  EXPECT_EQ(names.size(), 2u) << testing::PrintToString(names);
+  EXPECT_TRUE(f.unresolved.empty());
 }
 
 TEST(RunCli, TheShippedHostGemmMatrixWithTheOpenblasPlugin) {

@@ -99,6 +99,24 @@ TEST(CodeFingerprint, CudaPluginsIncludeTheirDeviceCode) {
 #endif
 }
 
+TEST(CodeFingerprint, MergingTheWorkersOfOneRunIsAUnion) {
+  CodeFingerprint a;
+  a.source = "cuda cubin .text sections of the kernels that ran";
+  a.code = {{"_Z1av", "aa"}, {"_Z1bv", "bb"}};
+  a.unresolved = {"_Z1cv", "_Z1dv"};
+  CodeFingerprint b;
+  b.source = a.source;
+  b.code = {{"_Z1bv", "bb"}, {"_Z1cv", "cc"}};  // c resolved by the second worker
+  b.unresolved = {"_Z1ev"};
+  const CodeFingerprint m = merge_code_fingerprints(a, b);
+  EXPECT_EQ(m.code, (std::vector<CodeObjectHash>{{"_Z1av", "aa"}, {"_Z1bv", "bb"}, {"_Z1cv", "cc"}}));
+  EXPECT_EQ(m.unresolved, (std::vector<std::string>{"_Z1dv", "_Z1ev"}));
+  EXPECT_EQ(merge_code_fingerprints(CodeFingerprint{}, b), b);
+  CodeFingerprint host;
+  host.source = "host ELF code sections of each provider library";
+  EXPECT_THROW(merge_code_fingerprints(a, host), InputError);
+}
+
 TEST(CodeFingerprint, FileRoundTripsAndRefusesATamperedDigest) {
   CodeFingerprint f;
   f.source = "test";

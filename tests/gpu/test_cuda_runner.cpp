@@ -9,6 +9,7 @@
 
 #include "caliber/backend.h"
 #include "caliber/benchmark_results.h"
+#include "fingerprint/code_fingerprint.h"
 #include "caliber/run_identity.h"
 #include "device/nvml_library.h"
 #include "ledger/importers.h"
@@ -78,8 +79,20 @@ TEST(CudaRunner, EveryCudaProviderOfTheShippedGemmMatrixIsCorrect) {
       EXPECT_EQ(x.kernel_only->contract.schedule, Schedule::graph);
       EXPECT_TRUE(x.graph_median_us.has_value());
       EXPECT_GT(*x.median_us, 0.0);
+      // Telemetry (NVML) travels with every measured row.
+      ASSERT_TRUE(x.telemetry.has_value());
+      EXPECT_EQ((*x.telemetry)["available"], true) << x.telemetry->dump();
     }
   }
+  // The code the run executed, per kernel (docs/screen.md): caliber's own kernels and cuBLAS's,
+  // each found in a module CUPTI saw load, none unresolved.
+  const CodeFingerprint f = read_code_fingerprint(dir + "/out/" + kCodeFingerprintFileName);
+  EXPECT_EQ(f.source, "cuda cubin .text sections of the kernels that ran");
+  EXPECT_GE(f.code.size(), 3u);
+  EXPECT_TRUE(f.unresolved.empty()) << ::testing::PrintToString(f.unresolved);
+  bool caliber_gemm = false;
+  for (const auto& c : f.code) caliber_gemm = caliber_gemm || c.name.find("gemm") != std::string::npos;
+  EXPECT_TRUE(caliber_gemm);
 }
 
 // The preflight of caliber run on the device (docs/preflight.md, "caliber run"): device_visible and

@@ -2,6 +2,7 @@
 
 #include <unordered_set>
 
+#include "backends/cuda/cuda_backend.h"
 #include "backends/cuda/cupti_session.h"
 #include "core/kernel_attribution.h"
 
@@ -18,9 +19,12 @@ CodeFingerprintCapture::~CodeFingerprintCapture() {
   if (!unavailable_) cupti::set_module_observer({});
 }
 
-void CodeFingerprintCapture::record_call(const std::function<void()>& call,
-                                         const std::function<void()>& synchronize) {
-  if (unavailable_) return;
+void CodeFingerprintCapture::record_call(const std::function<void()>& call) {
+  if (unavailable_) {
+    call();
+    return;
+  }
+  const auto synchronize = [] { synchronize_current_device(); };
   cupti::TracingLease lease;
   synchronize();
   cupti::drain();  // records of earlier work belong to no recorded call

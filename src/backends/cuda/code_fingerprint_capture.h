@@ -25,10 +25,10 @@ class CodeFingerprintCapture {
   // Why no fingerprint can be taken (CUPTI missing, callbacks refused), or nullopt.
   const std::optional<std::string>& unavailable() const { return unavailable_; }
 
-  // Runs `call` once with kernel tracing on, then `synchronize` (the whole device), and records the
+  // Runs `call` once with kernel tracing on, synchronizes the whole device, and records the
   // kernels the call launched. Costs host time (tracing, a forced flush): never inside a timed
-  // window. Does nothing when unavailable().
-  void record_call(const std::function<void()>& call, const std::function<void()>& synchronize);
+  // window. When unavailable() it only runs the call.
+  void record_call(const std::function<void()>& call);
 
   CodeFingerprint fingerprint() const;
 

@@ -29,3 +29,20 @@ std::unique_ptr<bench::Workload> make_builtin_workload(Backend& backend, std::st
                                                        std::uint64_t seed);
 
 }  // namespace caliber::cuda
+
+namespace caliber::cuda {
+
+// cudaDeviceSynchronize on the calling thread's device; throws DeviceError.
+void synchronize_current_device();
+
+// An NVTX range (push now, pop on destruction), so a profiler can be limited to what runs inside
+// it (caliber profile runs ncu with --nvtx-include on such a range).
+class ProfilerRange {
+ public:
+  explicit ProfilerRange(const std::string& name);
+  ~ProfilerRange();
+  ProfilerRange(const ProfilerRange&) = delete;
+  ProfilerRange& operator=(const ProfilerRange&) = delete;
+};
+
+}  // namespace caliber::cuda
