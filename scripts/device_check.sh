@@ -13,6 +13,8 @@ mkdir -p "$FINAL_OUT"
 export CALIBER_EXE=$PWD/.device/bin/caliber
 export LD_LIBRARY_PATH=$PWD/.device/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export PYTHONUNBUFFERED=1
+export CALIBER_SOURCE_DIR=$PWD              # tests find matrices/, schemas/, data/ here
+export CALIBER_PLUGIN_DIR=$PWD/.device/lib  # @plugins/ in baseline matrices
 sections=("$@")
 if [ ${#sections[@]} -eq 0 ]; then
   sections=()

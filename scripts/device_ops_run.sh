@@ -20,7 +20,7 @@ OUT=${OUT:?set OUT to the output directory}
 OPS=${OPS:-rmsnorm layernorm softmax gemm}
 PREFILL_TOKENS=${PREFILL_TOKENS:-512,4096}
 DECODE_TOKENS=${DECODE_TOKENS:-1,32,128}
-TP=${TP:-1,8}
+TP=${TP:-1,8}      # TP_<op> overrides it for one op (e.g. TP_gemm=8)
 SYNTHETIC_DTYPES=${SYNTHETIC_DTYPES:-fp32,bf16,fp16}
 MAX_TIME_MS=${MAX_TIME_MS:-20}
 # Raw samples make rows ~20x larger (thousands of samples for microsecond kernels); SAMPLES=1 keeps them.
@@ -57,8 +57,9 @@ for op in $OPS; do
   ledger=$d/shape_ledger.jsonl
   rm -f "$ledger"
   {
+    tp_var="TP_$op"
     "$CALIBER" ledger models --op "$op" --ledger "$ledger" --model-shapes data/model_shapes.json \
-      --prefill-tokens "$PREFILL_TOKENS" --decode-tokens "$DECODE_TOKENS" --tp "$TP" --dtype bf16 \
+      --prefill-tokens "$PREFILL_TOKENS" --decode-tokens "$DECODE_TOKENS" --tp "${!tp_var:-$TP}" --dtype bf16 \
       --gpu "NVIDIA H200" --arch sm_90
     "$CALIBER" ledger synthetic --op "$op" --ledger "$ledger" --dtype "$SYNTHETIC_DTYPES" --gpu "NVIDIA H200" --arch sm_90
     "$CALIBER" ledger diagnostic --op "$op" --ledger "$ledger" --shape "${DIAGNOSTIC[$op]}" --dtype bf16 \

@@ -8,7 +8,7 @@ C=$CALIBER_EXE
 D=$OUT/foundation
 mkdir -p "$D"
 $C devices | tee "$D/devices.txt"
-.device/bin/caliber_gpu_tests --gtest_brief=1 --gtest_output=json:"$D/gpu_tests.json" 2>&1 | tail -25 | tee "$D/gpu_tests.txt"
+timeout 240 .device/bin/caliber_gpu_tests --gtest_brief=1 --gtest_output=json:"$D/gpu_tests.json" 2>&1 | tail -25 | tee "$D/gpu_tests.txt"
 .device/bin/example_measure_saxpy | tee "$D/example_saxpy.txt"
 
 # Every valid schedule x cache per kernel ("all" skips refused ones and says why), raw samples kept.

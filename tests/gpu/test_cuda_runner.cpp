@@ -66,7 +66,7 @@ TEST(CudaRunner, EveryCudaProviderOfTheShippedGemmMatrixIsCorrect) {
   }
   write_shape_ledger(dir + "/shape_ledger.jsonl", shapes);
   const auto r = run_caliber(
-      args_for(dir, "gemm", std::string(CALIBER_SOURCE_DIR) + "/matrices/cuda/gemm/baseline_matrix.yaml"));
+      args_for(dir, "gemm", testing_support::source_dir() + "/matrices/cuda/gemm/baseline_matrix.yaml"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto rows = read_benchmark_results(dir + "/out/benchmark_results.jsonl");
   EXPECT_EQ(rows.size(), shapes.size() * 5);
@@ -111,7 +111,7 @@ TEST(CudaRunner, ThePreflightRunsInTheWorkerAndTheParentHoldsNoContext) {
   const std::string dir = fresh_dir("gpu_run_preflight");
   write_shape_ledger(dir + "/shape_ledger.jsonl", {row(ops::OpType::rmsnorm, DType::bf16, {{"m", 8}, {"n", 4096}, {"eps", 1e-6}})});
   std::vector<std::string> args =
-      args_for(dir, "rmsnorm", std::string(CALIBER_SOURCE_DIR) + "/matrices/cuda/rmsnorm/baseline_matrix.yaml");
+      args_for(dir, "rmsnorm", testing_support::source_dir() + "/matrices/cuda/rmsnorm/baseline_matrix.yaml");
   args.pop_back();  // no --allow-shared-device
   const auto r = run_caliber(args);
   ASSERT_EQ(r.exit_code, 0) << r.err;

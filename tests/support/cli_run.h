@@ -3,6 +3,8 @@
 // directories.
 #pragma once
 
+#include "support/run_cli.h"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -41,7 +43,7 @@ inline std::string fresh_dir(const std::string& name) {
 
 // Starts CALIBER_EXE with `args`; stdout and stderr go to files in `capture_dir`.
 inline pid_t start_caliber(const std::vector<std::string>& args, const std::string& capture_dir) {
-  std::vector<std::string> all = {CALIBER_EXE};
+  std::vector<std::string> all = {caliber_exe()};
   all.insert(all.end(), args.begin(), args.end());
   const std::string out = capture_dir + "/stdout.txt", err = capture_dir + "/stderr.txt";
   const pid_t pid = ::fork();

@@ -28,6 +28,13 @@ inline std::string caliber_exe() {
 }
 
 // Runs a shell command line whose stdout and stderr are captured (stderr to a temporary file).
+// The source tree (matrices/, schemas/, data/): $CALIBER_SOURCE_DIR when set (tests carried to
+// another machine), else the path CMake compiled in.
+inline std::string source_dir() {
+  const char* env = std::getenv("CALIBER_SOURCE_DIR");
+  return env && *env ? env : CALIBER_SOURCE_DIR;
+}
+
 inline CliRun run_cli_command(const std::string& command) {
   static int counter = 0;
   const std::string err_path =
