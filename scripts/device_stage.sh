@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh >/dev/null
 rm -rf .device && mkdir -p .device/bin .device/lib
-for f in build/caliber build/tests/caliber_gpu_tests build/tests/caliber_unit_tests \
+for f in build/caliber build/tests/caliber_gpu_tests \
          build/examples/example_measure_saxpy build/tests/caliber_ab_fixture_cell; do
   [ -f "$f" ] && cp "$f" .device/bin/
 done
