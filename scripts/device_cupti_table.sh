@@ -118,7 +118,7 @@ python3 - "$D" > "$D/table.md" << 'PY'
 import csv, json, os, statistics, sys
 
 d = sys.argv[1]
-HARNESS = ("caliber_l2_flush_kernel", "fill_random", "count_mismatches", "check_gemm_kernel")
+HARNESS = ("caliber_l2_flush_kernel", "caliber_l2_evict_kernel", "fill_random", "count_mismatches", "check_gemm_kernel")
 
 def result(name, index=0):
     try:

@@ -14,7 +14,7 @@
 #       the outputs, when the GPU machine has no chromium.
 # Environment: BUILD_DIR (default build), CALIBER (default $BUILD_DIR/caliber; CALIBER_EXE is read
 # too), CANDIDATE (default caliber: the candidate provider of matrices/cuda), BACKEND (default
-# cuda; host for a dry run without a GPU), PROFILE=0 skips the profiler gate, CHROMIUM (default:
+# cuda; host for a dry run without a GPU), PROFILE=0 skips the profiler gate, PROFILE_MAX (default 2) caps the profiled cells per op, CHROMIUM (default:
 # chromium, chromium-browser or google-chrome on PATH).
 # Paths on the command line are the caller's (the reports print them as given, so relative ones
 # stay relative); the build and the matrices are found from the repository root, ROOT.
@@ -105,7 +105,8 @@ for op_dir in "$RESULTS"/*/; do
   report | tee "$out/report.txt"
   # The profiler gate: every hot shape below 0.90x of the best (the summary lists the commands).
   if [ "${PROFILE:-1}" != 0 ]; then
-    grep '^caliber profile ' "$out/benchmark_summary.md" | while read -r cmd; do
+    # PROFILE_MAX (default 2) candidates per op: each is one ncu run of one cell.
+    grep '^caliber profile ' "$out/benchmark_summary.md" | head -n "${PROFILE_MAX:-2}" | while read -r cmd; do
       echo "--- ${cmd}"
       # shellcheck disable=SC2086  # the summary prints the command's words unquoted
       "$C" ${cmd#caliber } --backend "$BACKEND" 2>&1 | tail -3
