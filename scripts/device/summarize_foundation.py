@@ -51,7 +51,7 @@ print("| kernel | contract | values (us) | spread max/min-1 | target |")
 print("|---|---|---|---|---|")
 for k, target in (("copy", 0.005), ("scale", 0.005), ("tiny", 0.03)):
     vals, contract = [], ""
-    for p in sorted(glob.glob(f"{d}/repeat_{k}_*.json")):
+    for p in sorted(g for g in glob.glob(f"{d}/repeat_{k}_*.json") if not g.endswith(".run_identity.json")):
         rs = load(p)
         if rs:
             vals.append(rs[0]["value_us"])

@@ -17,9 +17,9 @@ namespace caliber::ops {
 // wrong kernel is off by O(1). docs/ops.md has the full reasoning.
 Tolerance tolerance_for(DType dtype) {
   switch (dtype) {
-    case DType::fp32: return {1e-4, 1e-3, 1e-3};
-    case DType::bf16: return {1e-2, 1.0 / 64, 1e-2};    // 4u = 2^-6
-    case DType::fp16: return {2e-3, 1.0 / 512, 2e-3};   // 4u = 2^-9
+    case DType::fp32: return {1e-4, 1e-3, 1e-3, std::ldexp(1.0, -149)};
+    case DType::bf16: return {1e-2, 1.0 / 64, 1e-2, std::ldexp(1.0, -133)};  // 4u = 2^-6
+    case DType::fp16: return {2e-3, 1.0 / 512, 2e-3, std::ldexp(1.0, -24)};  // 4u = 2^-9
   }
   return {};
 }
@@ -91,7 +91,7 @@ CorrectnessCheck check_output(const Reference& reference, const HostTensor& outp
         }
         const double d = o - r[j];
         p.diff_sq += d * d;
-        const double bound = tol.rtol * std::abs(r[j]) + tol.atol * rms_ref;
+        const double bound = tol.rtol * std::abs(r[j]) + tol.atol * rms_ref + tol.abs_floor;
         p.max_scaled = std::max(p.max_scaled, bound > 0 ? std::abs(d) / bound : (d == 0 ? 0.0 : INFINITY));
       }
     }
@@ -128,7 +128,7 @@ std::string failure_reason(const CorrectnessCheck& c) {
                        c.tolerance_rel_fro, c.checked_rows, c.total_rows);
   }
   if (!(c.max_scaled_error <= 1.0)) {
-    return fmt::format("an element exceeds rtol |ref| + atol rms(ref) (rtol {:.3g}, atol {:.3g}) by {:.3g}x",
+    return fmt::format("an element exceeds rtol |ref| + atol rms(ref) + the dtype's subnormal step (rtol {:.3g}, atol {:.3g}) by {:.3g}x",
                        c.rtol, c.atol, c.max_scaled_error);
   }
   return "";

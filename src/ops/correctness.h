@@ -15,6 +15,10 @@ struct Tolerance {
   double rel_fro = 0;  // bound on ||out - ref||_F / ||ref||_F over the checked rows
   double rtol = 0;     // elementwise: |out - ref| <= rtol |ref| + atol rms(ref)
   double atol = 0;
+  // The dtype's resolution near zero: the spacing of its subnormals (fp16 2^-24 ~ 6e-8). An output
+  // smaller than the smallest normal (fp16 6.1e-5: a softmax over a 152k vocabulary averages
+  // 6.6e-6) cannot be closer than half that to the reference, whatever rtol says.
+  double abs_floor = 0;
 };
 
 Tolerance tolerance_for(DType dtype);

@@ -255,7 +255,7 @@ TEST(CuptiCli, AutoRecordsWhatItChoseAndWhy) {
   if (!has_cuda()) GTEST_SKIP() << "no CUDA device";
   const std::string json = ::testing::TempDir() + "/auto.json";
   const char* env = std::getenv("CALIBER_EXE");
-  const std::string base = std::string(env && *env ? env : CALIBER_EXE) + " bench --backend cuda --kernel tiny --iters 20 --instrument auto --json " + json;
+  const std::string base = std::string(env && *env ? env : CALIBER_EXE) + " bench --backend cuda --kernel tiny --iters 20 --instrument auto --allow-shared-device --json " + json;
   std::remove(json.c_str());
   std::string out = run_cli(base);
   nlohmann::json doc = nlohmann::json::parse(std::ifstream(json), nullptr, false);

@@ -46,6 +46,42 @@ TEST(Correctness, RoundedReferencePassesInEveryDtype) {
   }
 }
 
+TEST(Correctness, Fp16SoftmaxOverAVocabularyLivesInTheSubnormalRange) {
+  // A softmax over 152,064 logits averages 6.6e-6, below fp16's smallest normal (6.1e-5): there
+  // the representable spacing is 2^-24 whatever the value, and a kernel that rounds its fp32 result
+  // once more (or differently) is off by up to one such step. H200, 2026-11-29: the caliber, naive
+  // and cuDNN kernels all exceeded rtol |ref| + atol rms(ref) by 1.13x on such elements.
+  OpShape s;
+  s.op = OpType::softmax;
+  s.dtype = DType::fp16;
+  s.m = 2;
+  s.n = 152064;
+  const auto inputs = op_for(OpType::softmax).make_inputs(s, 3);
+  const Reference ref(op_for(OpType::softmax), s, inputs);
+  HostTensor out = rounded_reference(ref, DType::fp16);
+  const double step = std::ldexp(1.0, -24);
+  double smallest = 1;
+  for (double v : ref.values()) smallest = std::min(smallest, v);
+  ASSERT_LT(smallest, std::ldexp(1.0, -14)) << "the test needs outputs in fp16's subnormal range";
+  // The reference rounded to fp16 (at most half a step off), and one element in a thousand a full
+  // step off (a second rounding): still a correct fp16 kernel.
+  std::size_t perturbed = 0;
+  for (std::size_t j = 0; j < static_cast<std::size_t>(s.n); j += 1000) {
+    if (ref.values()[j] < std::ldexp(1.0, -14)) {
+      out.set(j, static_cast<float>(ref.values()[j] + step / 2));  // rounds to at most a step off
+      ++perturbed;
+    }
+  }
+  ASSERT_GT(perturbed, 100u);
+  CorrectnessCheck c = check_output(ref, out, tolerance_for(DType::fp16));
+  EXPECT_TRUE(passed(c)) << failure_reason(c);
+  // Three steps off on one element is not rounding.
+  out.set(500, static_cast<float>(ref.values()[500] + 3 * step));
+  c = check_output(ref, out, tolerance_for(DType::fp16));
+  EXPECT_FALSE(passed(c));
+  EXPECT_NE(failure_reason(c).find("an element exceeds"), std::string::npos) << failure_reason(c);
+}
+
 TEST(Correctness, OneWrongElementFailsEvenWhenTheNormIsSmall) {
   const OpShape s = rms(DType::bf16, 256, 1024);
   const auto inputs = op_for(OpType::rmsnorm).make_inputs(s, 2);
