@@ -5,7 +5,8 @@
 # Summary: OUT/reports_h200.md. Builds nothing: it uses the build carried in $BUILD_DIR.
 #
 #   bash scripts/device/reports.sh OUT [RESULTS_DIR]
-#       RESULTS_DIR (default <repository>/out/ops) is the OUT of scripts/device_ops_run.sh: one
+#       RESULTS_DIR (default OUT/ops when the ops section ran in the same device_check call, else
+#       <repository>/out/ops) is the OUT of scripts/device_ops_run.sh: one
 #       folder per op holding shape_ledger.jsonl and benchmark_results.jsonl. The op's baseline
 #       matrix is RESULTS_DIR/<op>/baseline_matrix.yaml when there is one, else the one that
 #       script ran: matrices/$BACKEND/<op>/baseline_matrix.yaml. Reports go to OUT/reports/<op>/.
@@ -67,6 +68,8 @@ fi
 
 [ -n "$ARG1" ] || { echo "usage: reports.sh OUT [RESULTS_DIR]" >&2; exit 2; }
 OUT=$ARG1
+# Default: the ops section of the same device_check run (OUT/ops), else <repository>/out/ops.
+if [ -z "$ARG2" ] && [ -d "$ARG1/ops" ]; then ARG2=$ARG1/ops; fi
 RESULTS=${ARG2:-$ROOT/out/ops}
 D=$OUT/reports
 mkdir -p "$D"
