@@ -6,6 +6,7 @@
 #include <cublasLt.h>
 #include <cublas_v2.h>
 
+#include "backends/cuda/cublas_check.cuh"
 #include "backends/cuda/cuda_check.cuh"
 #include "backends/cuda/cuda_kernel_common.cuh"
 #include "backends/cuda/cuda_providers.h"
@@ -17,14 +18,6 @@ using providers::OpBuffers;
 using providers::Support;
 
 constexpr std::size_t kWorkspaceBytes = 32u << 20;
-
-void check_cublas(cublasStatus_t st, const char* call, const char* file, int line) {
-  if (st != CUBLAS_STATUS_SUCCESS) {
-    throw DeviceError(str_cat(call, " failed at ", file, ":", line, ": ", cublasGetStatusName(st), ": ",
-                              cublasGetStatusString(st)));
-  }
-}
-#define CALIBER_CUBLAS_CHECK(call) check_cublas((call), #call, __FILE__, __LINE__)
 
 cudaDataType_t data_type(DType d) {
   switch (d) {

@@ -10,7 +10,9 @@
 #include <string>
 
 #include "backends/cuda/cuda_backend.h"
+#include "backends/cuda/cublas_check.cuh"
 #include "backends/cuda/cuda_check.cuh"
+#include "backends/cuda/cuda_random.cuh"
 #include "caliber/errors.h"
 
 namespace caliber::cuda {
@@ -18,24 +20,6 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr std::uint64_t kCopyAlign = 256;  // bytes between input copies
-
-__device__ inline std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
-// Uniform in +-[0.5, 1.5): random, never zero, exactly representable after scaling by 2.
-__global__ void fill_random_kernel(float* x, std::size_t n, std::uint64_t seed) {
-  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
-       i += stride) {
-    const std::uint64_t r = splitmix64(seed * 0x100000001b3ull + i);
-    const float mag = 0.5f + static_cast<float>(r >> 40) * (1.0f / 16777216.0f);
-    x[i] = (r & 1) ? mag : -mag;
-  }
-}
 
 __global__ void copy_kernel(const float* __restrict__ x, float* __restrict__ y, std::size_t n) {
   const std::size_t n4 = n / 4;
@@ -123,7 +107,7 @@ class CudaWorkload final : public bench::Workload {
       CALIBER_CUDA_CHECK(cudaEventCreateWithFlags(&join_, cudaEventDisableTiming));
     }
     for (std::size_t c = 0; c < copies; ++c) {
-      fill_random_kernel<<<grid_for(n_ / 4 + 1, sms_), kThreads>>>(x_.floats(c * stride_bytes_), n_,
+      fill_random_kernel<float><<<grid_for(n_ / 4 + 1, sms_), kThreads>>>(x_.floats(c * stride_bytes_), n_,
                                                                     seed + c);
       CALIBER_CUDA_CHECK_LAUNCH();
     }
@@ -226,25 +210,6 @@ class CudaWorkload final : public bench::Workload {
 constexpr int kGemmN = 4096;
 static_assert(bench::kGemmBytesPerMatrix == static_cast<std::uint64_t>(kGemmN) * kGemmN * 2);
 
-void check_cublas(cublasStatus_t s, const char* call, const char* file, int line) {
-  if (s != CUBLAS_STATUS_SUCCESS) {
-    throw DeviceError(std::string(call) + " failed at " + file + ":" + std::to_string(line) + ": " +
-                      cublasGetStatusString(s));
-  }
-}
-#define CALIBER_CUBLAS_CHECK(call) check_cublas((call), #call, __FILE__, __LINE__)
-
-// Uniform in +-[0.5, 1.5), rounded to bf16.
-__global__ void fill_random_bf16_kernel(__nv_bfloat16* x, std::size_t n, std::uint64_t seed) {
-  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
-       i += stride) {
-    const std::uint64_t r = splitmix64(seed * 0x100000001b3ull + i);
-    const float mag = 0.5f + static_cast<float>(r >> 40) * (1.0f / 16777216.0f);
-    x[i] = __float2bfloat16((r & 1) ? mag : -mag);
-  }
-}
-
 // Checks `samples` output elements spread over C (column-major, n x n) against an fp32 dot
 // product of the same bf16 inputs. Tolerance: bf16 output rounding (2^-8 relative) with margin,
 // plus fp32 accumulation-order differences relative to sum |a b|.
@@ -279,9 +244,9 @@ class GemmWorkload final : public bench::Workload {
     rotation_copies = copies;
     const std::size_t elements = static_cast<std::size_t>(kGemmN) * kGemmN;
     for (std::size_t k = 0; k < copies; ++k) {
-      fill_random_bf16_kernel<<<grid_for(elements / 4, sms_), kThreads>>>(matrix(a_, k), elements, seed + 2 * k);
+      fill_random_kernel<__nv_bfloat16><<<grid_for(elements / 4, sms_), kThreads>>>(matrix(a_, k), elements, seed + 2 * k);
       CALIBER_CUDA_CHECK_LAUNCH();
-      fill_random_bf16_kernel<<<grid_for(elements / 4, sms_), kThreads>>>(matrix(b_, k), elements, seed + 2 * k + 1);
+      fill_random_kernel<__nv_bfloat16><<<grid_for(elements / 4, sms_), kThreads>>>(matrix(b_, k), elements, seed + 2 * k + 1);
       CALIBER_CUDA_CHECK_LAUNCH();
     }
     CALIBER_CUBLAS_CHECK(cublasCreate(&handle_));

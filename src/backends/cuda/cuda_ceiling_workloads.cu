@@ -11,7 +11,9 @@
 #include <vector>
 
 #include "backends/cuda/cuda_ceiling_workloads.h"
+#include "backends/cuda/cublas_check.cuh"
 #include "backends/cuda/cuda_check.cuh"
+#include "backends/cuda/cuda_random.cuh"
 #include "caliber/errors.h"
 #include "caliber/result_table.h"
 
@@ -19,32 +21,6 @@ namespace caliber::cuda {
 namespace {
 
 constexpr int kThreads = 256;
-
-void check_cublas(cublasStatus_t s, const char* call, const char* file, int line) {
-  if (s != CUBLAS_STATUS_SUCCESS) {
-    throw DeviceError(std::string(call) + " failed at " + file + ":" + std::to_string(line) + ": " +
-                      cublasGetStatusString(s));
-  }
-}
-#define CALIBER_CUBLAS_CHECK(call) check_cublas((call), #call, __FILE__, __LINE__)
-
-__device__ inline std::uint64_t mix64(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
-// Uniform in +-[0.5, 1.5), never zero; T is float or __nv_bfloat16.
-template <typename T>
-__global__ void fill_random_kernel(T* x, std::size_t n, std::uint64_t seed) {
-  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n; i += stride) {
-    const std::uint64_t r = mix64(seed * 0x100000001b3ull + i);
-    const float mag = 0.5f + static_cast<float>(r >> 40) * (1.0f / 16777216.0f);
-    x[i] = static_cast<T>((r & 1) ? mag : -mag);
-  }
-}
 
 __global__ void count_differences_kernel(const std::uint32_t* a, const std::uint32_t* b, std::size_t n,
                                          unsigned long long* bad) {

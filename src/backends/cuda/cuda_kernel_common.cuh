@@ -10,17 +10,10 @@
 #include <sstream>
 #include <string>
 
+#include "backends/cuda/str_cat.h"
 #include "caliber/dtype.h"
 
 namespace caliber::cuda {
-
-// Text from pieces (.cu files do not use fmt: nvcc cannot compile its compile-time checks).
-template <typename... Args>
-std::string str_cat(const Args&... args) {
-  std::ostringstream out;
-  (out << ... << args);
-  return out.str();
-}
 
 // Element conversions (round to nearest even on the way back).
 __device__ __forceinline__ float to_float(float v) { return v; }
