@@ -12,25 +12,26 @@ caliber::Result measure_saxpy(caliber::Backend& backend, std::size_t n,
   if (backend.kind() == caliber::BackendKind::cuda) return measure_saxpy_cuda(backend, n, contract);
 #endif
   // Random-looking, never-zero inputs.
-  std::vector<float> x(n), y(n);
+  std::vector<float> x(n), y(n), z(n);
   for (std::size_t i = 0; i < n; ++i) {
     x[i] = 0.5f + static_cast<float>((i * 2654435761u) % 1000) / 1000.0f;
     y[i] = 1.0f + static_cast<float>((i * 40503u) % 1000) / 1000.0f;
   }
   const float a = 2.0f;
   auto saxpy = [&](const caliber::LaunchContext&) {
-    for (std::size_t i = 0; i < n; ++i) y[i] = a * x[i] + y[i];
+    for (std::size_t i = 0; i < n; ++i) z[i] = a * x[i] + y[i];
   };
   // Correct first: one call against a reference.
-  std::vector<float> expect(n);
-  for (std::size_t i = 0; i < n; ++i) expect[i] = a * x[i] + y[i];
   saxpy({});
   for (std::size_t i = 0; i < n; ++i) {
-    if (y[i] != expect[i]) throw caliber::DeviceError("saxpy: wrong output at " + std::to_string(i));
+    if (z[i] != a * x[i] + y[i]) throw caliber::DeviceError("saxpy: wrong output at " + std::to_string(i));
   }
   caliber::MeasureOptions options;
   options.name = "saxpy";
   options.params = {{"n", n}, {"dtype", "float32"}};
+  options.buffers.inputs = {{"x", x.data(), n * sizeof(float), caliber::DType::fp32},
+                            {"y", y.data(), n * sizeof(float), caliber::DType::fp32}};
+  options.buffers.outputs = {{"z", z.data(), n * sizeof(float), caliber::DType::fp32}};
   return caliber::measure(backend, saxpy, contract, options);
 }
 

@@ -14,6 +14,7 @@
 
 #include "caliber/contract.h"
 #include "caliber/device.h"
+#include "caliber/dtype.h"
 #include "caliber/telemetry.h"
 
 namespace caliber {
@@ -56,11 +57,49 @@ class ActivityTracing {
   virtual ~ActivityTracing() = default;
 };
 
+// The device work nodes of a captured graph (child graphs counted through).
+struct GraphNodeCounts {
+  std::size_t kernels = 0;  // of the captured calls
+  std::size_t copies = 0;
+  std::size_t fills = 0;
+  std::size_t own = 0;      // caliber's own nodes (the cache flush captured between calls)
+  std::size_t work() const { return kernels + copies + fills; }
+};
+
 // An instantiated device graph.
 class GraphExec {
  public:
   virtual ~GraphExec() = default;
   virtual void launch() = 0;  // enqueue one replay on the backend's stream
+  // What the graph holds; nullopt when the backend cannot tell.
+  virtual std::optional<GraphNodeCounts> node_counts() const { return std::nullopt; }
+};
+
+// What one untimed call put on the device, as the backend's tracer saw it (cuda: CUPTI activity
+// records of the call, attributed by an external correlation id pushed around it). The integrity
+// checks (docs/integrity.md) judge it: no device work, or work the measured stream does not order,
+// cannot be timed with events or graphs.
+struct DeviceWorkCensus {
+  // false: the backend runs calls synchronously on the calling thread (host): there is no
+  // asynchronous device work to look for.
+  bool applicable = true;
+  bool observed = false;          // a tracer watched the call
+  std::string why_not_observed;   // when !observed
+  // Issued by the call on the calling thread.
+  std::size_t kernels = 0;
+  std::size_t copies = 0;
+  std::size_t fills = 0;
+  std::size_t off_stream = 0;     // of those, issued on another stream than the measured one
+  // Device work issued while the call ran by API calls that did not come from it (another host
+  // thread of the callable).
+  std::size_t other_threads = 0;
+  // All of the call's work is ordered on the measured stream: issued there, or on streams forked
+  // from it and joined back before the call returned. nullopt: could not be established.
+  std::optional<bool> ordered;
+  std::string ordering_detail;    // how ordering was established, or why it could not be
+  std::vector<std::string> kernel_names;          // demangled, as launched
+  std::vector<std::string> mangled_kernel_names;  // the same kernels' compiled names
+  std::size_t work() const { return kernels + copies + fills; }
 };
 
 class Backend {
@@ -92,6 +131,29 @@ class Backend {
   virtual std::unique_ptr<GraphExec> capture_graph(const std::function<void()>& record);
   // Raises a pending asynchronous device error as DeviceError. Cheap; called after each batch.
   virtual void check_errors() {}
+
+  // --- Integrity (docs/integrity.md): what the checks around a measurement need ---------------
+  // Runs `call` once, untimed, synchronizes the device, and reports the device work it issued.
+  // The default runs the call and observes nothing.
+  virtual DeviceWorkCensus census_call(const std::function<void()>& call);
+  // Whether census_call observes anything here (a tracer is available). When false and no
+  // buffers are declared, the integrity layer has nothing to check and runs no extra call.
+  virtual bool observes_device_work() const { return false; }
+  // Whether calls leave work running on the device after they return (cuda: yes; host: no, the
+  // call is the work). Only then can work escape the timer or the measured stream.
+  virtual bool asynchronous() const { return true; }
+  // A 64-bit checksum of device memory (order-sensitive; detects changed bytes, not an attacker
+  // who forges collisions). The default copies to the host.
+  virtual std::uint64_t checksum(const void* device_ptr, std::size_t bytes);
+  // Elements of `dtype` in [device_ptr, + elements) that are NaN or infinite.
+  virtual std::uint64_t count_nonfinite(const void* device_ptr, std::size_t elements, DType dtype);
+  // Device-to-device copy, complete when it returns. The default stages through the host.
+  virtual void copy_on_device(void* device_dst, const void* device_src, std::size_t bytes);
+  // State a call could leave behind that changes what the next calls measure (cuda: the stream's
+  // access-policy window, the persisting-L2 limit), in words; nullopt when the backend has none.
+  virtual std::optional<std::string> cache_state() { return std::nullopt; }
+  // Puts that state back as it was when the backend was opened.
+  virtual void restore_cache_state() {}
 
   // Device memory, so that inputs built once on the host can be handed to every provider.
   // The host backend's "device" memory is host memory. Copies and fills are complete when they

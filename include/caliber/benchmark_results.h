@@ -21,7 +21,9 @@
 
 namespace caliber {
 
-inline constexpr int kBenchmarkResultsSchemaVersion = 1;
+// 2: rows carry their integrity record and the status faster_than_physical exists. Version 1 rows
+// are still read: their integrity is unknown (unverified).
+inline constexpr int kBenchmarkResultsSchemaVersion = 2;
 // The files of a run directory (caliber run --out DIR).
 inline constexpr const char* kBenchmarkResultsFileName = "benchmark_results.jsonl";
 inline constexpr const char* kBenchmarkResultsCsvFileName = "benchmark_results.csv";
@@ -34,6 +36,9 @@ enum class BenchmarkStatus {
   unsupported,     // the provider's supports() said no, with its reason
   incorrect,       // ran and was timed, but the output failed the correctness check
   not_configured,  // disabled in the baseline matrix, or not available in this build or backend
+  // correct, but its time is below what the device's calibrated ceilings allow for its bytes or
+  // flops (docs/integrity.md): not a result, excluded like an incorrect row
+  faster_than_physical,
 };
 
 std::string_view to_string(BenchmarkStatus s);
@@ -107,6 +112,10 @@ struct BenchmarkResultRow {
 
   double cell_wall_time_ms = 0;  // harness wall time spent on this cell, correctness included
   std::string finished_at;       // UTC, ISO 8601 ("2026-11-29T12:00:00Z")
+
+  // What was verified about the cell (docs/integrity.md): its measurements' records merged, with
+  // the physical-bound check of the row.
+  Integrity integrity;
 };
 
 nlohmann::json to_json(const BenchmarkResultRow& row, bool with_samples = true);

@@ -42,6 +42,9 @@ struct DeviceCeilings {
   std::string measured_at;     // UTC, ISO 8601
   std::string harness_version;
   Ceiling memory_bandwidth;    // unit bytes/s
+  // A copy whose working set fits in the last-level cache, warm: what a call served from the
+  // cache can reach (unit bytes/s). Files written before it existed read as not available.
+  Ceiling cache_bandwidth;
   std::map<std::string, Ceiling> matmul;  // dtype name -> flop/s
 };
 

@@ -50,6 +50,20 @@ class DeviceError : public Error {
   using Error::Error;
 };
 
+// The measured call's work is not where the contract's timer looks (launched on a stream the
+// measured stream does not order, from another thread, escaping a captured graph), or it launched
+// no device work at all: the contract would time something else than the call, so no number is
+// reported (docs/integrity.md). CLI exit code 1; the runner records the cell as failed.
+class IntegrityError : public Error {
+ public:
+  // `check`: the integrity check that refused (integrity_check::*, include/caliber/integrity.h).
+  IntegrityError(std::string check, const std::string& what) : Error(what), check_(std::move(check)) {}
+  const std::string& check() const { return check_; }
+
+ private:
+  std::string check_;
+};
+
 // An allocation the device (or, on the host backend, the host) could not satisfy. The runner
 // records it as status oom; CLI exit code 1 like any DeviceError.
 class OutOfMemoryError : public DeviceError {

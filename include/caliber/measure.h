@@ -1,7 +1,9 @@
 // The timer: measure(callable, contract, options) -> Result.
 //
 // The engine is backend-agnostic: it runs warmup, the schedule and the cache policy on a
-// Backend and asks the backend's SampleTimer for window durations.
+// Backend and asks the backend's SampleTimer for window durations. Every measurement goes
+// through the integrity checks (docs/integrity.md): the call's device work is looked at before
+// timing, and declared outputs are poisoned before the last timed call and verified after it.
 #pragma once
 
 #include <cstddef>
@@ -16,6 +18,7 @@
 #include "caliber/clock.h"
 #include "caliber/contract.h"
 #include "caliber/instrument_policy.h"
+#include "caliber/integrity.h"
 #include "caliber/result.h"
 #include "caliber/telemetry.h"
 
@@ -48,11 +51,25 @@ struct MeasureOptions {
   bool keep_telemetry_samples = false;  // store the raw readings in the Result
   ThrottleRule throttle_rule{};
   TelemetryPacer* telemetry_pacer = nullptr;  // null: real time (tests inject their own)
+
+  // Integrity (docs/integrity.md). The buffers the callable reads and writes. Declared, they get
+  // every check: inputs checksummed before and after (and restored when changed), outputs
+  // poisoned before an untimed call and before the last timed call, and the last timed call's
+  // output compared with the untimed call's under `output_rule`. Not declared, the result says
+  // that its outputs were not verified (integrity verdict `unverified`).
+  DeclaredBuffers buffers;
+  OutputRule output_rule{};
+  // false: no integrity check runs at all (to measure what the checks cost); the result records
+  // that nothing was verified.
+  bool integrity_checks = true;
 };
 
-// Validates the contract (ContractError), warms up untimed, samples per the schedule and cache
-// policy and iteration rule, and summarizes. Device failures throw DeviceError, and so does
-// throttle policy fail when a sample may have run throttled.
+// Validates the contract (ContractError), runs the integrity checks' untimed call, warms up
+// untimed, samples per the schedule and cache policy and iteration rule, verifies, and
+// summarizes. Device failures throw DeviceError, and so does throttle policy fail when a sample
+// may have run throttled. IntegrityError: the contract cannot time this call truthfully (its
+// work escapes the measured stream, it launches no device work, a graph misses its work); an
+// output that is wrong after timing is not an exception: Result::integrity says so.
 Result measure(Backend& backend, const Callable& call, const Contract& contract,
                const MeasureOptions& options = {});
 

@@ -9,6 +9,7 @@
 
 #include "caliber/contract.h"
 #include "caliber/device.h"
+#include "caliber/integrity.h"
 #include "caliber/statistics.h"
 #include "caliber/telemetry.h"
 
@@ -58,6 +59,10 @@ struct Result {
   std::int64_t kernel_set_changes = 0;
   TelemetrySummary telemetry;                    // clocks, temperature, power, throttling
   std::vector<TelemetrySample> telemetry_samples;  // raw readings, when asked for
+
+  // What was verified about this number (docs/integrity.md): the checks, their outcomes, what
+  // could not be checked and why.
+  Integrity integrity;
 };
 
 }  // namespace caliber

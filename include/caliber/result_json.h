@@ -12,7 +12,9 @@
 
 namespace caliber {
 
-inline constexpr int kResultsSchemaVersion = 1;
+// 2: every result carries its integrity record. Version 1 documents are still read; their results
+// are unverified (written before caliber recorded what it verified).
+inline constexpr int kResultsSchemaVersion = 2;
 
 nlohmann::json to_json(const Contract& contract);
 nlohmann::json to_json(const DeviceInfo& device);
@@ -20,6 +22,7 @@ nlohmann::json to_json(const Summary& summary);
 nlohmann::json to_json(const TelemetrySummary& telemetry);
 nlohmann::json to_json(const TelemetrySample& reading);
 nlohmann::json to_json(const KernelStat& kernel);
+nlohmann::json to_json(const Integrity& integrity);
 nlohmann::json to_json(const Result& result, bool with_samples = true);
 
 // Strict readers. `file` and `path` (e.g. "results[2]") name the place in errors; line is the
@@ -31,6 +34,9 @@ DeviceInfo device_from_json(const nlohmann::json& j, const std::string& file, lo
                             const std::string& path);
 Result result_from_json(const nlohmann::json& j, const std::string& file, long line,
                         const std::string& path);
+// The verdict written with the checks must be the one they make (InputError otherwise).
+Integrity integrity_from_json(const nlohmann::json& j, const std::string& file, long line,
+                              const std::string& path);
 
 // The results document: {"schema_version", "kind", "generator", "complete", "results": [...]}.
 // complete=false marks a file rewritten during a run that has not finished.

@@ -69,6 +69,12 @@ CellResults read_caliber_results_cell(const std::string& file) {
   CellResults cell;
   std::set<std::string> keys;
   for (const Result& r : read_results_json(file)) {
+    // A number whose integrity check failed is not a measurement (docs/integrity.md): counted,
+    // never compared.
+    if (r.integrity.failed()) {
+      ++cell.rows_failed;
+      continue;
+    }
     const Contract& c = r.contract;
     const std::string how = fmt::format("{}/{}{}", to_string(c.schedule), to_string(c.cache),
                                         c.quantity == Quantity::host_dispatch ? "/host_dispatch" : "");
@@ -91,7 +97,7 @@ CellResults read_benchmark_results_cell(const std::string& file) {
   for (const BenchmarkResultRow& r : read_benchmark_results(file)) {
     // Rows that ran but are not measurements (failed, incorrect, unsupported, ...) are counted,
     // never compared: an incorrect output's latency is not a number to compare.
-    if (r.benchmark_status != BenchmarkStatus::ok || r.correct == false || !r.median_us) {
+    if (r.benchmark_status != BenchmarkStatus::ok || r.correct == false || !r.median_us || r.integrity.failed()) {
       ++cell.rows_failed;
       continue;
     }

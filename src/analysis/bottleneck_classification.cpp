@@ -109,6 +109,11 @@ Classification classify(const ClassificationInput& in) {
                 fmt::format("candidate failed correctness{}: its timing is not trusted", reason),
                 "fix the candidate's output first; no speedup is claimed");
   }
+  if (*in.candidate_status == BenchmarkStatus::faster_than_physical) {
+    return make(B::baseline_unfair_or_unmatched, "C2",
+                fmt::format("candidate faster than the device's ceilings allow{}: its timing is not trusted", reason),
+                "find the work the candidate skips (docs/integrity.md); no speedup is claimed");
+  }
   if (*in.candidate_status != BenchmarkStatus::ok) {
     return make(B::implementation_gap, "C3", fmt::format("candidate {}{}", to_string(*in.candidate_status), reason),
                 "make the candidate support and run this shape");

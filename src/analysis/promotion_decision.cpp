@@ -26,7 +26,10 @@ Decision decide(const DecisionInput& in) {
   std::size_t incorrect = 0, hot = 0, hot_crashed = 0, hot_compared = 0, hot_measurement = 0, hot_ok = 0,
               hot_algorithm = 0, hot_implementation = 0;
   for (const DecisionShape& s : in.shapes) {
-    if (s.candidate_status == BenchmarkStatus::incorrect) ++incorrect;
+    // A time faster than the device can go is no more a timing of the candidate than a wrong output.
+    if (s.candidate_status == BenchmarkStatus::incorrect || s.candidate_status == BenchmarkStatus::faster_than_physical) {
+      ++incorrect;
+    }
     if (!s.hot) continue;
     ++hot;
     if (s.candidate_status == BenchmarkStatus::failed || s.candidate_status == BenchmarkStatus::oom) ++hot_crashed;
@@ -47,7 +50,8 @@ Decision decide(const DecisionInput& in) {
   };
   if (incorrect > 0) {
     return verdict(Verdict::blocked, "D1",
-                   fmt::format("the candidate failed correctness on {} shape(s): no timing of it is trusted", incorrect));
+                   fmt::format("the candidate failed correctness or integrity on {} shape(s): no timing of it is trusted",
+                               incorrect));
   }
   if (hot_crashed > 0) {
     return verdict(Verdict::blocked, "D2", fmt::format("the candidate failed or ran out of memory on {}",

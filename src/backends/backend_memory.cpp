@@ -1,8 +1,12 @@
-// Defaults of the Backend memory primitives: a backend that has none says so.
+// Defaults of the Backend memory and integrity primitives: a backend without memory primitives
+// says so; the integrity primitives stage through the host.
+#include <vector>
+
 #include <fmt/format.h>
 
 #include "caliber/backend.h"
 #include "caliber/errors.h"
+#include "integrity/buffer_digest.h"
 
 namespace caliber {
 namespace {
@@ -16,5 +20,35 @@ void Backend::deallocate(void*) noexcept {}
 void Backend::copy_to_device(void*, const void*, std::size_t) { no_memory(*this); }
 void Backend::copy_to_host(void*, const void*, std::size_t) { no_memory(*this); }
 void Backend::fill_bytes(void*, unsigned char, std::size_t) { no_memory(*this); }
+
+DeviceWorkCensus Backend::census_call(const std::function<void()>& call) {
+  call();
+  synchronize_device();
+  check_errors();
+  DeviceWorkCensus c;
+  c.why_not_observed = fmt::format("the {} backend has no tracer of device work", to_string(kind()));
+  c.ordering_detail = c.why_not_observed;
+  return c;
+}
+
+std::uint64_t Backend::checksum(const void* device_ptr, std::size_t bytes) {
+  std::vector<unsigned char> host(bytes);
+  if (bytes) copy_to_host(host.data(), device_ptr, bytes);
+  return integrity::checksum_bytes(host.data(), bytes);
+}
+
+std::uint64_t Backend::count_nonfinite(const void* device_ptr, std::size_t elements, DType dtype) {
+  const std::size_t bytes = elements * dtype_size_bytes(dtype);
+  std::vector<unsigned char> host(bytes);
+  if (bytes) copy_to_host(host.data(), device_ptr, bytes);
+  return integrity::count_nonfinite_elements(host.data(), elements, dtype);
+}
+
+void Backend::copy_on_device(void* device_dst, const void* device_src, std::size_t bytes) {
+  std::vector<unsigned char> host(bytes);
+  if (!bytes) return;
+  copy_to_host(host.data(), device_src, bytes);
+  copy_to_device(device_dst, host.data(), bytes);
+}
 
 }  // namespace caliber

@@ -41,3 +41,20 @@ std::unique_ptr<Workload> make_builtin_workload(Backend& backend, std::string_vi
 }
 
 }  // namespace caliber::bench
+
+namespace caliber::bench {
+
+integrity::Subject checked_subject(Workload& workload, std::int64_t launches) {
+  integrity::Subject s;
+  Workload* w = &workload;
+  s.call = [w, launches](const LaunchContext& ctx) {
+    for (std::int64_t i = 0; i < launches; ++i) w->launch(ctx);
+  };
+  s.buffers = w->declared_buffers();
+  s.poison_outputs = [w] { w->poison_outputs(); };
+  s.judge = [w](bool) { return w->verify(); };
+  s.judge_description = "the kernel's own reference, every output element of input copy 0";
+  return s;
+}
+
+}  // namespace caliber::bench

@@ -12,6 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include "caliber/backend.h"
+#include "caliber/integrity.h"
+#include "integrity/checked_subject.h"
 
 namespace caliber::bench {
 
@@ -23,6 +25,9 @@ class Workload {
   virtual void poison_outputs() = 0;
   // Compares the output of input copy 0 with the reference; empty when every element matches.
   virtual std::string verify() = 0;
+  // For the integrity checks (docs/integrity.md): every input copy (checksummed) and the output
+  // of input copy 0 (scanned for the poison after each verified call). Empty: not exposed.
+  virtual DeclaredBuffers declared_buffers() { return {}; }
 
   std::string name;
   nlohmann::json params = nlohmann::json::object();
@@ -57,5 +62,9 @@ std::vector<KernelInfo> builtin_kernels(BackendKind backend);
 std::unique_ptr<Workload> make_builtin_workload(Backend& backend, std::string_view kernel,
                                                 std::uint64_t size_bytes,
                                                 std::size_t rotation_copies, std::uint64_t seed);
+
+// A workload as the integrity layer's subject (src/integrity/checked_subject.h): `launches`
+// launches per call, the workload's own poison and reference check, its declared buffers.
+integrity::Subject checked_subject(Workload& workload, std::int64_t launches = 1);
 
 }  // namespace caliber::bench

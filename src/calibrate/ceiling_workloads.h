@@ -24,6 +24,10 @@ struct CeilingWorkload {
 
 // Copies `bytes` from one buffer to another per call. working_set_bytes = 2 x bytes.
 CeilingWorkload make_copy_workload(Backend& backend, std::uint64_t bytes, std::uint64_t seed);
+// The same copy sized to be served from the last-level cache (`bytes` in and out): cuda: the
+// float4 grid-stride copy kernel of caliber bench (a memcpy node in a graph is slower); host: the
+// same split memcpy as make_copy_workload.
+CeilingWorkload make_cache_copy_workload(Backend& backend, std::uint64_t bytes, std::uint64_t seed);
 // C[n, n] = A[n, n] B[n, n] in `dtype` (cuda: bf16 or fp32 through cuBLAS; host: fp32 through
 // OpenBLAS's cblas_sgemm in the openblas provider plugin), inputs random and never zero.
 // flops = 2 n^3.

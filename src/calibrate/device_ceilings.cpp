@@ -67,11 +67,13 @@ json to_json(const DeviceCeilings& d) {
               {"measured_at", d.measured_at},
               {"harness_version", d.harness_version},
               {"memory_bandwidth", to_json(d.memory_bandwidth)},
+              {"cache_bandwidth", to_json(d.cache_bandwidth)},
               {"matmul", matmul}};
 }
 
 DeviceCeilings entry_from_json(const JsonFields& f) {
-  refuse_unknown(f, {"device_key", "device", "measured_at", "harness_version", "memory_bandwidth", "matmul"});
+  refuse_unknown(f, {"device_key", "device", "measured_at", "harness_version", "memory_bandwidth", "cache_bandwidth",
+                     "matmul"});
   DeviceCeilings d;
   d.device_key = f.str("device_key");
   d.device = device_from_json(f.get("device"), f.file(), f.line(), f.field_name("device"));
@@ -83,6 +85,15 @@ DeviceCeilings entry_from_json(const JsonFields& f) {
   d.memory_bandwidth = ceiling_from_json(f.object("memory_bandwidth"));
   if (d.memory_bandwidth.available && d.memory_bandwidth.unit != "bytes/s") {
     f.fail("memory_bandwidth.unit", "must be bytes/s");
+  }
+  if (f.has("cache_bandwidth")) {
+    d.cache_bandwidth = ceiling_from_json(f.object("cache_bandwidth"));
+    if (d.cache_bandwidth.available && d.cache_bandwidth.unit != "bytes/s") {
+      f.fail("cache_bandwidth.unit", "must be bytes/s");
+    }
+  } else {
+    d.cache_bandwidth.reason = "not calibrated (the ceilings file predates the cache-bandwidth ceiling; caliber "
+                               "calibrate --force measures it)";
   }
   const JsonFields matmul = f.object("matmul");
   for (const auto& [dtype, value] : matmul.json().items()) {

@@ -21,6 +21,7 @@
 #include "cli/cli_common.h"
 #include "cli/command.h"
 #include "identity/collect_run_identity.h"
+#include "integrity/checked_subject.h"
 #include "preflight/preflight.h"
 
 namespace caliber::cli {
@@ -322,24 +323,29 @@ int run_bench(const BenchOptions& o) {
   auto backend = open_backend(kind, o.device);
   std::vector<Result> results;
   std::unique_ptr<bench::Workload> workload;
+  // One checked subject per workload (docs/integrity.md): its untimed verified call runs once,
+  // and every contract's measurement ends with a verified call on poisoned outputs.
+  std::unique_ptr<integrity::CheckedSubject> checked;
   std::size_t index = 0;
+  std::size_t integrity_failures = 0;
+  const std::int64_t launches = 1 + o.selftest_extra_launches;
   for (const Combo& combo : combos) {
     ++index;
-    // One workload per kernel and rotation-copy count, verified before it is timed.
     std::size_t copies = 1;
     if (combo.contract.cache == CachePolicy::rotate) {
       const std::uint64_t ws = bench::builtin_working_set_bytes(combo.kernel, size);
       copies = rotation_copies_needed(ws, backend->device().llc_bytes);
     }
     if (!workload || workload->name != combo.kernel || workload->rotation_copies != copies) {
+      checked.reset();
       workload.reset();
       workload = bench::make_builtin_workload(*backend, combo.kernel, size, copies, o.seed);
-      workload->poison_outputs();
-      workload->launch(LaunchContext{backend->stream(), 0, 0});
-      backend->synchronize_device();
-      backend->check_errors();
-      if (const std::string bad = workload->verify(); !bad.empty()) {
-        throw DeviceError(fmt::format("{}: output check failed before timing: {}", combo.kernel, bad));
+      bench::Workload* w = workload.get();
+      checked = std::make_unique<integrity::CheckedSubject>(*backend, bench::checked_subject(*w, launches));
+      checked->run_untimed_check();
+      if (checked->failed_before_timing()) {
+        throw DeviceError(fmt::format("{}: output check failed before timing: {}", combo.kernel,
+                                      checked->untimed_integrity().first_failure()));
       }
     }
     MeasureOptions mo;
@@ -353,29 +359,31 @@ int run_bench(const BenchOptions& o) {
     mo.telemetry = !o.no_telemetry;
     mo.telemetry_period_ms = o.telemetry_period_ms;
     mo.keep_telemetry_samples = o.telemetry_samples;
-    bench::Workload* w = workload.get();
-    const std::int64_t launches = 1 + o.selftest_extra_launches;
-    Result r = measure(
-        *backend,
-        [w, launches](const LaunchContext& ctx) {
-          for (std::int64_t i = 0; i < launches; ++i) w->launch(ctx);
-        },
-        combo.contract, mo);
+    Result r = checked->measure(combo.contract, mo);
     if (o.selftest_extra_launches > 0) {
       r.warnings.push_back(fmt::format("gate self-test: {} extra launch(es) per call "
                                        "(--selftest-extra-launches): deliberately slower",
                                        o.selftest_extra_launches));
     }
     const Contract& c = r.contract;
-    std::cerr << fmt::format("[{}/{}] {} {}/{}/{}{}: {} {} us (n={}{})\n", index, combos.size(), r.name,
+    const bool integrity_failed = r.integrity.failed();
+    integrity_failures += integrity_failed ? 1 : 0;
+    std::cerr << fmt::format("[{}/{}] {} {}/{}/{}{}: {} {} us (n={}{}){}\n", index, combos.size(), r.name,
                              to_string(c.instrument), to_string(c.schedule), to_string(c.cache),
                              combo.cupti_tracing ? " +cupti-tracing" : "", c.statistic.name(),
-                             format_us(r.value_us), r.summary.n, r.stable ? "" : ", UNSTABLE");
+                             format_us(r.value_us), r.summary.n, r.stable ? "" : ", UNSTABLE",
+                             integrity_failed ? " INTEGRITY FAILED: " + r.integrity.first_failure() : "");
     results.push_back(std::move(r));
     write_outputs(o, results, /*complete=*/false);
   }
   write_outputs(o, results, /*complete=*/true);
   write_results_table(std::cout, results);
+  if (integrity_failures > 0) {
+    std::cerr << fmt::format("caliber bench: {} of {} measurements failed an integrity check; their numbers are not "
+                             "results (docs/integrity.md)\n",
+                             integrity_failures, results.size());
+    return kExitFailed;
+  }
   return kExitOk;
 }
 

@@ -23,6 +23,31 @@ void add_run_options(CLI::App* cmd, runner::RunOptions& o) {
   cmd->add_option("--stages", o.stages, "Only these ledger stages (comma list: prefill,decode,mixed,synthetic,...)");
   cmd->add_option("--limit", o.limit, "Only the first N shapes that pass the filters");
   cmd->add_option("--seed", o.seed, "Seed of the random inputs (each shape derives its own)")->capture_default_str();
+  cmd->add_option_function<std::string>(
+         "--verification-seed",
+         [&o](const std::string& text) {
+           std::size_t used = 0;
+           try {
+             o.verification_seed = std::stoull(text, &used, 16);
+           } catch (const std::exception&) {
+             used = 0;
+           }
+           if (used == 0 || used != text.size() || text.size() > 16) {
+             throw CLI::ValidationError("--verification-seed", "expected up to 16 hex digits, got '" + text + "'");
+           }
+         },
+         "Seed (hex) of the rows compared with the reference; default: drawn at random per run and recorded in "
+         "every row (docs/integrity.md)");
+  cmd->add_option("--ceilings", o.ceilings,
+                  "Device ceilings file for the physical-bound check (default: caliber calibrate's default file)");
+  cmd->add_option_function<std::string>(
+         "--integrity",
+         [&o](const std::string& v) {
+           if (v != "on" && v != "off") throw CLI::ValidationError("--integrity", "expected on or off, got '" + v + "'");
+           o.integrity_checks = v == "on";
+         },
+         "on (default) | off: off runs only the correctness check before timing, to measure what the integrity "
+         "checks cost; every row then says its number was not verified (docs/integrity.md)");
   cmd->add_flag("--resume", o.resume, "Continue the run in --out: finished cells are skipped");
   cmd->add_option("--providers", o.providers,
                   "Run only these providers (comma list); the matrix's others are recorded as skipped");

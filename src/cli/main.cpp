@@ -66,6 +66,9 @@ int main(int argc, char** argv) {
   } catch (const DeviceError& e) {
     std::cerr << prog << ": measurement failed: " << e.what() << '\n';
     return kExitFailed;
+  } catch (const IntegrityError& e) {
+    std::cerr << prog << ": integrity check failed, no number reported: " << e.what() << '\n';
+    return kExitFailed;
   } catch (const std::exception& e) {
     std::cerr << prog << ": failed: " << e.what() << '\n';
     return kExitFailed;

@@ -57,6 +57,7 @@ std::string_view to_string(RowStatus s) {
     case RowStatus::oom: return "oom";
     case RowStatus::unsupported: return "unsupported";
     case RowStatus::incorrect: return "incorrect";
+    case RowStatus::faster_than_physical: return "faster_than_physical";
     case RowStatus::not_configured: return "not_configured";
   }
   return "?";
@@ -95,6 +96,17 @@ std::string CompareRow::label() const {
   return fmt::format("{}{}{} [{}]", name, p.empty() ? "" : " ", p, variant_text(contract));
 }
 
+void set_integrity(CompareRow& row, const Integrity& integrity) {
+  if (integrity.checks.empty()) return;  // not recorded
+  row.integrity = std::string(to_string(integrity.verdict()));
+  row.integrity_detail = integrity.first_failure();
+  if (row.integrity_detail.empty()) {
+    for (const IntegrityCheck& c : integrity.checks) {
+      if (c.outcome == CheckOutcome::not_run && c.name == integrity_check::output_after_timing) row.integrity_detail = c.detail;
+    }
+  }
+}
+
 CompareRow row_from_result(const Result& r, std::string origin) {
   CompareRow row;
   row.name = r.name;
@@ -106,6 +118,7 @@ CompareRow row_from_result(const Result& r, std::string origin) {
   row.samples_us = r.samples_us;
   row.n = r.summary.n;
   row.origin = std::move(origin);
+  set_integrity(row, r.integrity);
   return row;
 }
 

@@ -53,7 +53,7 @@ std::vector<ContractDifference> contract_differences(const ContractFields& basel
 std::string describe_differences(const std::vector<ContractDifference>& diffs);
 
 // What happened to the measurement (the statuses of seed 001's results rows).
-enum class RowStatus { ok, failed, skipped, oom, unsupported, incorrect, not_configured };
+enum class RowStatus { ok, failed, skipped, oom, unsupported, incorrect, not_configured, faster_than_physical };
 std::string_view to_string(RowStatus status);
 
 struct CompareRow {
@@ -68,6 +68,10 @@ struct CompareRow {
   std::int64_t n = 0;              // samples behind value_us (0 when unknown)
   RowStatus status = RowStatus::ok;
   std::string status_detail;       // error message, skip reason
+  // What caliber verified about the number (docs/integrity.md): a verdict name, or empty when the
+  // format records none (another tool's file, a caliber file older than integrity records).
+  std::string integrity;
+  std::string integrity_detail;    // the first failed check, or what could not be checked
 
   // Where the row is in its file, for errors: line (0 when the format has none for rows) and
   // the field path of the row ("results[3]", "benchmarks[1].states[0]", "row").
@@ -84,6 +88,9 @@ struct CompareRow {
   // "copy size_bytes=268435456 [event/per_iter/cold]" for tables.
   std::string label() const;
 };
+
+// Records an integrity record's verdict and its first failure (or why the outputs were not verified).
+void set_integrity(CompareRow& row, const Integrity& integrity);
 
 // A caliber result as a comparable row.
 CompareRow row_from_result(const Result& result, std::string origin);

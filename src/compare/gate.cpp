@@ -45,7 +45,8 @@ std::string RowComparison::gate_label() const {
 namespace {
 
 bool is_broken(RowStatus s) {
-  return s == RowStatus::failed || s == RowStatus::oom || s == RowStatus::incorrect;
+  return s == RowStatus::failed || s == RowStatus::oom || s == RowStatus::incorrect ||
+         s == RowStatus::faster_than_physical;
 }
 
 bool has_raw_us(const CompareRow& r) { return r.status == RowStatus::ok && r.value_us.has_value(); }
@@ -76,6 +77,19 @@ void classify(RowComparison& row, const PracticalThreshold& threshold, const Sta
     row.finding_outcome = o;
     row.finding = std::move(finding);
   };
+  // A pass needs a current number whose outputs caliber verified; otherwise the row is UNKNOWN
+  // (FAIL under --strict), whatever its latency says.
+  auto set_pass = [&](std::string finding) {
+    const CompareRow& cur = *row.pair.current;
+    if (cur.integrity.empty() || cur.integrity == "unverified") {
+      const std::string why = cur.integrity.empty() ? "the file records no integrity checks"
+                                                    : "its outputs were not verified: " + cur.integrity_detail;
+      return set(strict ? Outcome::fail : Outcome::unknown,
+                 fmt::format("unverified{} ({}); {}", strict ? " (--strict)" : "", why, finding));
+    }
+    if (cur.integrity == "partial") finding += "; integrity partial: some checks could not run";
+    set(Outcome::pass, std::move(finding));
+  };
   if (b && c && !b->arch.empty() && !c->arch.empty() && b->arch != c->arch) {
     return set(Outcome::skip, fmt::format("arch differs: {}→{}", b->arch, c->arch));
   }
@@ -85,6 +99,10 @@ void classify(RowComparison& row, const PracticalThreshold& threshold, const Sta
     return set(Outcome::fail, fmt::format("current row {}{}", to_string(c->status),
                                           c->status_detail.empty() ? "" : ": " + c->status_detail));
   }
+  // docs/integrity.md: a number whose integrity check failed is not a result; one whose outputs
+  // were never verified cannot gate as a pass.
+  if (c->integrity == "failed") return set(Outcome::fail, "current row failed an integrity check: " + c->integrity_detail);
+  if (b->integrity == "failed") return set(Outcome::skip, "baseline row failed an integrity check: " + b->integrity_detail);
   if (!has_raw_us(*b)) return set(Outcome::skip, "baseline has no raw us" + status_suffix(*b));
   if (!has_raw_us(*c)) return set(Outcome::fail, "current has no raw us" + status_suffix(*c));
   row.contract_differences = contract_differences(b->contract, c->contract);
@@ -99,9 +117,9 @@ void classify(RowComparison& row, const PracticalThreshold& threshold, const Sta
     case Verdict::slower:
       return set(Outcome::fail, fmt::format("slower {} ({}); {}", moved, limits(threshold), row.verdict->basis));
     case Verdict::faster:
-      return set(Outcome::pass, fmt::format("faster {}; {}", moved, row.verdict->basis));
+      return set_pass(fmt::format("faster {}; {}", moved, row.verdict->basis));
     case Verdict::same:
-      return set(Outcome::pass, fmt::format("same {}; {}", moved, row.verdict->basis));
+      return set_pass(fmt::format("same {}; {}", moved, row.verdict->basis));
     case Verdict::unknown:
       if (strict) {
         return set(Outcome::fail, fmt::format("unknown (--strict) {} ({}); {}", moved, limits(threshold),

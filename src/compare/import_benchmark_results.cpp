@@ -32,6 +32,7 @@ RowStatus row_status(BenchmarkStatus s) {
     case BenchmarkStatus::unsupported: return RowStatus::unsupported;
     case BenchmarkStatus::incorrect: return RowStatus::incorrect;
     case BenchmarkStatus::not_configured: return RowStatus::not_configured;
+    case BenchmarkStatus::faster_than_physical: return RowStatus::faster_than_physical;
   }
   return RowStatus::failed;
 }
@@ -76,6 +77,7 @@ CompareRow row_from_benchmark_result(const BenchmarkResultRow& r, const std::str
     row.n = primary->summary.n;
   }
   if (row.status == RowStatus::ok) row.value_us = r.median_us;
+  set_integrity(row, r.integrity);
   return row;
 }
 
@@ -129,6 +131,15 @@ std::vector<CompareRow> import_benchmark_results_csv(const std::string& text, co
       throw InputError(file, line, "benchmark_status", e.what());
     }
     const bool marked_incorrect = c.at("correct").is_boolean() && !c.at("correct").get<bool>();
+    if (const auto verdict = opt_text(c, "integrity")) {
+      try {
+        parse_integrity_verdict(*verdict);
+      } catch (const UsageError& e) {
+        throw InputError(file, line, "integrity", e.what());
+      }
+      row.integrity = *verdict;
+      row.integrity_detail = opt_text(c, "integrity_failure").value_or("");
+    }
     set_status(row, status, marked_incorrect, opt_text(c, "status_reason"), opt_text(c, "correctness_error"));
     // The primary measurement's columns: kernel-only when it was measured, else eager.
     const std::string prefix = !c.at("kernel_only.schedule").is_null() ? "kernel_only."

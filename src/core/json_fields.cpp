@@ -87,11 +87,15 @@ const nlohmann::json& JsonFields::array(const std::string& key) const {
   return v;
 }
 
-void require_document_header(const JsonFields& root, const std::string& kind, std::int64_t version) {
+void require_document_header(const JsonFields& root, const std::string& kind, std::int64_t version,
+                             std::int64_t oldest_readable) {
   const std::int64_t have = root.integer("schema_version");
-  if (have != version) {
-    root.fail("schema_version",
-              fmt::format("unsupported schema version {} (this caliber reads {})", have, version));
+  const std::int64_t oldest = oldest_readable > 0 ? oldest_readable : version;
+  if (have < oldest || have > version) {
+    root.fail("schema_version", oldest == version
+                                    ? fmt::format("unsupported schema version {} (this caliber reads {})", have, version)
+                                    : fmt::format("unsupported schema version {} (this caliber reads {} to {})", have,
+                                                  oldest, version));
   }
   const std::string have_kind = root.str("kind");
   if (have_kind != kind) root.fail("kind", fmt::format("expected '{}', got '{}'", kind, have_kind));

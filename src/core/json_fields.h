@@ -60,7 +60,8 @@ class JsonFields {
 
 // The header of a versioned caliber document: "schema_version" must equal `version` and "kind"
 // must equal `kind`; otherwise an InputError on that field.
-void require_document_header(const JsonFields& root, const std::string& kind, std::int64_t version);
+void require_document_header(const JsonFields& root, const std::string& kind, std::int64_t version,
+                             std::int64_t oldest_readable = 0);
 
 // Line (1-based) of a byte offset in `text`, for parse errors of whole documents.
 long line_of_offset(const std::string& text, std::size_t offset);

@@ -6,7 +6,7 @@
 //  - each schedule produces the number of samples it promises (isolated/per_iter: one per call,
 //    pipelined: one per window, graph: one per replay);
 //  - the first call is never timed (warmup >= 1 is enforced by the contract).
-#include "caliber/measure.h"
+#include "core/measurement_engine.h"
 
 #include <algorithm>
 #include <cmath>
@@ -27,11 +27,12 @@ constexpr std::size_t kMaxSamples = 10000000;  // hard cap on stored samples
 class Engine {
  public:
   Engine(Backend& backend, const Callable& call, const Contract& contract,
-         const MeasureOptions& options)
+         const MeasureOptions& options, const detail::MeasurementHooks& hooks)
       : backend_(backend),
         call_(call),
         contract_(contract),
         options_(options),
+        hooks_(hooks),
         clock_(options.clock ? *options.clock : steady_clock()) {}
 
   Result run() {
@@ -55,6 +56,7 @@ class Engine {
     r.timed_calls = timed_calls_;
     std::vector<TelemetrySample> readings;
     if (sampler_) readings = sampler_->stop();
+    if (hooks_.on_samples) hooks_.on_samples(samples);
 
     finish(r, samples, readings);
     return r;
@@ -171,6 +173,7 @@ class Engine {
           call_(ctx);
         }
       }));
+      if (hooks_.on_graph_captured) hooks_.on_graph_captured(*graphs_.back(), n);
     }
     for (auto& graph : graphs_) graph->launch();  // upload + first replay, untimed
     backend_.synchronize_device();
@@ -183,7 +186,20 @@ class Engine {
   }
 
   // Runs `count` samples (pipelined: one window of `count` calls) and returns their durations.
-  std::vector<double> run_batch(std::size_t count) {
+  // verified: the batch is verified sample `stage` (count 1, or the one pipelined window): the
+  // integrity layer prepares it outside every window, it uses input copy 0 (so that the verified
+  // output is copy 0's), and the layer judges it once the batch has synchronized.
+  std::vector<double> run_batch(std::size_t count, bool verified = false, std::size_t stage = 0) {
+    if (verified) {
+      hooks_.before_verified_sample(stage);
+      rotation_cursor_ = 0;
+    }
+    std::vector<double> d = run_schedule(count, verified);
+    if (verified && hooks_.after_verified_sample) hooks_.after_verified_sample(stage);
+    return d;
+  }
+
+  std::vector<double> run_schedule(std::size_t count, bool verified) {
     if (contract_.quantity == Quantity::host_dispatch) return run_host_dispatch(count);
     std::vector<double> d;
     std::vector<double> begins;  // host time each window opened; closed by the batch's sync
@@ -238,7 +254,7 @@ class Engine {
         for (std::size_t i = 0; i < count; ++i) {
           begins.push_back(clock_.now_us());
           timer_->start(i);
-          graphs_[i % graphs_.size()]->launch();
+          graphs_[verified ? 0 : i % graphs_.size()]->launch();
           stop_window(i);
         }
         backend_.synchronize_device();
@@ -285,21 +301,34 @@ class Engine {
 
   std::vector<double> sample(double sampling_begin_us, Result& r) {
     const IterationRule& rule = contract_.iterations;
+    const std::size_t verified = hooks_.before_verified_sample ? std::max<std::size_t>(1, hooks_.verified_samples) : 0;
+    auto run_verified = [&](std::vector<double>& all, std::size_t stages) {
+      for (std::size_t k = 0; k < stages; ++k) {
+        auto d = run_batch(1, true, k);
+        all.insert(all.end(), d.begin(), d.end());
+      }
+    };
     if (rule.mode == IterationRule::Mode::fixed) {
       r.stop_reason = "fixed count";
       const auto count = static_cast<std::size_t>(rule.count);
-      if (contract_.schedule == Schedule::pipelined) return run_batch(count);
+      if (contract_.schedule == Schedule::pipelined) return run_batch(count, verified > 0, 0);
+      // The last samples are the verified ones: the fixed count stays what the contract says.
+      const std::size_t stages = std::min(verified, count);
+      const std::size_t regular = count - stages;
       std::vector<double> all;
       all.reserve(count);
-      for (std::size_t done = 0; done < count;) {
-        const std::size_t batch = std::min(kMaxBatch, count - done);
+      for (std::size_t done = 0; done < regular;) {
+        const std::size_t batch = std::min(kMaxBatch, regular - done);
         auto d = run_batch(batch);
         all.insert(all.end(), d.begin(), d.end());
         done += batch;
       }
+      run_verified(all, stages);
       return all;
     }
-    return sample_adaptive(sampling_begin_us, r);
+    std::vector<double> all = sample_adaptive(sampling_begin_us, r);
+    run_verified(all, verified);
+    return all;
   }
 
   // docs/iteration-rule.md describes this rule.
@@ -477,6 +506,7 @@ class Engine {
   const Callable& call_;
   const Contract& contract_;
   const MeasureOptions& options_;
+  const detail::MeasurementHooks& hooks_;
   Clock& clock_;
   std::unique_ptr<SampleTimer> timer_;
   std::unique_ptr<ActivityTracing> tracing_;
@@ -507,8 +537,9 @@ TelemetryReader* Backend::telemetry(std::string* why_unavailable) {
   return nullptr;
 }
 
-Result measure(Backend& backend, const Callable& call, const Contract& contract,
-               const MeasureOptions& options) {
+namespace detail {
+
+void validate_measurement(Backend& backend, const Contract& contract, const MeasureOptions& options) {
   if (contract.backend != backend.kind()) {
     throw ContractError(fmt::format("the contract is for the {} backend but the measurement runs on "
                                     "the {} backend",
@@ -519,8 +550,15 @@ Result measure(Backend& backend, const Callable& call, const Contract& contract,
     throw ContractError(fmt::format("schedule graph: the {} backend cannot capture graphs",
                                     to_string(backend.kind())));
   }
-  return Engine(backend, call, contract, options).run();
 }
+
+Result run_measurement(Backend& backend, const Callable& call, const Contract& contract,
+                       const MeasureOptions& options, const MeasurementHooks& hooks) {
+  validate_measurement(backend, contract, options);
+  return Engine(backend, call, contract, options, hooks).run();
+}
+
+}  // namespace detail
 
 std::size_t rotation_copies_needed(std::uint64_t working_set_bytes, std::uint64_t llc_bytes) {
   if (working_set_bytes == 0) return 2;

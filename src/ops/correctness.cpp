@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <mutex>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -24,7 +25,7 @@ Tolerance tolerance_for(DType dtype) {
   return {};
 }
 
-std::vector<std::int64_t> rows_to_check(const Op& op, const OpShape& shape) {
+std::vector<std::int64_t> rows_to_check(const Op& op, const OpShape& shape, std::uint64_t seed) {
   const double work = std::max(op.reference_row_work(shape), 1.0);
   const auto affordable = static_cast<std::int64_t>(kReferenceWorkBudget / work);
   const std::int64_t count = std::min(shape.m, std::max<std::int64_t>(kMinCheckedRows, affordable));
@@ -34,17 +35,22 @@ std::vector<std::int64_t> rows_to_check(const Op& op, const OpShape& shape) {
     for (std::int64_t r = 0; r < shape.m; ++r) rows.push_back(r);
     return rows;
   }
-  // Evenly spread, first and last included: row_i = floor(i (m - 1) / (count - 1)).
-  for (std::int64_t i = 0; i < count; ++i) {
-    rows.push_back(static_cast<std::int64_t>(static_cast<double>(i) * static_cast<double>(shape.m - 1) /
-                                             static_cast<double>(count - 1)));
+  // Floyd's algorithm: `count` distinct rows of [0, m), each subset equally likely.
+  std::unordered_set<std::int64_t> chosen;
+  std::uint64_t state = seed;
+  for (std::int64_t j = shape.m - count; j < shape.m; ++j) {
+    state = mix64(state + 0x9e3779b97f4a7c15ull);
+    const auto t = static_cast<std::int64_t>(state % static_cast<std::uint64_t>(j + 1));
+    if (!chosen.insert(t).second) chosen.insert(j);
   }
-  rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+  rows.assign(chosen.begin(), chosen.end());
+  std::sort(rows.begin(), rows.end());
   return rows;
 }
 
-Reference::Reference(const Op& op, const OpShape& shape, const std::vector<HostTensor>& inputs)
-    : shape_(shape), rows_(rows_to_check(op, shape)) {
+Reference::Reference(const Op& op, const OpShape& shape, const std::vector<HostTensor>& inputs,
+                     std::vector<std::int64_t> rows)
+    : shape_(shape), rows_(std::move(rows)) {
   const auto n = static_cast<std::size_t>(shape.n);
   values_.resize(rows_.size() * n);
   if (op.parallel_reference()) {

@@ -24,18 +24,24 @@ struct Tolerance {
 Tolerance tolerance_for(DType dtype);
 
 // Reference work budget of one check, in multiply-adds: every row when m x row work fits,
-// else an evenly spread sample of rows (at least kMinCheckedRows; always the first and the last).
+// else a sample of rows drawn at random (at least kMinCheckedRows).
 inline constexpr double kReferenceWorkBudget = 268435456.0;  // 2^28
 inline constexpr std::int64_t kMinCheckedRows = 16;
 
-// The output rows one check compares, sorted.
-std::vector<std::int64_t> rows_to_check(const Op& op, const OpShape& shape);
+// The output rows one check compares, sorted: every row when the budget allows, else `count`
+// distinct rows drawn uniformly at random from `seed` (a provider cannot know which rows will
+// be compared; the seed is recorded with the results so the choice can be reproduced).
+std::vector<std::int64_t> rows_to_check(const Op& op, const OpShape& shape, std::uint64_t seed);
 
 // The fp64 reference of the checked rows, computed once per shape (in parallel) and shared by
 // every provider's check.
 class Reference {
  public:
-  Reference(const Op& op, const OpShape& shape, const std::vector<HostTensor>& inputs);
+  Reference(const Op& op, const OpShape& shape, const std::vector<HostTensor>& inputs,
+            std::vector<std::int64_t> rows);
+  // The rows of rows_to_check(op, shape, row_seed).
+  Reference(const Op& op, const OpShape& shape, const std::vector<HostTensor>& inputs, std::uint64_t row_seed = 0)
+      : Reference(op, shape, inputs, rows_to_check(op, shape, row_seed)) {}
   const std::vector<std::int64_t>& rows() const { return rows_; }
   const std::vector<double>& values() const { return values_; }  // rows().size() x n
   const OpShape& shape() const { return shape_; }

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "integrity/physical_bound.h"
+
 namespace caliber {
 namespace {
 
@@ -21,6 +23,33 @@ std::optional<DeviceInfo> report_device(const ComparisonSet& set) {
   return any;
 }
 
+// An ok row faster than the report's ceilings allow is no result, whatever the run knew
+// (docs/integrity.md): it becomes faster_than_physical here, and is excluded like an incorrect row.
+std::vector<BenchmarkResultRow> with_physical_bounds(const std::vector<BenchmarkResultRow>& results,
+                                                     const std::vector<DeviceCeilings>& ceilings) {
+  std::vector<BenchmarkResultRow> out = results;
+  if (ceilings.empty()) return out;
+  for (BenchmarkResultRow& row : out) {
+    if (row.benchmark_status != BenchmarkStatus::ok) continue;
+    for (const std::optional<Result>* m : {&row.eager, &row.kernel_only}) {
+      if (!*m) continue;
+      const DeviceCeilings* c = find_device_ceilings(ceilings, device_key((*m)->device));
+      if (!c) continue;
+      const IntegrityCheck check = integrity::physical_bound_check(
+          {row.bytes, row.flops, (*m)->summary.median_us, parse_dtype(row.dtype), (*m)->contract.cache,
+           (*m)->device.llc_bytes},
+          *c);
+      row.integrity.record(check.name, check.outcome, check.detail);
+    }
+    if (const IntegrityCheck* c = row.integrity.find(integrity_check::physically_possible);
+        c && c->outcome == CheckOutcome::failed) {
+      row.benchmark_status = BenchmarkStatus::faster_than_physical;
+      row.status_reason = "integrity (checked by caliber report): " + row.integrity.first_failure();
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 BenchmarkReport build_benchmark_report(const std::vector<ShapeRow>& ledger, const std::vector<BenchmarkResultRow>& results,
@@ -28,7 +57,7 @@ BenchmarkReport build_benchmark_report(const std::vector<ShapeRow>& ledger, cons
                                        const ReportSources& sources, const std::vector<long>& row_lines) {
   BenchmarkReport r;
   r.sources = sources;
-  r.comparison = compare_shapes(ledger, results, candidate, sources.results, row_lines);
+  r.comparison = compare_shapes(ledger, with_physical_bounds(results, ceilings), candidate, sources.results, row_lines);
   r.device = report_device(r.comparison);
   if (sources.ceilings.empty()) {
     r.ceilings_note = "no ceilings file (run caliber calibrate): roofline fractions n/a";

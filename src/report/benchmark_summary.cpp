@@ -130,11 +130,12 @@ void speedup_vs_best(std::ostream& out, const BenchmarkReport& r) {
     rows.push_back({s.shape.shape_id, model_of(s.shape), std::string(to_string(s.shape.stage)), s.args_label(),
                     std::string(to_string(s.shape.dtype)),
                     s.candidate.usable() ? rt::us(s.candidate.kernel_only_us()) : "excluded",
+                    s.candidate.row ? std::string(to_string(s.candidate.row->integrity.verdict())) : "-",
                     s.best_baseline ? set.provider_label(*s.best_baseline) : "-", rt::us(s.best_baseline_us),
                     rt::speedup(s.speedup_vs_best), std::string(to_string(r.shapes[i].classification.category))});
   }
-  rt::markdown_table(out, {"shape", "model", "stage", "args", "dtype", "candidate us", "best baseline", "best us",
-                           "speedup vs best", "class"},
+  rt::markdown_table(out, {"shape", "model", "stage", "args", "dtype", "candidate us", "integrity", "best baseline",
+                           "best us", "speedup vs best", "class"},
                      rows);
   out << '\n';
 }
@@ -318,13 +319,14 @@ void excluded(std::ostream& out, const BenchmarkReport& r) {
   auto add = [&](const ShapeComparison& s, const ProviderCell& c) {
     if (!c.row || c.usable()) return;
     rows.push_back({s.shape.shape_id, set.provider_label(c.provider), std::string(to_string(c.row->benchmark_status)),
-                    c.row->correct ? (*c.row->correct ? "true" : "false") : "-", c.exclusion});
+                    c.row->correct ? (*c.row->correct ? "true" : "false") : "-",
+                    std::string(to_string(c.row->integrity.verdict())), c.exclusion});
   };
   for (const auto& s : set.shapes) {
     add(s, s.candidate);
     for (const auto& b : s.baselines) add(s, b);
   }
-  rt::markdown_table_or(out, {"shape", "provider", "status", "correct", "why excluded"}, rows, "None.");
+  rt::markdown_table_or(out, {"shape", "provider", "status", "correct", "integrity", "why excluded"}, rows, "None.");
   if (!set.superseded_cells.empty()) {
     out << "Cells measured by more than one run (the last row in the file is used): "
         << join(set.superseded_cells) << ".\n\n";

@@ -48,7 +48,8 @@ table{border-collapse:collapse;font-size:12px;margin:8px 0}
 th,td{border:1px solid #ddd;padding:3px 6px;text-align:left;vertical-align:top}
 th{background:#f3f3f3}
 td.status-ok{background:#d9f2e3}td.status-ok-unstable{background:#fff1c2}td.status-incorrect{background:#f9d0d0}
-td.status-failed,td.status-oom{background:#f4b6b6}td.status-unsupported{background:#e6e6e6}
+td.status-failed,td.status-oom,td.status-faster_than_physical{background:#f4b6b6}
+td small.integrity{display:block;color:#555}td.status-unsupported{background:#e6e6e6}
 td.status-skipped{background:#eeeeee}td.status-not_configured{background:#dde3ee}td.status-missing{background:#ffffff;color:#a00}
 )";
 
@@ -393,11 +394,18 @@ void coverage_grid(std::ostream& out, const BenchmarkReport& r) {
   out << "<th>" << html(set.candidate) << " (candidate)</th>";
   for (const auto& b : set.baselines) out << "<th>" << html(set.provider_label(b)) << "</th>";
   out << "</tr>\n";
+  // The status, and below it what was verified (docs/integrity.md).
   auto cell = [&](const ProviderCell& c) {
     const std::string text = status_text(c);
-    const std::string why = c.usable() ? "" : c.exclusion;
-    return fmt::format("<td class=\"{}\"{}>{}</td>", status_class(text), why.empty() ? "" : " title=\"" + html(why) + "\"",
-                       html(text));
+    std::string why = c.usable() ? "" : c.exclusion;
+    std::string integrity;
+    if (c.row) {
+      integrity = std::string(to_string(c.row->integrity.verdict()));
+      const std::string failure = c.row->integrity.first_failure();
+      if (!failure.empty() && why.find(failure) == std::string::npos) why += (why.empty() ? "" : "; ") + failure;
+    }
+    return fmt::format("<td class=\"{}\"{}>{}{}</td>", status_class(text), why.empty() ? "" : " title=\"" + html(why) + "\"",
+                       html(text), integrity.empty() ? "" : "<small class=\"integrity\">" + html(integrity) + "</small>");
   };
   for (std::size_t i = 0; i < set.shapes.size(); ++i) {
     const auto& s = set.shapes[i];
@@ -414,7 +422,8 @@ void coverage_grid(std::ostream& out, const BenchmarkReport& r) {
     for (const auto& id : set.run_ids) ids += (ids.empty() ? "" : ", ") + id;
     return ids;
   }()};
-  extra.push_back("hover a cell for why it is not used in speedups");
+  extra.push_back("hover a cell for why it is not used in speedups; under each status: its integrity verdict "
+                  "(docs/integrity.md)");
   const auto eager = contract_lines(set, all_cells(set), false);
   for (const auto& e : eager) extra.push_back("eager " + e);
   out << aside(r, contract_lines(set, all_cells(set), true), "kernel-only", extra);

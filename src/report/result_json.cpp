@@ -133,6 +133,7 @@ json to_json(const Result& r, bool with_samples) {
     j["telemetry_samples"] = json::array();
     for (const TelemetrySample& t : r.telemetry_samples) j["telemetry_samples"].push_back(to_json(t));
   }
+  j["integrity"] = to_json(r.integrity);
   return j;
 }
 
@@ -334,6 +335,10 @@ Result result_from_json(const json& j, const std::string& file, long line, const
       r.telemetry_samples.push_back(telemetry_sample_from_json(t));
     });
   }
+  // Written before integrity records existed: nothing is known to be verified.
+  if (f.has("integrity")) {
+    r.integrity = integrity_from_json(f.get("integrity"), file, line, f.field_name("integrity"));
+  }
   return r;
 }
 
@@ -359,7 +364,7 @@ std::vector<Result> read_results_json(const std::string& file) {
 std::vector<Result> parse_results_json(const std::string& text, const std::string& file) {
   const json doc = parse_json_document(text, file);
   JsonFields root(doc, file, 0, "");
-  require_document_header(root, "caliber.results", kResultsSchemaVersion);
+  require_document_header(root, "caliber.results", kResultsSchemaVersion, 1);
   if (!root.boolean("complete")) {
     root.fail("complete", "the run that wrote this file did not finish");
   }

@@ -81,7 +81,7 @@ std::vector<std::string> detail_lines(const Result& r) {
 void write_results_table(std::ostream& out, const std::vector<Result>& results) {
   const std::vector<std::string> header = {"name",   "size",   "backend", "instrument", "schedule",
                                            "cache",  "stat",   "value_us", "p10_us",   "p90_us",
-                                           "n",      "stable"};
+                                           "n",      "stable", "integrity"};
   std::vector<std::vector<std::string>> rows = {header};
   for (const Result& r : results) {
     const Contract& c = r.contract;
@@ -89,7 +89,9 @@ void write_results_table(std::ostream& out, const std::vector<Result>& results) 
                     std::string(to_string(c.instrument)), schedule_of(c),
                     std::string(to_string(c.cache)), c.statistic.name(), format_us(r.value_us),
                     format_us(r.summary.p10_us), format_us(r.summary.p90_us),
-                    std::to_string(r.summary.n), r.stable ? "yes" : "NO"});
+                    std::to_string(r.summary.n), r.stable ? "yes" : "NO",
+                    r.integrity.verdict() == IntegrityVerdict::failed ? "FAILED"
+                                                                       : std::string(to_string(r.integrity.verdict()))});
   }
   // Numbers right-aligned (columns 7..10), text left-aligned.
   write_text_table(out, rows, [](std::size_t i) { return i >= 7 && i <= 10; });

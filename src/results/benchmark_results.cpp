@@ -18,13 +18,14 @@ namespace {
 
 using nlohmann::json;
 
-constexpr NameTable<BenchmarkStatus, 7> kStatuses{{{BenchmarkStatus::ok, "ok"},
+constexpr NameTable<BenchmarkStatus, 8> kStatuses{{{BenchmarkStatus::ok, "ok"},
                                                    {BenchmarkStatus::failed, "failed"},
                                                    {BenchmarkStatus::skipped, "skipped"},
                                                    {BenchmarkStatus::oom, "oom"},
                                                    {BenchmarkStatus::unsupported, "unsupported"},
                                                    {BenchmarkStatus::incorrect, "incorrect"},
-                                                   {BenchmarkStatus::not_configured, "not_configured"}}};
+                                                   {BenchmarkStatus::not_configured, "not_configured"},
+                                                   {BenchmarkStatus::faster_than_physical, "faster_than_physical"}}};
 
 const std::set<std::string> kRowKeys = {
     "schema_version", "run_id", "shape_id", "op_type", "kernel_name", "dtype", "args", "provider",
@@ -33,7 +34,7 @@ const std::set<std::string> kRowKeys = {
     "repeat_iters", "benchmark_status", "status_reason", "median_us", "eager_median_us",
     "graph_median_us", "host_overhead_us", "p10_us", "p90_us", "timing_method", "stable",
     "includes_allocation", "includes_layout_conversion", "includes_jit", "bytes", "flops",
-    "kernel_only", "eager", "telemetry", "cell_wall_time_ms", "finished_at"};
+    "kernel_only", "eager", "telemetry", "cell_wall_time_ms", "finished_at", "integrity"};
 
 const std::set<std::string> kCorrectnessKeys = {"rel_fro_error", "max_scaled_error", "nonfinite",
                                                 "checked_rows", "total_rows", "tolerance_rel_fro",
@@ -97,6 +98,15 @@ void check_consistency(const BenchmarkResultRow& r, const JsonFields& f) {
     if (r.median_us) f.fail("median_us", fmt::format("must be null when benchmark_status is {}", to_string(s)));
   }
   if (r.median_us && !(*r.median_us >= 0)) f.fail("median_us", "must be >= 0");
+  if (s == BenchmarkStatus::ok && r.integrity.failed()) {
+    f.fail("integrity", "a failed integrity check cannot end ok: " + r.integrity.first_failure());
+  }
+  if (s == BenchmarkStatus::faster_than_physical) {
+    const IntegrityCheck* c = r.integrity.find(integrity_check::physically_possible);
+    if (!c || c->outcome != CheckOutcome::failed) {
+      f.fail("benchmark_status", "faster_than_physical needs a failed physically_possible integrity check");
+    }
+  }
 }
 
 std::optional<Result> measurement_from_json(const JsonFields& f, const char* key) {
@@ -115,7 +125,7 @@ const std::vector<BenchmarkStatus>& all_benchmark_statuses() {
   static const std::vector<BenchmarkStatus> all = {
       BenchmarkStatus::ok,          BenchmarkStatus::failed,    BenchmarkStatus::skipped,
       BenchmarkStatus::oom,         BenchmarkStatus::unsupported, BenchmarkStatus::incorrect,
-      BenchmarkStatus::not_configured};
+      BenchmarkStatus::not_configured, BenchmarkStatus::faster_than_physical};
   return all;
 }
 
@@ -170,6 +180,7 @@ json to_json(const BenchmarkResultRow& r, bool with_samples) {
   j["telemetry"] = r.telemetry ? *r.telemetry : json(nullptr);
   j["cell_wall_time_ms"] = r.cell_wall_time_ms;
   j["finished_at"] = r.finished_at;
+  j["integrity"] = to_json(r.integrity);
   return j;
 }
 
@@ -179,8 +190,8 @@ BenchmarkResultRow benchmark_result_from_json(const json& j, const std::string& 
     if (!kRowKeys.count(key)) f.fail(key, "unknown field");
   }
   const std::int64_t version = f.integer("schema_version");
-  if (version != kBenchmarkResultsSchemaVersion) {
-    f.fail("schema_version", fmt::format("unsupported schema version {} (this caliber reads {})",
+  if (version < 1 || version > kBenchmarkResultsSchemaVersion) {
+    f.fail("schema_version", fmt::format("unsupported schema version {} (this caliber reads 1 to {})",
                                          version, kBenchmarkResultsSchemaVersion));
   }
   BenchmarkResultRow r;
@@ -246,6 +257,14 @@ BenchmarkResultRow benchmark_result_from_json(const json& j, const std::string& 
   if (!f.get("telemetry").is_null()) r.telemetry = f.object("telemetry").json();
   r.cell_wall_time_ms = f.number("cell_wall_time_ms");
   r.finished_at = f.str("finished_at");
+  if (version >= 2) {
+    r.integrity = integrity_from_json(f.get("integrity"), file, line, "integrity");
+  } else if (f.has("integrity")) {
+    f.fail("integrity", "schema version 1 rows have no integrity record");
+  }
+  if (version < 2 && r.benchmark_status == BenchmarkStatus::faster_than_physical) {
+    f.fail("benchmark_status", "faster_than_physical does not exist in schema version 1");
+  }
   check_consistency(r, f);
   return r;
 }

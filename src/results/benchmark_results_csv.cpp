@@ -59,6 +59,10 @@ void add_measurement_columns(std::vector<Column>& cols, const std::string& prefi
   cols.push_back({prefix + "wall_time_ms", T::number, field([](const Result& m) { return json(m.wall_time_ms); })});
 }
 
+// The trailing columns schema version 1 files lack; such files are still read (the integrity
+// columns read empty: not recorded).
+constexpr std::size_t kIntegrityColumns = 2;
+
 const std::vector<Column>& columns() {
   static const std::vector<Column> cols = [] {
     using T = ColumnType;
@@ -113,6 +117,12 @@ const std::vector<Column>& columns() {
     add_measurement_columns(c, "eager.", &R::eager);
     c.push_back({"cell_wall_time_ms", T::number, [](const R& r) { return json(r.cell_wall_time_ms); }});
     c.push_back({"finished_at", T::string, [](const R& r) { return json(r.finished_at); }});
+    // Since schema version 2 (kIntegrityColumns, below): what was verified (docs/integrity.md).
+    c.push_back({"integrity", T::string, [](const R& r) { return json(to_string(r.integrity.verdict())); }});
+    c.push_back({"integrity_failure", T::string, [](const R& r) {
+                   const std::string f = r.integrity.first_failure();
+                   return f.empty() ? json(nullptr) : json(f);
+                 }});
     return c;
   }();
   return cols;
@@ -181,8 +191,12 @@ std::vector<json> parse_benchmark_results_csv(const std::string& text, const std
                                               std::vector<long>* lines) {
   const std::vector<CsvRecord> records = parse_csv_records(text, file);
   if (records.empty()) throw InputError(file, 1, "", "empty file: expected the CSV header");
-  const auto& cols = columns();
+  const auto& all = columns();
   const CsvRecord& header = records.front();
+  // A version 1 file: every column but the integrity ones, in order.
+  const std::size_t present = header.fields.size() == all.size() - kIntegrityColumns ? all.size() - kIntegrityColumns
+                                                                                      : all.size();
+  const std::vector<Column> cols(all.begin(), all.begin() + static_cast<long>(present));
   for (std::size_t i = 0; i < std::max(header.fields.size(), cols.size()); ++i) {
     const std::string got = i < header.fields.size() ? header.fields[i] : "(nothing)";
     const std::string want = i < cols.size() ? cols[i].name : "(nothing)";
@@ -203,6 +217,7 @@ std::vector<json> parse_benchmark_results_csv(const std::string& text, const std
     for (std::size_t i = 0; i < cols.size(); ++i) {
       row[cols[i].name] = typed_cell(rec.fields[i], cols[i].type, file, rec.line, cols[i].name);
     }
+    for (std::size_t i = cols.size(); i < all.size(); ++i) row[all[i].name] = nullptr;
     rows.push_back(std::move(row));
     if (lines) lines->push_back(rec.line);
   }

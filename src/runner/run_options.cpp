@@ -7,7 +7,8 @@ namespace caliber::runner {
 std::vector<std::string> RunOptions::worker_arguments() const {
   std::vector<std::string> a = {"--op", op, "--shape-ledger", shape_ledger, "--baseline-matrix", baseline_matrix,
                                 "--out", out, "--backend", backend, "--device", std::to_string(device),
-                                "--seed", std::to_string(seed)};
+                                "--seed", std::to_string(seed),
+                                "--verification-seed", fmt::format("{:016x}", verification_seed)};
   auto add = [&](const char* name, const std::optional<std::string>& v) {
     if (v) {
       a.push_back(name);
@@ -15,6 +16,7 @@ std::vector<std::string> RunOptions::worker_arguments() const {
     }
   };
   add("--stages", stages);
+  add("--ceilings", ceilings);
   if (limit) {
     a.push_back("--limit");
     a.push_back(std::to_string(*limit));
@@ -22,6 +24,7 @@ std::vector<std::string> RunOptions::worker_arguments() const {
   add("--providers", providers);
   add("--candidate-commit", candidate_commit);
   if (samples) a.push_back("--samples");
+  if (!integrity_checks) a.insert(a.end(), {"--integrity", "off"});
   if (allow_shared_device) a.push_back("--allow-shared-device");
   add("--profile-range", profile_range);
   a.insert(a.end(), {"--warmup", std::to_string(warmup), "--min-samples", std::to_string(min_samples),

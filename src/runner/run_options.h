@@ -18,6 +18,14 @@ struct RunOptions {
   std::optional<std::string> stages;     // comma list of ledger stages
   std::optional<std::int64_t> limit;     // first N shapes after filtering
   std::uint64_t seed = 1;
+  // Draws the output rows compared with the reference (docs/integrity.md); the parent draws it at
+  // random for each run unless given, and every row records the seed of its shape.
+  std::uint64_t verification_seed = 0;
+  // The device ceilings file for the physical-bound check (default: the calibrate default file).
+  std::optional<std::string> ceilings;
+  // false: only the correctness check before timing, no integrity checks (docs/integrity.md, to
+  // measure what they cost); every row then says its number was not verified.
+  bool integrity_checks = true;
   bool resume = false;
   std::optional<std::string> providers;  // comma list: run only these; the others are skipped
   std::optional<std::string> candidate_commit;

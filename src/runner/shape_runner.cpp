@@ -9,6 +9,8 @@
 #include "caliber/measure.h"
 #include "caliber/result_json.h"
 #include "core/utc_time.h"
+#include "integrity/checked_subject.h"
+#include "integrity/physical_bound.h"
 #include "ops/correctness.h"
 #include "providers/plugin_provider.h"
 
@@ -27,15 +29,65 @@ std::string join_names(const std::vector<std::string>& names) {
   return out.empty() ? "none" : out;
 }
 
-// The inputs of one shape, built once on the host and copied once to the device.
-struct ShapeInputs {
+// One set of input values: built on the host, kept on the device too when it fits (a device
+// copy restores the inputs in a device-to-device copy), with its fp64 reference of the checked
+// rows (computed on first use).
+struct InputSet {
   std::vector<ops::HostTensor> host;
-  std::vector<DeviceBuffer> device;
-  std::unique_ptr<ops::Reference> reference;  // computed on first use
+  std::vector<DeviceBuffer> device;  // empty: the host tensors are the source (host backend, or no room)
+  std::unique_ptr<ops::Reference> reference;
+};
+
+// The inputs of one shape. Providers read `working`; before the verified timed call of each
+// measurement the fresh set is written there (same addresses, other values), and the original
+// set afterwards, so a provider that remembers its last result cannot pass (docs/integrity.md).
+struct ShapeInputs {
+  InputSet original;
+  InputSet fresh;  // host empty: no fresh set (the shape does not fit three times)
+  std::vector<DeviceBuffer> working;
+  std::vector<std::int64_t> rows;  // the output rows compared with the reference
 };
 
 double now_ms() {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+std::uint64_t input_bytes(const std::vector<ops::HostTensor>& tensors) {
+  std::uint64_t b = 0;
+  for (const ops::HostTensor& t : tensors) b += t.bytes();
+  return b;
+}
+
+// Copies the output rows a check compares into `out` (the rest stays unread): the whole tensor
+// when the rows are most of it, else row by row.
+void copy_checked_rows(Backend& backend, const void* device_out, ops::HostTensor& out,
+                       const std::vector<std::int64_t>& rows) {
+  const std::size_t row_bytes = static_cast<std::size_t>(out.cols()) * dtype_size_bytes(out.dtype());
+  if (rows.size() * 4 >= static_cast<std::size_t>(out.rows())) {
+    backend.copy_to_host(out.data(), device_out, out.bytes());
+    return;
+  }
+  auto* dst = static_cast<unsigned char*>(out.data());
+  const auto* src = static_cast<const unsigned char*>(device_out);
+  for (std::size_t i = 0; i < rows.size();) {
+    std::size_t j = i + 1;
+    while (j < rows.size() && rows[j] == rows[j - 1] + 1) ++j;  // one copy per run of consecutive rows
+    const std::size_t first = static_cast<std::size_t>(rows[i]);
+    backend.copy_to_host(dst + first * row_bytes, src + first * row_bytes, (j - i) * row_bytes);
+    i = j;
+  }
+}
+
+// Which status a row whose integrity failed gets, and why: wrong or incomplete outputs and
+// changed inputs make it incorrect (it ran, its output cannot be trusted); anything else
+// (a cache state left behind, no work after timing) makes the measurement failed.
+bool integrity_failure_is_incorrect(const Integrity& integrity) {
+  for (const IntegrityCheck& c : integrity.checks) {
+    if (c.outcome != CheckOutcome::failed) continue;
+    return c.name == integrity_check::output_before_timing || c.name == integrity_check::output_after_timing ||
+           c.name == integrity_check::output_complete || c.name == integrity_check::inputs_unchanged;
+  }
+  return false;
 }
 
 }  // namespace
@@ -93,6 +145,11 @@ ShapeRunner::ShapeRunner(Backend& backend, const RunPlan& plan, RunContracts con
       providers_(providers),
       hooks_(std::move(hooks)) {}
 
+void ShapeRunner::set_device_ceilings(std::optional<DeviceCeilings> ceilings, std::string why_missing) {
+  ceilings_ = std::move(ceilings);
+  ceilings_missing_ = std::move(why_missing);
+}
+
 bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& names, const ShapeEvents& events) {
   const ops::OpShape s = ops::parse_op_shape(plan_.op, shape.dtype, shape.layout, shape.args, shape.shape_id,
                                              shape.line, "args");
@@ -100,13 +157,17 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
   // Each shape's own seed: --seed mixed with the 64 bits of its id (the same on every platform).
   const std::uint64_t id_bits = std::stoull(shape.shape_id.substr(shape.shape_id.find(':') + 1, 16), nullptr, 16);
   const std::uint64_t seed = ops::mix64(options_.seed ^ ops::mix64(id_bits));
+  // The rows compared with the reference: drawn from the run's verification seed, which a
+  // provider cannot know in advance (docs/integrity.md); recorded in every row.
+  const std::uint64_t row_seed = ops::mix64(options_.verification_seed ^ ops::mix64(id_bits));
   ShapeInputs inputs;
   std::optional<std::string> inputs_failed;  // set once building the inputs failed: every cell gets it
   BenchmarkStatus inputs_status = BenchmarkStatus::failed;
   bool healthy = true;
+  std::string no_fresh_reason;
 
   auto build_inputs = [&]() -> bool {
-    if (!inputs.host.empty()) return true;
+    if (!inputs.original.host.empty()) return true;
     if (inputs_failed) return false;
     try {
       const std::uint64_t need = op.bytes(s);
@@ -116,10 +177,28 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
         inputs_failed = fmt::format("inputs and output need {} bytes; the device has {} bytes", need, have);
         return false;
       }
-      inputs.host = op.make_inputs(s, seed);
-      for (const ops::HostTensor& t : inputs.host) {
-        inputs.device.emplace_back(backend_, t.bytes());
-        backend_.copy_to_device(inputs.device.back().get(), t.data(), t.bytes());
+      inputs.original.host = op.make_inputs(s, seed);
+      const std::uint64_t in_bytes = input_bytes(inputs.original.host);
+      for (const ops::HostTensor& t : inputs.original.host) {
+        inputs.working.emplace_back(backend_, t.bytes());
+        backend_.copy_to_device(inputs.working.back().get(), t.data(), t.bytes());
+      }
+      inputs.rows = ops::rows_to_check(op, s, row_seed);
+      // The fresh set, and device copies of both sets on an asynchronous device (restoring from
+      // the host would cost a host-to-device copy per measurement): three times the inputs.
+      const bool device_copies = backend_.asynchronous();
+      if (!device_copies || have == 0 || need + 2 * in_bytes <= have) {
+        inputs.fresh.host = op.make_inputs(s, ops::mix64(seed ^ 0x66726573685f696eull));
+        if (device_copies) {
+          for (InputSet* set : {&inputs.original, &inputs.fresh}) {
+            for (const ops::HostTensor& t : set->host) {
+              set->device.emplace_back(backend_, t.bytes());
+              backend_.copy_to_device(set->device.back().get(), t.data(), t.bytes());
+            }
+          }
+        }
+      } else {
+        no_fresh_reason = fmt::format("no fresh inputs: three copies of the {} input bytes do not fit", in_bytes);
       }
       return true;
     } catch (const OutOfMemoryError& e) {
@@ -132,9 +211,19 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
       inputs_failed = std::string("building the inputs: ") + e.what();
       healthy = device_healthy(backend_);
     }
-    inputs.host.clear();
-    inputs.device.clear();
+    inputs = ShapeInputs{};
     return false;
+  };
+
+  // Writes one input set into the working buffers (same addresses).
+  auto load_set = [&](InputSet& set) {
+    for (std::size_t k = 0; k < inputs.working.size(); ++k) {
+      if (!set.device.empty()) {
+        backend_.copy_on_device(inputs.working[k].get(), set.device[k].get(), set.host[k].bytes());
+      } else {
+        backend_.copy_to_device(inputs.working[k].get(), set.host[k].data(), set.host[k].bytes());
+      }
+    }
   };
 
   for (BoundProvider& bp : providers_) {
@@ -187,6 +276,10 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
     }
 
     DeviceBuffer output;
+    // The integrity record the row ends with (the measurements' records merged), also when a
+    // measurement throws.
+    Integrity integrity;
+    integrity.verification_seed = row_seed;
     try {
       p.prepare(s, backend_);
       row.provider_detail = p.detail(s);  // after prepare: e.g. the algorithm a library picked
@@ -194,47 +287,71 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
       ops::HostTensor host_out(out_spec.name, s.dtype, out_spec.rows, out_spec.cols);
       output = DeviceBuffer(backend_, host_out.bytes());
       providers::OpBuffers buffers;
-      for (const DeviceBuffer& b : inputs.device) buffers.inputs.push_back(b.get());
+      for (const DeviceBuffer& b : inputs.working) buffers.inputs.push_back(b.get());
       buffers.output = output.get();
 
-      // Correctness: poison the output with NaN (0xFF bytes are NaN in every dtype), one call,
-      // compare with the fp64 reference.
-      backend_.fill_bytes(output.get(), 0xFF, output.bytes());
-      const auto untimed_call = [&] { p.run(s, buffers, backend_.stream()); };
-      if (hooks_.record_code) {
-        hooks_.record_code(untimed_call);
-      } else {
-        untimed_call();
+      integrity::Subject subject;
+      subject.call = [&](const LaunchContext& ctx) { p.run(s, buffers, ctx.stream); };
+      const std::vector<ops::TensorSpec> in_specs = op.inputs(s);
+      for (std::size_t k = 0; k < inputs.working.size(); ++k) {
+        subject.buffers.inputs.push_back(
+            {in_specs[k].name, inputs.working[k].get(), inputs.working[k].bytes(), s.dtype});
       }
-      backend_.synchronize_device();
-      backend_.check_errors();
-      backend_.copy_to_host(host_out.data(), output.get(), host_out.bytes());
-      if (!inputs.reference) inputs.reference = std::make_unique<ops::Reference>(op, s, inputs.host);
-      const CorrectnessCheck check = ops::check_output(*inputs.reference, host_out, ops::tolerance_for(s.dtype));
-      row.correctness = check;
-      row.correct = ops::passed(check);
-      if (!*row.correct) row.correctness_error = ops::failure_reason(check);
+      subject.buffers.outputs.push_back({out_spec.name, output.get(), output.bytes(), s.dtype});
+      // The fp64 reference of the checked rows; the row keeps the first check's numbers, or the
+      // first failing one's.
+      subject.judge = [&](bool fresh) -> std::string {
+        InputSet& set = fresh ? inputs.fresh : inputs.original;
+        if (!set.reference) set.reference = std::make_unique<ops::Reference>(op, s, set.host, inputs.rows);
+        copy_checked_rows(backend_, output.get(), host_out, inputs.rows);
+        const CorrectnessCheck check = ops::check_output(*set.reference, host_out, ops::tolerance_for(s.dtype));
+        const bool ok = ops::passed(check);
+        if (!row.correctness || (!ok && ops::passed(*row.correctness))) row.correctness = check;
+        return ok ? std::string() : ops::failure_reason(check);
+      };
+      subject.judge_description =
+          fmt::format("fp64 reference on {} of {} rows, drawn at random (seed {:016x})", inputs.rows.size(), s.m,
+                      row_seed) +
+          (no_fresh_reason.empty() ? "" : "; " + no_fresh_reason);
+      if (!inputs.fresh.host.empty()) {
+        subject.load_fresh_inputs = [&] { load_set(inputs.fresh); };
+      }
+      subject.restore_inputs = [&] { load_set(inputs.original); };
+      if (hooks_.on_census) subject.on_census = hooks_.on_census;
+      subject.checks = options_.integrity_checks;
+
+      integrity::CheckedSubject checked(backend_, std::move(subject));
+      checked.run_untimed_check();
+      integrity = checked.untimed_integrity();
+      integrity.verification_seed = row_seed;
       if (options_.profile_range && hooks_.in_profiler_range) {
-        hooks_.in_profiler_range(*options_.profile_range, untimed_call);
+        hooks_.in_profiler_range(*options_.profile_range, [&] { p.run(s, buffers, backend_.stream()); });
         backend_.synchronize_device();
         backend_.check_errors();
       }
 
-      // Timing: eager first (its median sizes the kernel-only graph), then kernel-only.
+      // Timing: eager first (its median sizes the kernel-only graph), then kernel-only. An
+      // integrity refusal of either ends the cell failed: no fallback number is reported for a
+      // call the contract cannot time truthfully.
       MeasureOptions mo;
       mo.name = fmt::format("{}/{}", ops::to_string(plan_.op), name);
       mo.params = shape.args;
       mo.keep_samples = options_.samples;
       mo.working_set_bytes = row.bytes;
-      const Callable call = [&](const LaunchContext& ctx) { p.run(s, buffers, ctx.stream); };
-      row.eager = measure(backend_, call, contracts_.eager, mo);
+      row.eager = checked.measure(contracts_.eager, mo);
+      integrity.merge(row.eager->integrity);
       Contract ko = contracts_.kernel_only;
       if (contracts_.auto_graph_calls && ko.schedule == Schedule::graph) {
         ko.graph_calls = graph_calls_for(row.eager->summary.median_us);
       }
       std::string kernel_only_failure;
       try {
-        row.kernel_only = measure(backend_, call, ko, mo);
+        row.kernel_only = checked.measure(ko, mo);
+        integrity.merge(row.kernel_only->integrity);
+      } catch (const IntegrityError& e) {
+        // Not a fallback: the row records the refusal and cannot end ok.
+        kernel_only_failure = e.what();
+        integrity.record(e.check(), CheckOutcome::failed, fmt::format("kernel-only {}: {}", contract_brief(ko), e.what()));
       } catch (const DeviceError& e) {
         kernel_only_failure = e.what();
         healthy = device_healthy(backend_);
@@ -262,13 +379,48 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
         row.timing_method = fmt::format("eager={} (kernel-only {} failed: {})", contract_brief(row.eager->contract),
                                         contract_brief(ko), kernel_only_failure);
       }
+      // Faster than the device can move the bytes or do the flops: not a result.
+      if (ceilings_) {
+        for (const Result* r : {row.eager ? &*row.eager : nullptr, row.kernel_only ? &*row.kernel_only : nullptr}) {
+          if (!r) continue;
+          const IntegrityCheck c = integrity::physical_bound_check(
+              {row.bytes, row.flops, r->summary.median_us, s.dtype, r->contract.cache, backend_.device().llc_bytes},
+              *ceilings_);
+          integrity.record(c.name, c.outcome, c.detail);
+        }
+      } else {
+        integrity.record(integrity_check::physically_possible, CheckOutcome::not_run, ceilings_missing_);
+      }
       p.release();
       output.reset();
-      if (*row.correct) {
-        finish(BenchmarkStatus::ok, std::nullopt);
-      } else {
+      row.integrity = integrity;
+      const IntegrityCheck* before = integrity.find(integrity_check::output_before_timing);
+      const bool correct_before = before && before->outcome == CheckOutcome::passed;
+      row.correct = correct_before && !integrity_failure_is_incorrect(integrity);
+      if (!correct_before) {
+        row.correctness_error = row.correctness ? ops::failure_reason(*row.correctness) : before ? before->detail : "";
         finish(BenchmarkStatus::incorrect, "output failed the correctness check: " + *row.correctness_error);
+      } else if (!*row.correct) {
+        row.correctness_error = integrity.first_failure();
+        finish(BenchmarkStatus::incorrect, "integrity: " + integrity.first_failure());
+      } else if (integrity.failed()) {
+        const IntegrityCheck* physics = integrity.find(integrity_check::physically_possible);
+        if (physics && physics->outcome == CheckOutcome::failed) {
+          finish(BenchmarkStatus::faster_than_physical, "integrity: " + integrity.first_failure());
+        } else {
+          finish(BenchmarkStatus::failed, "integrity: " + integrity.first_failure());
+        }
+      } else {
+        finish(BenchmarkStatus::ok, std::nullopt);
       }
+      continue;
+    } catch (const IntegrityError& e) {
+      output.reset();
+      p.release();
+      integrity.record(e.check(), CheckOutcome::failed, e.what());
+      integrity.record(integrity_check::output_after_timing, CheckOutcome::not_run, "not measured");
+      row.integrity = integrity;
+      finish(BenchmarkStatus::failed, std::string("integrity: ") + e.what());
       continue;
     } catch (const OutOfMemoryError& e) {
       output.reset();

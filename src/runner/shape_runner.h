@@ -12,6 +12,7 @@
 
 #include "caliber/backend.h"
 #include "caliber/benchmark_results.h"
+#include "caliber/device_ceilings.h"
 #include "providers/provider.h"
 #include "runner/result_rows.h"
 #include "runner/run_plan.h"
@@ -31,9 +32,9 @@ std::vector<BoundProvider> bind_providers(const RunPlan& plan, BackendKind backe
 
 // What the worker adds around a provider's untimed calls, per backend (none on the host).
 struct CallHooks {
-  // Runs the correctness call; the cuda worker records which kernels it launched (code
-  // fingerprint, docs/screen.md). Empty: the call runs as is.
-  std::function<void(const std::function<void()>& call)> record_code;
+  // Sees the census of the untimed correctness call: the cuda worker records which kernels it
+  // launched (code fingerprint, docs/screen.md).
+  std::function<void(const DeviceWorkCensus& census)> on_census;
   // Runs one call inside the named profiler range (caliber profile). Empty: no range.
   std::function<void(const std::string& range, const std::function<void()>& call)> in_profiler_range;
 };
@@ -52,6 +53,10 @@ class ShapeRunner {
   // longer usable (a sticky error): the caller must stop and let a fresh process continue.
   bool run(const ShapeRow& shape, const std::vector<std::string>& provider_names, const ShapeEvents& events);
 
+  // The device's calibrated ceilings for the physical-bound check (docs/integrity.md); without
+  // them the check is recorded as not run, with `why_missing`.
+  void set_device_ceilings(std::optional<DeviceCeilings> ceilings, std::string why_missing);
+
  private:
   Backend& backend_;
   const RunPlan& plan_;
@@ -60,6 +65,8 @@ class ShapeRunner {
   RowProvenance identity_;
   std::vector<BoundProvider>& providers_;
   CallHooks hooks_;
+  std::optional<DeviceCeilings> ceilings_;
+  std::string ceilings_missing_ = "no device ceilings were given";
 };
 
 // Whether the device still works after an error (synchronize + pending-error check).

@@ -107,6 +107,12 @@ class Supervisor {
     }
     options_.run_id = existing_.run_id.empty() ? make_run_id(utc_timestamp_now()) : existing_.run_id;
     options_.events_fd = kEventsFd;
+    // Drawn here, not derived from anything a provider could know: which output rows the
+    // reference check compares (docs/integrity.md). Every row records its shape's seed.
+    while (options_.verification_seed == 0) {
+      std::random_device entropy;
+      options_.verification_seed = (static_cast<std::uint64_t>(entropy()) << 32) ^ entropy();
+    }
     rows_.run_id = options_.run_id;
     rows_.candidate_commit = options_.candidate_commit.value_or(CALIBER_GIT_REVISION);
     rows_.harness_version = harness_version();
@@ -337,7 +343,8 @@ class Supervisor {
     for (const auto& r : rows) {
       if (!planned.count(r.shape_id)) continue;
       ++statuses[std::string(to_string(r.benchmark_status))];
-      bad = bad || r.benchmark_status == BenchmarkStatus::failed || r.benchmark_status == BenchmarkStatus::incorrect;
+      bad = bad || r.benchmark_status == BenchmarkStatus::failed || r.benchmark_status == BenchmarkStatus::incorrect ||
+            r.benchmark_status == BenchmarkStatus::faster_than_physical;
     }
     const double wall_s = (steady_clock().now_us() - start_us_) / 1e6;
     const double contract_s = contract_ms_ / 1000.0;

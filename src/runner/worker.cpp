@@ -21,6 +21,7 @@
 #include "runner/shape_runner.h"
 #include "caliber/config.h"
 #include "core/subprocess.h"
+#include "caliber/device_ceilings.h"
 #include "fingerprint/code_fingerprint.h"
 #if CALIBER_WITH_CUDA
 #include "backends/cuda/code_fingerprint_capture.h"
@@ -107,6 +108,23 @@ struct WorkerHooks {
 #endif
 };
 
+// The device's calibrated ceilings for the physical-bound check: --ceilings FILE, else the default
+// ceilings file when it exists; the reason when there are none.
+std::pair<std::optional<DeviceCeilings>, std::string> ceilings_for_device(const RunOptions& options,
+                                                                          const DeviceInfo& device) {
+  const std::string file = options.ceilings.value_or(default_ceilings_path());
+  if (!options.ceilings && !std::filesystem::exists(file)) {
+    return {std::nullopt, fmt::format("no device ceilings: {} does not exist (run caliber calibrate)", file)};
+  }
+  const std::vector<DeviceCeilings> all = read_device_ceilings(file);
+  const DeviceCeilings* mine = find_device_ceilings(all, device_key(device));
+  if (!mine) {
+    return {std::nullopt, fmt::format("no device ceilings: {} has no entry for {} (run caliber calibrate)", file,
+                                      device_key(device))};
+  }
+  return {*mine, ""};
+}
+
 WorkerHooks make_worker_hooks(const RunOptions& options, const RunPlan& plan, BackendKind kind) {
   WorkerHooks w;
   if (kind == BackendKind::host) {
@@ -131,7 +149,9 @@ WorkerHooks make_worker_hooks(const RunOptions& options, const RunPlan& plan, Ba
   }
   cuda::CodeFingerprintCapture* capture = w.capture.get();
   w.fingerprint = [capture] { return capture->fingerprint(); };
-  w.hooks.record_code = [capture](const std::function<void()>& call) { capture->record_call(call); };
+  w.hooks.on_census = [capture](const DeviceWorkCensus& census) {
+    capture->record_kernels(census.mangled_kernel_names);
+  };
 #else
   (void)options;
   (void)plan;
@@ -180,6 +200,10 @@ int run_worker(const RunOptions& options) {
   identity.harness_version = harness_version();
   identity.device = backend->device();
   ShapeRunner runner(*backend, plan, contracts, options, identity, providers, worker_hooks.hooks);
+  {
+    auto [ceilings, why_missing] = ceilings_for_device(options, backend->device());
+    runner.set_device_ceilings(std::move(ceilings), std::move(why_missing));
+  }
   nlohmann::json ready = {{"event", "ready"}, {"device", to_json(backend->device())}};
   if (run_identity) {
     run_identity->device = backend->device();  // what every row records

@@ -18,6 +18,8 @@ TEST(SaxpyExample, MeasuresAUserKernelWithAContract) {
   EXPECT_EQ(r.summary.n, 25);
   EXPECT_GT(r.value_us, 0.0);
   EXPECT_EQ(r.contract, c);
+  // Declared buffers: the last timed call's output was verified, the inputs watched.
+  EXPECT_EQ(r.integrity.verdict(), caliber::IntegrityVerdict::verified) << r.integrity.first_failure();
 }
 
 TEST(SaxpyExample, AnImpossibleContractIsRefusedBeforeAnythingRuns) {

@@ -10,6 +10,15 @@
  *   caliber_test_cuda         declares the cuda backend
  *   caliber_test_abi_v99      reports plugin ABI version 99
  *   caliber_test_refuse       the entry function returns CALIBER_ERROR
+ * Cheaters and buggy providers the integrity checks must catch (docs/integrity.md); each is correct
+ * on its first call, which is what a check before timing alone sees:
+ *   caliber_test_lazy         computes on its first call of a shape, then returns at once
+ *   caliber_test_drift        correct for 5 calls of a shape, then its output drifts by 1%
+ *   caliber_test_same_pointer skips the work when it sees the input pointer of its last call
+ *   caliber_test_memo_pointer remembers its output per input pointer and copies it back
+ *   caliber_test_subset_rows  never writes a band of rows (the rows [m/3, m/3 + m/8))
+ *   caliber_test_touch_inputs correct, then overwrites its first input with its output
+ *   caliber_test_sniff_output computes only when its output holds NaN (caliber's poison)
  * Built twice: caliber_test_plugins, and caliber_test_plugins_slow with CALIBER_TEST_PLUGIN_PASSES=4,
  * whose run() computes every output four times: a slower build of the same providers, for the
  * caliber ab end-to-end test with caliber run cells (tests/cli/test_cmd_ab.cpp). */
@@ -27,7 +36,14 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
-enum behaviour { CORRECT, WRONG, FAIL, CRASH, HANG, FP32_ONLY };
+enum behaviour { CORRECT, WRONG, FAIL, CRASH, HANG, FP32_ONLY, LAZY, DRIFT, SAME_POINTER, MEMO_POINTER, SUBSET_ROWS,
+                 TOUCH_INPUTS, SNIFF_OUTPUT };
+
+/* Per-process memory of the cheaters: calls since prepare(), the last input pointer, the memo. */
+static long calls_since_prepare;
+static const void* last_input;
+static void* memo;
+static size_t memo_bytes;
 
 static float to_f(const void* p, caliber_dtype d, int64_t i) {
   if (d == CALIBER_DTYPE_FP32) return ((const float*)p)[i];
@@ -103,11 +119,83 @@ static caliber_status run_once(void* state, const caliber_problem_v1* p, const c
   return CALIBER_OK;
 }
 
-static caliber_status run(void* state, const caliber_problem_v1* p, const caliber_buffers_v1* buf, char* error,
-                          size_t size) {
+static size_t element_bytes(const caliber_problem_v1* p) { return p->dtype == CALIBER_DTYPE_FP32 ? 4 : 2; }
+static size_t output_bytes(const caliber_problem_v1* p) { return (size_t)(p->m * p->n) * element_bytes(p); }
+
+static int is_nan_bits(const void* y, const caliber_problem_v1* p) {
+  return isnan(to_f(y, p->dtype, 0));
+}
+
+static caliber_status compute(void* state, const caliber_problem_v1* p, const caliber_buffers_v1* buf, char* error,
+                              size_t size) {
   caliber_status st = CALIBER_OK;
   for (int pass = 0; pass < CALIBER_TEST_PLUGIN_PASSES && st == CALIBER_OK; ++pass) st = run_once(state, p, buf, error, size);
   return st;
+}
+
+static caliber_status run(void* state, const caliber_problem_v1* p, const caliber_buffers_v1* buf, char* error,
+                          size_t size) {
+  const enum behaviour b = (enum behaviour)(intptr_t)state;
+  const long call = calls_since_prepare++;
+  switch (b) {
+    case LAZY:
+      return call == 0 ? compute(state, p, buf, error, size) : CALIBER_OK;
+    case DRIFT: {
+      caliber_status st = compute(state, p, buf, error, size);
+      if (st == CALIBER_OK && call >= 5) {
+        for (int64_t i = 0; i < p->m * p->n; ++i) from_f(buf->output, p->dtype, i, to_f(buf->output, p->dtype, i) * 1.01f);
+      }
+      return st;
+    }
+    case SAME_POINTER: {
+      const int same = buf->inputs[0] == last_input;
+      last_input = buf->inputs[0];
+      return same ? CALIBER_OK : compute(state, p, buf, error, size);
+    }
+    case MEMO_POINTER: {
+      if (buf->inputs[0] == last_input && memo && memo_bytes == output_bytes(p)) {
+        memcpy(buf->output, memo, memo_bytes);
+        return CALIBER_OK;
+      }
+      caliber_status st = compute(state, p, buf, error, size);
+      free(memo);
+      memo_bytes = output_bytes(p);
+      memo = malloc(memo_bytes);
+      if (memo) memcpy(memo, buf->output, memo_bytes);
+      last_input = buf->inputs[0];
+      return st;
+    }
+    case SUBSET_ROWS: {
+      /* Computes everything into the output, then puts the poison back into a band of rows, as if
+       * it never wrote them (a tiling bug that misses a band). */
+      const size_t row = (size_t)p->n * element_bytes(p);
+      unsigned char* saved = malloc(output_bytes(p));
+      if (!saved) return CALIBER_ERROR;
+      memcpy(saved, buf->output, output_bytes(p));
+      caliber_status st = compute(state, p, buf, error, size);
+      const int64_t first = p->m / 3, count = p->m / 8 > 0 ? p->m / 8 : 1;
+      memcpy((unsigned char*)buf->output + (size_t)first * row, saved + (size_t)first * row, (size_t)count * row);
+      free(saved);
+      return st;
+    }
+    case TOUCH_INPUTS: {
+      caliber_status st = compute(state, p, buf, error, size);
+      const size_t in_bytes = strcmp(p->op_type, "gemm") == 0 ? (size_t)(p->m * p->k) * element_bytes(p) : output_bytes(p);
+      memcpy((void*)buf->inputs[0], buf->output, in_bytes < output_bytes(p) ? in_bytes : output_bytes(p));
+      return st;
+    }
+    case SNIFF_OUTPUT:
+      return is_nan_bits(buf->output, p) ? compute(state, p, buf, error, size) : CALIBER_OK;
+    default:
+      return compute(state, p, buf, error, size);
+  }
+}
+
+static caliber_status prepare(void* state, const caliber_problem_v1* p, char* error, size_t size) {
+  (void)state, (void)p, (void)error, (void)size;
+  calls_since_prepare = 0;
+  last_input = NULL;
+  return CALIBER_OK;
 }
 
 static caliber_status fill(caliber_provider_v1* out, enum behaviour b, caliber_backend backend, const char* detail) {
@@ -118,9 +206,23 @@ static caliber_status fill(caliber_provider_v1* out, enum behaviour b, caliber_b
   out->detail = detail;
   out->state = (void*)(intptr_t)b;
   out->supports = supports;
+  out->prepare = prepare;
   out->run = run;
   return CALIBER_OK;
 }
+
+#define CHEATER(symbol, behaviour, what)                                                                        \
+  EXPORT caliber_status symbol(uint32_t abi, const char* op, caliber_provider_v1* out, char* e, size_t s) { \
+    (void)abi, (void)op, (void)e, (void)s;                                                                  \
+    return fill(out, behaviour, CALIBER_BACKEND_HOST, "test plugin: " what);                               \
+  }
+CHEATER(caliber_test_lazy, LAZY, "computes once, then returns at once")
+CHEATER(caliber_test_drift, DRIFT, "drifts after 5 calls")
+CHEATER(caliber_test_same_pointer, SAME_POINTER, "skips the work on the same input pointer")
+CHEATER(caliber_test_memo_pointer, MEMO_POINTER, "copies a remembered output on the same input pointer")
+CHEATER(caliber_test_subset_rows, SUBSET_ROWS, "never writes a band of rows")
+CHEATER(caliber_test_touch_inputs, TOUCH_INPUTS, "overwrites its first input")
+CHEATER(caliber_test_sniff_output, SNIFF_OUTPUT, "computes only on a poisoned output")
 
 EXPORT caliber_status caliber_test_correct(uint32_t abi, const char* op, caliber_provider_v1* out, char* e, size_t s) {
   (void)abi, (void)op, (void)e, (void)s;

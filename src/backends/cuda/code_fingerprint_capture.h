@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "fingerprint/code_fingerprint.h"
 
@@ -25,10 +26,9 @@ class CodeFingerprintCapture {
   // Why no fingerprint can be taken (CUPTI missing, callbacks refused), or nullopt.
   const std::optional<std::string>& unavailable() const { return unavailable_; }
 
-  // Runs `call` once with kernel tracing on, synchronizes the whole device, and records the
-  // kernels the call launched. Costs host time (tracing, a forced flush): never inside a timed
-  // window. When unavailable() it only runs the call.
-  void record_call(const std::function<void()>& call);
+  // Records the kernels a call launched, by their compiled names (the census of the call,
+  // Backend::census_call, attributed them to it by identity).
+  void record_kernels(const std::vector<std::string>& mangled_names);
 
   CodeFingerprint fingerprint() const;
 

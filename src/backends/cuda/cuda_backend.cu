@@ -1,11 +1,13 @@
 // The cuda backend: CUDA runtime, events on the launching stream, graphs by stream capture.
 #include "backends/cuda/cuda_backend.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 #include <vector>
 
 #include "backends/cuda/cuda_check.cuh"
+#include "backends/cuda/cuda_integrity_kernels.cuh"
 #include "backends/cuda/cupti_session.h"
 #include "backends/cuda/cupti_timer.h"
 #include "backends/cuda/str_cat.h"
@@ -132,21 +134,60 @@ class HostClockTimer final : public SampleTimer {
   std::vector<double> start_us_, stop_us_;
 };
 
+// Kernel, copy and fill nodes of a graph, child graphs counted through.
+GraphNodeCounts count_graph_nodes(cudaGraph_t graph) {
+  GraphNodeCounts counts;
+  std::size_t n = 0;
+  CALIBER_CUDA_CHECK(cudaGraphGetNodes(graph, nullptr, &n));
+  std::vector<cudaGraphNode_t> nodes(n);
+  if (n) CALIBER_CUDA_CHECK(cudaGraphGetNodes(graph, nodes.data(), &n));
+  for (cudaGraphNode_t node : nodes) {
+    cudaGraphNodeType type{};
+    CALIBER_CUDA_CHECK(cudaGraphNodeGetType(node, &type));
+    switch (type) {
+      case cudaGraphNodeTypeKernel: ++counts.kernels; break;
+      case cudaGraphNodeTypeMemcpy: ++counts.copies; break;
+      case cudaGraphNodeTypeMemset: ++counts.fills; break;
+      case cudaGraphNodeTypeGraph: {
+        cudaGraph_t child{};
+        CALIBER_CUDA_CHECK(cudaGraphChildGraphNodeGetGraph(node, &child));
+        const GraphNodeCounts c = count_graph_nodes(child);
+        counts.kernels += c.kernels;
+        counts.copies += c.copies;
+        counts.fills += c.fills;
+        break;
+      }
+      default: break;  // event records and waits, empty and host nodes: no device work
+    }
+  }
+  return counts;
+}
+
 class CudaGraphExec final : public GraphExec {
  public:
-  CudaGraphExec(cudaGraph_t graph, cudaGraphExec_t exec, cudaStream_t stream)
-      : graph_(graph), exec_(exec), stream_(stream) {}
+  CudaGraphExec(cudaGraph_t graph, cudaGraphExec_t exec, cudaStream_t stream, GraphNodeCounts counts)
+      : graph_(graph), exec_(exec), stream_(stream), counts_(counts) {}
   ~CudaGraphExec() override {
     cudaGraphExecDestroy(exec_);
     cudaGraphDestroy(graph_);
   }
   void launch() override { CALIBER_CUDA_CHECK(cudaGraphLaunch(exec_, stream_)); }
+  std::optional<GraphNodeCounts> node_counts() const override { return counts_; }
 
  private:
   cudaGraph_t graph_;
   cudaGraphExec_t exec_;
   cudaStream_t stream_;
+  GraphNodeCounts counts_;
 };
+
+std::string describe_cache_state(const cudaAccessPolicyWindow& w, std::size_t persisting_limit) {
+  std::string window = w.num_bytes == 0 ? std::string("none")
+                                        : str_cat("base ", w.base_ptr, ", ", w.num_bytes, " bytes, hit ratio ",
+                                                  w.hitRatio, ", hit property ", static_cast<int>(w.hitProp),
+                                                  ", miss property ", static_cast<int>(w.missProp));
+  return str_cat("stream access-policy window: ", window, "; persisting-L2 limit: ", persisting_limit, " bytes");
+}
 
 class CudaBackend final : public Backend {
  public:
@@ -156,6 +197,10 @@ class CudaBackend final : public Backend {
     CALIBER_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     const std::uint64_t mib = 1ull << 20;
     flush_bytes_ = ((2 * device_.llc_bytes + mib - 1) / mib) * mib;
+    cudaStreamAttrValue v{};
+    CALIBER_CUDA_CHECK(cudaStreamGetAttribute(stream_, cudaStreamAttributeAccessPolicyWindow, &v));
+    opened_window_ = v.accessPolicyWindow;
+    CALIBER_CUDA_CHECK(cudaDeviceGetLimit(&opened_persisting_limit_, cudaLimitPersistingL2CacheSize));
   }
   ~CudaBackend() override {
     if (flush_buffer_) cudaFree(flush_buffer_);
@@ -176,6 +221,12 @@ class CudaBackend final : public Backend {
       CALIBER_CUDA_CHECK(cudaMalloc(&flush_buffer_, 2 * flush_bytes_ + sizeof(int4)));
       CALIBER_CUDA_CHECK(cudaMemsetAsync(flush_buffer_, 0x5a, 2 * flush_bytes_ + sizeof(int4), stream_));
     }
+    // Lines a call marked persisting survive an overwrite of the cache: make them normal first.
+    // Only when some set-aside for persisting lines exists (the limit is 0 unless a call set it),
+    // and never inside a capture (the reset is not a stream operation).
+    std::size_t persisting = 0;
+    CALIBER_CUDA_CHECK(cudaDeviceGetLimit(&persisting, cudaLimitPersistingL2CacheSize));
+    if (persisting > 0 && !capturing()) CALIBER_CUDA_CHECK(cudaCtxResetPersistingL2Cache());
     const std::size_t n = flush_bytes_ / sizeof(int4);
     auto* base = static_cast<int4*>(flush_buffer_);
     const int blocks = device_.multiprocessors * 8;
@@ -185,6 +236,12 @@ class CudaBackend final : public Backend {
     caliber_l2_evict_kernel<<<blocks, 512, 0, stream_>>>(base + n, n, reinterpret_cast<int*>(base + 2 * n));
     CALIBER_CUDA_CHECK_LAUNCH();
     remember_captured_flush_node();
+  }
+
+  bool capturing() {
+    cudaStreamCaptureStatus status{};
+    CALIBER_CUDA_CHECK(cudaStreamIsCapturing(stream_, &status));
+    return status == cudaStreamCaptureStatusActive;
   }
 
   // Inside a capture each flush kernel becomes a graph node: remember which, so the cupti timer
@@ -250,13 +307,25 @@ class CudaBackend final : public Backend {
     try {
       record();
     } catch (...) {
-      cudaGraph_t broken{};
-      cudaStreamEndCapture(stream_, &broken);  // leave the stream usable
-      if (broken) cudaGraphDestroy(broken);
+      end_failed_capture();
       throw;
     }
     cudaGraph_t graph{};
-    CALIBER_CUDA_CHECK(cudaStreamEndCapture(stream_, &graph));
+    const cudaError_t ended = cudaStreamEndCapture(stream_, &graph);
+    if (ended != cudaSuccess) {
+      if (graph) cudaGraphDestroy(graph);
+      end_failed_capture();
+      throw_cuda_error(ended, "cudaStreamEndCapture(stream_, &graph)", __FILE__, __LINE__);
+    }
+    GraphNodeCounts counts;
+    try {
+      counts = count_graph_nodes(graph);
+    } catch (...) {
+      cudaGraphDestroy(graph);
+      throw;
+    }
+    counts.own = captured_flush_nodes_.size();
+    counts.kernels -= std::min(counts.kernels, counts.own);  // the flush nodes are kernels
     // The cupti timer of this measurement excludes the captured flush nodes by identity: their
     // template ids now, their executed ids once instantiation has cloned them.
     std::vector<std::uint64_t> flush_template_ids;
@@ -273,7 +342,7 @@ class CudaBackend final : public Backend {
       cudaGraphDestroy(graph);
       throw_cuda_error(e, "cudaGraphInstantiate(&exec, graph, 0)", __FILE__, __LINE__);
     }
-    auto result = std::make_unique<CudaGraphExec>(graph, exec, stream_);
+    auto result = std::make_unique<CudaGraphExec>(graph, exec, stream_, counts);
     if (own_nodes_) {
       const ExecutedNodes executed =
           executed_graph_nodes(flush_template_ids, clones->clones(), cupti::graph_exec_id(exec));
@@ -294,6 +363,190 @@ class CudaBackend final : public Backend {
   }
 
   void check_errors() override { CALIBER_CUDA_CHECK(cudaGetLastError()); }
+
+  // After a capture that failed (the callable threw, or ending it failed: a fork never joined,
+  // a call that capture does not allow): end it if it is still active, drop what it left, and
+  // consume the error it set, so that the next measurement in this process starts clean.
+  void end_failed_capture() noexcept {
+    cudaStreamCaptureStatus status{};
+    if (cudaStreamIsCapturing(stream_, &status) == cudaSuccess && status != cudaStreamCaptureStatusNone) {
+      cudaGraph_t broken{};
+      cudaStreamEndCapture(stream_, &broken);
+      if (broken) cudaGraphDestroy(broken);
+    }
+    cudaGetLastError();
+    captured_flush_nodes_.clear();
+  }
+
+  // --- integrity (docs/integrity.md) ------------------------------------------------------------
+  bool observes_device_work() const override { return !cupti::unavailable_reason().has_value(); }
+
+  DeviceWorkCensus census_call(const std::function<void()>& call) override {
+    DeviceWorkCensus c;
+    std::optional<cupti::TracingLease> lease;
+    if (auto why = cupti::unavailable_reason()) {
+      c.why_not_observed = "CUPTI is not available: " + *why;
+    } else {
+      try {
+        lease.emplace();
+      } catch (const ContractError& e) {
+        c.why_not_observed = e.what();
+      }
+    }
+    if (!lease) {
+      call();
+      synchronize_device();
+      check_errors();
+      c.ordering_detail = c.why_not_observed;
+      return c;
+    }
+    synchronize_device();
+    cupti::drain();  // earlier work belongs to no census
+    // Marker kernels on the measured stream before and after the call, each under its own id:
+    // they name the measured stream's CUPTI id and bracket the call in device time.
+    const std::uint64_t first = cupti::reserve_external_ids(3);
+    cupti::push_external_id(first);
+    launch_census_marker(stream_);
+    cupti::pop_external_id();
+    cupti::push_external_id(first + 1);
+    try {
+      call();
+    } catch (...) {
+      cupti::pop_external_id();
+      throw;
+    }
+    cupti::pop_external_id();
+    cupti::push_external_id(first + 2);
+    launch_census_marker(stream_);
+    cupti::pop_external_id();
+    synchronize_device();
+    check_errors();
+    const cupti::Drained d = cupti::drain();
+    if (d.dropped_records > 0) {
+      c.why_not_observed = str_cat("CUPTI dropped ", d.dropped_records, " activity records of the call");
+      c.ordering_detail = c.why_not_observed;
+      return c;
+    }
+    const std::vector<SampleActivity> parts = attribute_activity(d.activities, d.correlations, first, 3, {});
+    if (parts[0].counted.empty() || parts[2].counted.empty()) {
+      c.why_not_observed = "CUPTI did not report the census markers around the call";
+      c.ordering_detail = c.why_not_observed;
+      return c;
+    }
+    c.observed = true;
+    const DeviceActivity& before = parts[0].counted.front();
+    const DeviceActivity& after = parts[2].counted.front();
+    std::size_t late = 0;
+    for (const DeviceActivity& a : parts[1].counted) {
+      switch (a.kind) {
+        case DeviceActivity::Kind::kernel:
+          ++c.kernels;
+          c.kernel_names.push_back(a.name);
+          c.mangled_kernel_names.push_back(a.mangled_name);
+          break;
+        case DeviceActivity::Kind::memcpy: ++c.copies; break;
+        case DeviceActivity::Kind::memset: ++c.fills; break;
+      }
+      if (a.stream_id != before.stream_id) {
+        ++c.off_stream;
+        if (a.end_ns > after.start_ns) ++late;
+      }
+    }
+    const std::size_t attributed = parts[0].counted.size() + parts[1].counted.size() + parts[2].counted.size();
+    c.other_threads = d.activities.size() - attributed;
+    if (c.other_threads > 0) {
+      c.ordered = false;
+      c.ordering_detail = str_cat(c.other_threads, " device operations during the call were issued by another host "
+                                                   "thread");
+    } else if (c.off_stream == 0) {
+      c.ordered = true;
+      c.ordering_detail = str_cat("all ", c.work(), " operations of the call on the measured stream");
+    } else if (late > 0) {
+      c.ordered = false;
+      c.ordering_detail = str_cat(late, " of ", c.off_stream,
+                                  " operations on other streams were still running after the measured stream had moved "
+                                  "past the call: work forked from it and never joined back");
+    } else {
+      establish_ordering_by_capture(call, c);
+    }
+    return c;
+  }
+
+  // Off-stream work that ended in time in one run may still be unordered: capture one call of the
+  // measured stream. Work forked from it and joined back is captured; work on a stream it does
+  // not order runs outside the capture; a fork never joined makes the capture fail.
+  void establish_ordering_by_capture(const std::function<void()>& call, DeviceWorkCensus& c) {
+    CALIBER_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+    try {
+      call();
+    } catch (...) {
+      end_failed_capture();
+      throw;
+    }
+    cudaGraph_t graph{};
+    const cudaError_t ended = cudaStreamEndCapture(stream_, &graph);
+    if (ended != cudaSuccess) {
+      if (graph) cudaGraphDestroy(graph);
+      end_failed_capture();
+      synchronize_device();
+      if (ended == cudaErrorStreamCaptureUnjoined) {
+        c.ordered = false;
+        c.ordering_detail = "work forked from the measured stream is not joined back to it before the call returns "
+                            "(stream capture: cudaErrorStreamCaptureUnjoined)";
+      } else {
+        c.ordering_detail = str_cat("could not be established: ", c.off_stream,
+                                    " operations ran on other streams and the call cannot be captured to prove their "
+                                    "order (", cudaGetErrorName(ended), ")");
+      }
+      return;
+    }
+    GraphNodeCounts counts;
+    try {
+      counts = count_graph_nodes(graph);
+    } catch (...) {
+      cudaGraphDestroy(graph);
+      throw;
+    }
+    cudaGraphDestroy(graph);
+    synchronize_device();  // what ran outside the capture
+    if (counts.work() < c.work()) {
+      c.ordered = false;
+      c.ordering_detail = str_cat(c.work() - counts.work(), " of ", c.work(),
+                                  " operations were launched on a stream the measured stream does not order (a capture "
+                                  "of the measured stream holds only ", counts.work(), ")");
+    } else {
+      c.ordered = true;
+      c.ordering_detail = str_cat(c.off_stream, " of ", c.work(),
+                                  " operations run on other streams, forked from the measured stream and joined back "
+                                  "(proven by stream capture)");
+    }
+  }
+
+  std::uint64_t checksum(const void* ptr, std::size_t bytes) override {
+    return device_checksum(ptr, bytes, stream_, scratch_, device_.multiprocessors);
+  }
+  std::uint64_t count_nonfinite(const void* ptr, std::size_t elements, DType dtype) override {
+    return device_count_nonfinite(ptr, elements, dtype, stream_, scratch_, device_.multiprocessors);
+  }
+  void copy_on_device(void* dst, const void* src, std::size_t bytes) override {
+    if (!bytes) return;
+    CALIBER_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream_));
+    CALIBER_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+  std::optional<std::string> cache_state() override {
+    cudaStreamAttrValue v{};
+    CALIBER_CUDA_CHECK(cudaStreamGetAttribute(stream_, cudaStreamAttributeAccessPolicyWindow, &v));
+    std::size_t limit = 0;
+    CALIBER_CUDA_CHECK(cudaDeviceGetLimit(&limit, cudaLimitPersistingL2CacheSize));
+    return describe_cache_state(v.accessPolicyWindow, limit);
+  }
+  void restore_cache_state() override {
+    cudaStreamAttrValue v{};
+    v.accessPolicyWindow = opened_window_;
+    CALIBER_CUDA_CHECK(cudaStreamSetAttribute(stream_, cudaStreamAttributeAccessPolicyWindow, &v));
+    CALIBER_CUDA_CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, opened_persisting_limit_));
+    CALIBER_CUDA_CHECK(cudaCtxResetPersistingL2Cache());
+  }
 
   void* allocate(std::size_t bytes) override {
     void* p = nullptr;
@@ -335,6 +588,9 @@ class CudaBackend final : public Backend {
   bool telemetry_opened_ = false;
   std::unique_ptr<TelemetryReader> telemetry_;
   std::string telemetry_why_;
+  IntegrityScratch scratch_;
+  cudaAccessPolicyWindow opened_window_{};
+  std::size_t opened_persisting_limit_ = 0;
 };
 
 }  // namespace

@@ -152,6 +152,18 @@ class CudaWorkload final : public bench::Workload {
     CALIBER_CUDA_CHECK(cudaDeviceSynchronize());
   }
 
+  DeclaredBuffers declared_buffers() override {
+    DeclaredBuffers b;
+    b.inputs.push_back({"x", x_.floats(), x_.bytes(), DType::fp32});
+    if (kind_ == Kind::fault) return b;
+    const std::size_t written = kind_ == Kind::tiny ? bench::kTinyElements : n_;
+    b.outputs.push_back({"y", y_.floats(), written * sizeof(float), DType::fp32});
+    if (kind_ == Kind::two_streams) {
+      b.outputs.push_back({"z", z_.floats(), bench::kTinyElements * sizeof(float), DType::fp32});
+    }
+    return b;
+  }
+
   std::string verify() override {
     if (kind_ == Kind::fault) return {};
     CALIBER_CUDA_CHECK(cudaDeviceSynchronize());

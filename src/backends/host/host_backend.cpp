@@ -7,6 +7,7 @@
 
 #include "backends/host/host_device_info.h"
 #include "caliber/errors.h"
+#include "integrity/buffer_digest.h"
 
 namespace caliber::host {
 namespace {
@@ -89,6 +90,27 @@ void HostBackend::copy_to_host(void* dst, const void* src, std::size_t bytes) {
 
 void HostBackend::fill_bytes(void* dst, unsigned char value, std::size_t bytes) {
   std::memset(dst, value, bytes);
+}
+
+DeviceWorkCensus HostBackend::census_call(const std::function<void()>& call) {
+  call();
+  DeviceWorkCensus c;
+  c.applicable = false;
+  c.why_not_observed = "host backend: the call runs synchronously on the calling thread";
+  c.ordering_detail = c.why_not_observed;
+  return c;
+}
+
+std::uint64_t HostBackend::checksum(const void* ptr, std::size_t bytes) {
+  return integrity::checksum_bytes(ptr, bytes);
+}
+
+std::uint64_t HostBackend::count_nonfinite(const void* ptr, std::size_t elements, DType dtype) {
+  return integrity::count_nonfinite_elements(ptr, elements, dtype);
+}
+
+void HostBackend::copy_on_device(void* dst, const void* src, std::size_t bytes) {
+  if (bytes) std::memcpy(dst, src, bytes);
 }
 
 }  // namespace caliber::host

@@ -28,6 +28,12 @@ class HostBackend : public Backend {
   void copy_to_device(void* dst, const void* src, std::size_t bytes) override;
   void copy_to_host(void* dst, const void* src, std::size_t bytes) override;
   void fill_bytes(void* dst, unsigned char value, std::size_t bytes) override;
+  // Host calls are synchronous on the calling thread: no asynchronous device work to look for.
+  DeviceWorkCensus census_call(const std::function<void()>& call) override;
+  bool asynchronous() const override { return false; }
+  std::uint64_t checksum(const void* ptr, std::size_t bytes) override;
+  std::uint64_t count_nonfinite(const void* ptr, std::size_t elements, DType dtype) override;
+  void copy_on_device(void* dst, const void* src, std::size_t bytes) override;
 
  private:
   Clock& clock_;

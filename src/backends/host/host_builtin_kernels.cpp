@@ -66,6 +66,16 @@ class HostWorkload final : public bench::Workload {
     for (auto& y : y_) std::fill(y.begin(), y.end(), std::nanf(""));
   }
 
+  DeclaredBuffers declared_buffers() override {
+    DeclaredBuffers b;
+    for (std::size_t c = 0; c < x_.size(); ++c) {
+      b.inputs.push_back({fmt::format("x[{}]", c), x_[c].data(), x_[c].size() * sizeof(float), DType::fp32});
+    }
+    const std::size_t written = kind_ == Kind::tiny ? bench::kTinyElements : n_;
+    b.outputs.push_back({"y", y_[0].data(), written * sizeof(float), DType::fp32});
+    return b;
+  }
+
   std::string verify() override {
     std::size_t bad = 0;
     for (std::size_t i = 0; i < n_; ++i) {

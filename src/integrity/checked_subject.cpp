@@ -1,0 +1,542 @@
+#include "integrity/checked_subject.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "caliber/errors.h"
+#include "core/measurement_engine.h"
+#include "ops/dtype_convert.h"
+
+namespace caliber::integrity {
+namespace {
+
+namespace check = integrity_check;
+
+constexpr unsigned char kPoisonByte = 0xFF;  // NaN in fp32, bf16 and fp16
+// How much slower than the other timed calls' median the verified call may be before it is
+// taken for a call that skips its work when its output already holds a result (and it must also
+// be twice the slowest of them: one slow sample of honest work is rarely both).
+constexpr double kVerifiedCallSlowdown = 20.0;
+
+std::string plural(std::size_t n, std::string_view one, std::string_view many) {
+  return fmt::format("{} {}", n, n == 1 ? one : many);
+}
+
+std::string describe_work(const DeviceWorkCensus& c) {
+  return fmt::format("{}, {}, {}", plural(c.kernels, "kernel", "kernels"), plural(c.copies, "copy", "copies"),
+                     plural(c.fills, "fill", "fills"));
+}
+
+double element_value(const unsigned char* p, std::size_t i, DType dtype) {
+  switch (dtype) {
+    case DType::fp32: {
+      float f;
+      std::memcpy(&f, p + 4 * i, 4);
+      return f;
+    }
+    case DType::bf16: {
+      std::uint16_t h;
+      std::memcpy(&h, p + 2 * i, 2);
+      return ops::bf16_to_float(h);
+    }
+    case DType::fp16: {
+      std::uint16_t h;
+      std::memcpy(&h, p + 2 * i, 2);
+      return ops::fp16_to_float(h);
+    }
+  }
+  return NAN;
+}
+
+// Why `now` is not within the rule of `first`, or "".
+std::string compare_within_tolerance(const std::vector<unsigned char>& first, const std::vector<unsigned char>& now,
+                                     DType dtype, const OutputRule& rule) {
+  const std::size_t n = first.size() / dtype_size_bytes(dtype);
+  std::size_t bad = 0;
+  double worst = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double a = element_value(first.data(), i, dtype);
+    const double b = element_value(now.data(), i, dtype);
+    const double bound = rule.rtol * std::abs(a) + rule.atol;
+    const double d = std::abs(b - a);
+    if (!(d <= bound)) {
+      ++bad;
+      worst = std::isfinite(d) ? std::max(worst, d) : INFINITY;
+    }
+  }
+  if (bad == 0) return {};
+  return fmt::format("{} of {} elements differ from the untimed call's output by more than rtol {:g} |first| + atol "
+                     "{:g} (largest difference {:g})",
+                     bad, n, rule.rtol, rule.atol, worst);
+}
+
+}  // namespace
+
+Subject subject_from_options(const Callable& call, const MeasureOptions& options) {
+  Subject s;
+  s.call = call;
+  s.buffers = options.buffers;
+  s.rule = options.output_rule;
+  s.prepare = options.prepare;
+  s.checks = options.integrity_checks;
+  return s;
+}
+
+CheckedSubject::CheckedSubject(Backend& backend, Subject subject) : backend_(backend), subject_(std::move(subject)) {
+  for (const BufferRef& b : subject_.buffers.inputs) {
+    if (!b.data && b.bytes) throw ContractError(fmt::format("declared input '{}' has no address", b.name));
+  }
+  for (const BufferRef& b : subject_.buffers.outputs) {
+    if (!b.data && b.bytes) throw ContractError(fmt::format("declared output '{}' has no address", b.name));
+    if (b.dtype && b.bytes % dtype_size_bytes(*b.dtype) != 0) {
+      throw ContractError(fmt::format("declared output '{}' holds {} bytes, not a whole number of {} elements",
+                                      b.name, b.bytes, to_string(*b.dtype)));
+    }
+    if (subject_.rule.kind == OutputRule::Kind::tolerance && !b.dtype) {
+      throw ContractError(fmt::format("output rule tolerance needs the dtype of declared output '{}'", b.name));
+    }
+  }
+  if (subject_.load_fresh_inputs && !subject_.judge) {
+    throw ContractError("fresh inputs need a judge of the output (a reference)");
+  }
+}
+
+void CheckedSubject::call_once() {
+  if (subject_.prepare) subject_.prepare();
+  subject_.call(LaunchContext{backend_.stream(), calls_++, 0});
+}
+
+void CheckedSubject::poison_outputs() {
+  if (subject_.poison_outputs) {
+    subject_.poison_outputs();
+    return;
+  }
+  for (const BufferRef& o : subject_.buffers.outputs) backend_.fill_bytes(o.data, kPoisonByte, o.bytes);
+}
+
+std::vector<std::uint64_t> CheckedSubject::input_checksums() {
+  std::vector<std::uint64_t> sums;
+  for (const BufferRef& i : subject_.buffers.inputs) sums.push_back(backend_.checksum(i.data, i.bytes));
+  return sums;
+}
+
+void CheckedSubject::restore_original_inputs() {
+  if (subject_.restore_inputs) {
+    subject_.restore_inputs();
+    return;
+  }
+  for (std::size_t k = 0; k < input_copies_.size(); ++k) {
+    const BufferRef& b = subject_.buffers.inputs[k];
+    backend_.copy_to_device(b.data, input_copies_[k].data(), b.bytes);
+  }
+}
+
+void CheckedSubject::check_inputs(Integrity& integ, const std::vector<std::uint64_t>& expected,
+                                  const std::string& when) {
+  if (subject_.buffers.inputs.empty()) {
+    integ.record(check::inputs_unchanged, CheckOutcome::not_run, "no inputs declared");
+    return;
+  }
+  backend_.synchronize_device();
+  const std::vector<std::uint64_t> now = input_checksums();
+  std::string changed;
+  for (std::size_t k = 0; k < now.size(); ++k) {
+    if (now[k] == expected[k]) continue;
+    changed += fmt::format("{}'{}' (checksum {:016x} -> {:016x})", changed.empty() ? "" : ", ",
+                           subject_.buffers.inputs[k].name, expected[k], now[k]);
+  }
+  if (changed.empty()) {
+    std::size_t bytes = 0;
+    for (const BufferRef& b : subject_.buffers.inputs) bytes += b.bytes;
+    integ.record(check::inputs_unchanged, CheckOutcome::passed,
+                 fmt::format("{} ({} bytes) checksummed before and after every verified call: unchanged",
+                             plural(now.size(), "input", "inputs"), bytes));
+    return;
+  }
+  integ.record(check::inputs_unchanged, CheckOutcome::failed,
+               fmt::format("the call changed its inputs {}: {}; caliber restored them from its copy", when, changed));
+  restore_original_inputs();
+}
+
+void CheckedSubject::check_cache_state(Integrity& integ, const std::string& when) {
+  if (!cache_before_) return;
+  const std::optional<std::string> now = backend_.cache_state();
+  if (now == cache_before_) {
+    integ.record(check::cache_state, CheckOutcome::passed, "left as it was: " + *now);
+    return;
+  }
+  backend_.restore_cache_state();
+  integ.record(check::cache_state, CheckOutcome::failed,
+               fmt::format("{} changed the device's cache state from [{}] to [{}]; caliber restored it (a call that "
+                           "keeps data persisting in L2 defeats the cold flush and changes every later measurement)",
+                           when, *cache_before_, now.value_or("unknown")));
+}
+
+void CheckedSubject::check_outputs(Integrity& integ, bool untimed, bool fresh) {
+  backend_.synchronize_device();
+  backend_.check_errors();
+  const std::string after = untimed ? "the untimed call" : "the last timed call";
+
+  // Every element, not only those a reference compares: an unwritten element still holds the
+  // poison, which is NaN in every floating-point dtype.
+  std::uint64_t bad = 0, scanned = 0;
+  std::string where;
+  bool any_dtype = false;
+  for (const BufferRef& o : subject_.buffers.outputs) {
+    if (!o.dtype) continue;
+    any_dtype = true;
+    const std::size_t n = o.bytes / dtype_size_bytes(*o.dtype);
+    const std::uint64_t k = backend_.count_nonfinite(o.data, n, *o.dtype);
+    scanned += n;
+    if (k > 0 && where.empty()) where = fmt::format("{} of {} elements of '{}'", k, n, o.name);
+    bad += k;
+  }
+  if (subject_.buffers.outputs.empty()) {
+    integ.record(check::output_complete, CheckOutcome::not_run,
+                 subject_.judge ? "no output buffers declared: only the judge looked at the outputs"
+                                : "no outputs declared");
+  } else if (!any_dtype) {
+    integ.record(check::output_complete, CheckOutcome::not_run,
+                 "no output dtype declared: the elements were not scanned for the poison");
+  } else if (bad > 0) {
+    integ.record(check::output_complete, CheckOutcome::failed,
+                 fmt::format("after {}, {} are NaN or infinite: never written (they still hold the poison) or not "
+                             "finite",
+                             after, where));
+  } else {
+    integ.record(check::output_complete, CheckOutcome::passed,
+                 fmt::format("all {} output elements written and finite after each verified call", scanned));
+  }
+
+  const std::string_view name = untimed ? check::output_before_timing : check::output_after_timing;
+  if (subject_.judge) {
+    const std::string why = subject_.judge(fresh);
+    if (why.empty()) {
+      integ.record(name, CheckOutcome::passed,
+                   subject_.judge_description + (fresh ? "; a verified call also ran on fresh inputs" : ""));
+      return;
+    }
+    const bool was_correct = !untimed && untimed_.find(check::output_before_timing) &&
+                             untimed_.find(check::output_before_timing)->outcome == CheckOutcome::passed;
+    integ.record(name, CheckOutcome::failed,
+                 was_correct ? fmt::format("correct before timing, wrong after the timed calls{}: {}",
+                                           fresh ? " (a verified call on fresh inputs, its output still holding the "
+                                                   "previous call's result)"
+                                                 : "",
+                                           why)
+                             : why);
+    return;
+  }
+
+  const bool bitwise = subject_.rule.kind == OutputRule::Kind::bitwise;
+  if (untimed) {
+    for (const BufferRef& o : subject_.buffers.outputs) {
+      if (bitwise) {
+        golden_sums_.push_back(backend_.checksum(o.data, o.bytes));
+      } else {
+        golden_copies_.emplace_back(o.bytes);
+        if (o.bytes) backend_.copy_to_host(golden_copies_.back().data(), o.data, o.bytes);
+      }
+    }
+    integ.record(name, CheckOutcome::not_run,
+                 fmt::format("no reference: the untimed call's output is what the last timed call must reproduce ({})",
+                             bitwise ? "bit for bit" : "within the declared tolerance"));
+    return;
+  }
+  std::string diff;
+  for (std::size_t k = 0; k < subject_.buffers.outputs.size() && diff.empty(); ++k) {
+    const BufferRef& o = subject_.buffers.outputs[k];
+    if (bitwise) {
+      const std::uint64_t now = backend_.checksum(o.data, o.bytes);
+      if (now != golden_sums_[k]) {
+        diff = fmt::format("output '{}' differs from the untimed call's output (checksum {:016x}, was {:016x})", o.name,
+                           now, golden_sums_[k]);
+      }
+    } else {
+      std::vector<unsigned char> now(o.bytes);
+      if (o.bytes) backend_.copy_to_host(now.data(), o.data, o.bytes);
+      const std::string why = compare_within_tolerance(golden_copies_[k], now, *o.dtype, subject_.rule);
+      if (!why.empty()) diff = fmt::format("output '{}': {}", o.name, why);
+    }
+  }
+  if (diff.empty()) {
+    integ.record(name, CheckOutcome::passed,
+                 bitwise ? "equal, bit for bit, to the untimed call's output (same code, same inputs; declare a "
+                           "tolerance for a callable whose reductions are not deterministic)"
+                         : fmt::format("within rtol {:g}, atol {:g} of the untimed call's output", subject_.rule.rtol,
+                                       subject_.rule.atol));
+  } else {
+    integ.record(name, CheckOutcome::failed, "after the timed calls, " + diff);
+  }
+}
+
+void CheckedSubject::run_untimed_check() {
+  if (untimed_done_) return;
+  untimed_done_ = true;
+  census_.applicable = backend_.asynchronous();
+  if (!subject_.checks) {
+    // Checks off (to measure what they cost): only the correctness call a judge needs, as before
+    // there were integrity checks.
+    census_.why_not_observed = "the integrity checks were turned off";
+    if (!subject_.judge) return;
+    poison_outputs();
+    call_once();
+    backend_.synchronize_device();
+    backend_.check_errors();
+    const std::string why = subject_.judge(false);
+    untimed_.record(check::output_before_timing, why.empty() ? CheckOutcome::passed : CheckOutcome::failed,
+                    why.empty() ? subject_.judge_description : why);
+    return;
+  }
+  if (!declared() && !backend_.observes_device_work()) {
+    census_.why_not_observed = fmt::format("the {} backend has no tracer of device work", to_string(backend_.kind()));
+    census_.ordering_detail = census_.why_not_observed;
+    return;
+  }
+  if (declared()) {
+    input_sums_ = input_checksums();
+    if (!subject_.restore_inputs) {
+      for (const BufferRef& b : subject_.buffers.inputs) {
+        input_copies_.emplace_back(b.bytes);
+        if (b.bytes) backend_.copy_to_host(input_copies_.back().data(), b.data, b.bytes);
+      }
+    }
+    poison_outputs();
+  }
+  cache_before_ = backend_.cache_state();
+  census_ = backend_.census_call([this] { call_once(); });
+  if (subject_.on_census) subject_.on_census(census_);
+  if (declared()) {
+    check_outputs(untimed_, /*untimed=*/true, /*fresh=*/false);
+    check_inputs(untimed_, input_sums_, "during the untimed call");
+  }
+  check_cache_state(untimed_, "the untimed call");
+}
+
+void CheckedSubject::judge_census(Integrity& integ, const Contract& contract) {
+  const DeviceWorkCensus& c = census_;
+  if (!c.applicable) return;  // synchronous backend: the call is the work
+  if (!c.observed) {
+    integ.record(check::device_work, CheckOutcome::not_run, c.why_not_observed);
+    integ.record(check::work_on_stream, CheckOutcome::not_run, c.why_not_observed);
+    return;
+  }
+  if (c.work() == 0) {
+    integ.record(check::device_work, CheckOutcome::failed, "the untimed call launched no device work");
+    throw IntegrityError(std::string(check::device_work),
+                         fmt::format("the call launched no device work (no kernel, copy or fill): there is nothing "
+                                     "for the {} timer to measure",
+                                     to_string(contract.instrument)));
+  }
+  integ.record(check::device_work, CheckOutcome::passed, "the untimed call issued " + describe_work(c));
+  if (c.other_threads > 0) {
+    const std::string why = fmt::format(
+        "{} device operations were issued by another host thread while the call ran: no timer on the calling "
+        "thread can attribute or order them",
+        c.other_threads);
+    integ.record(check::work_on_stream, CheckOutcome::failed, why);
+    throw IntegrityError(std::string(check::work_on_stream), why);
+  }
+  // A graph replay's work is what its capture holds: graph_complete judges that. Events around
+  // eager calls see only what the measured stream orders.
+  if (contract.schedule == Schedule::graph) return;
+  if (contract.instrument != Instrument::event) {
+    integ.record(check::work_on_stream, CheckOutcome::passed,
+                 fmt::format("{}: {}",
+                             c.off_stream ? fmt::format("{} of {} operations on other streams", c.off_stream, c.work())
+                                          : "all on the measured stream",
+                             contract.instrument == Instrument::cupti
+                                 ? "cupti attributes the call's work by identity, on any stream"
+                                 : "the wall clock waits for the whole device"));
+    return;
+  }
+  if (c.ordered == false) {
+    integ.record(check::work_on_stream, CheckOutcome::failed, c.ordering_detail);
+    throw IntegrityError(std::string(check::work_on_stream),
+                         fmt::format("events on the measured stream cannot time this call: {}", c.ordering_detail));
+  }
+  if (!c.ordered) {
+    integ.record(check::work_on_stream, CheckOutcome::not_run, c.ordering_detail);
+    return;
+  }
+  integ.record(check::work_on_stream, CheckOutcome::passed, c.ordering_detail);
+}
+
+void CheckedSubject::check_verified_call_time(Integrity& integ, const std::vector<double>& samples,
+                                              std::size_t from_end) {
+  if (samples.size() < 4 || from_end == 0 || from_end > samples.size()) return;  // too few to say what is typical
+  const std::size_t at = samples.size() - from_end;
+  const double verified = samples[at];
+  std::vector<double> others(samples.begin(), samples.begin() + static_cast<long>(at));
+  std::sort(others.begin(), others.end());
+  const double median = others[others.size() / 2];
+  const double slowest = others.back();
+  // A call that skips its work whenever its output already holds a result runs fast on every
+  // timed call but the verified one, whose output caliber poisoned. An honest call's verified
+  // sample is one more sample of the same work.
+  if (verified > kVerifiedCallSlowdown * median && verified > 2.0 * slowest) {
+    integ.record(check::verified_call_time, CheckOutcome::failed,
+                 fmt::format("the verified call (outputs poisoned) took {:.4g} us, {:.0f}x the median {:.4g} us of the "
+                             "other {} timed calls and {:.1f}x the slowest: the call does less work when its output "
+                             "already holds a result",
+                             verified, verified / std::max(median, 1e-9), median, others.size(),
+                             verified / std::max(slowest, 1e-9)));
+    return;
+  }
+  integ.record(check::verified_call_time, CheckOutcome::passed,
+               fmt::format("the verified call took {:.4g} us; the other timed calls' median {:.4g} us", verified,
+                           median));
+}
+
+void CheckedSubject::check_graph(Integrity& integ, const GraphExec& graph, std::size_t calls) {
+  const std::optional<GraphNodeCounts> counts = graph.node_counts();
+  if (!counts) {
+    integ.record(check::graph_complete, CheckOutcome::not_run, "the backend cannot count a captured graph's nodes");
+    return;
+  }
+  if (counts->work() == 0) {
+    const std::string why = fmt::format(
+        "the captured graph holds no device work of the call ({} calls captured{}): the call launched nothing while "
+        "it was being captured",
+        calls, counts->own ? fmt::format(", {} nodes of caliber's own", counts->own) : "");
+    integ.record(check::graph_complete, CheckOutcome::failed, why);
+    throw IntegrityError(std::string(check::graph_complete), why);
+  }
+  if (!census_.observed) {
+    integ.record(check::graph_complete, CheckOutcome::not_run,
+                 fmt::format("the graph holds {} work nodes for {} calls; the call's own work is unknown ({})",
+                             counts->work(), calls, census_.why_not_observed));
+    return;
+  }
+  const auto describe_graph = [&] {
+    return fmt::format("{} kernel, {} copy and {} fill nodes for {} calls", counts->kernels, counts->copies,
+                       counts->fills, calls);
+  };
+  const DeviceWorkCensus* per_call = &census_;
+  if (counts->work() < per_call->work() * calls) {
+    // A first call may do one-time work (a library initializing): look at a steady call now.
+    if (!steady_census_) steady_census_ = backend_.census_call([this] { call_once(); });
+    per_call = &*steady_census_;
+  }
+  if (counts->work() < per_call->work() * calls) {
+    const std::string why = fmt::format(
+        "the captured graph holds {}, but one call issues {} when it runs: work escaped the capture (launched on a "
+        "stream the capture does not follow, or skipped while capturing)",
+        describe_graph(), describe_work(*per_call));
+    integ.record(check::graph_complete, CheckOutcome::failed, why);
+    throw IntegrityError(std::string(check::graph_complete), why);
+  }
+  integ.record(check::graph_complete, CheckOutcome::passed,
+               fmt::format("{}; one call issues {}", describe_graph(), describe_work(*per_call)));
+}
+
+Result CheckedSubject::measure(const Contract& contract, const MeasureOptions& options) {
+  detail::validate_measurement(backend_, contract, options);
+  run_untimed_check();
+  Integrity integ = untimed_;
+  if (!subject_.checks) {
+    integ.record(check::output_after_timing, CheckOutcome::not_run, "the integrity checks were turned off");
+    Result r = detail::run_measurement(backend_, subject_.call, contract, options, {});
+    r.integrity = std::move(integ);
+    return r;
+  }
+  judge_census(integ, contract);
+
+  detail::MeasurementHooks hooks;
+  hooks.on_graph_captured = [&](const GraphExec& g, std::size_t calls) { check_graph(integ, g, calls); };
+  // The verified samples (docs/integrity.md): `poisoned` runs on outputs caliber filled with NaN
+  // (an element left unwritten, or a call that skipped its work, leaves NaN); `fresh` runs on a
+  // second set of input values with the outputs still holding the previous call's valid result (a
+  // call that remembers its result, or skips its work whenever its output already holds one, leaves
+  // a result for the other inputs). The pipelined schedule has one window: fresh when it exists.
+  enum class Stage { poisoned, fresh };
+  std::vector<Stage> stages;
+  const bool has_fresh = declared() && subject_.judge && subject_.load_fresh_inputs;
+  if (declared()) {
+    if (contract.schedule != Schedule::pipelined || !has_fresh) stages.push_back(Stage::poisoned);
+    if (has_fresh) stages.push_back(Stage::fresh);
+  }
+  bool fresh_loaded = false;
+  std::vector<std::uint64_t> fresh_sums;
+  if (!stages.empty()) {
+    hooks.verified_samples = stages.size();
+    hooks.before_verified_sample = [&](std::size_t k) {
+      if (k == 0) {
+        check_inputs(integ, input_sums_, "during the timed calls");
+        check_cache_state(integ, "the timed calls");
+      }
+      if (stages[k] == Stage::poisoned) {
+        poison_outputs();
+      } else {
+        subject_.load_fresh_inputs();
+        fresh_loaded = true;
+        fresh_sums = input_checksums();
+      }
+    };
+    hooks.after_verified_sample = [&](std::size_t k) {
+      if (stages[k] == Stage::poisoned) {
+        check_outputs(integ, /*untimed=*/false, /*fresh=*/false);
+        check_inputs(integ, input_sums_, "during the verified call");
+      } else {
+        check_outputs(integ, /*untimed=*/false, /*fresh=*/true);
+        check_inputs(integ, fresh_sums, "during the verified call on fresh inputs");
+        restore_original_inputs();
+        fresh_loaded = false;
+      }
+    };
+    const auto poisoned = std::find(stages.begin(), stages.end(), Stage::poisoned);
+    if (poisoned != stages.end() && contract.schedule != Schedule::pipelined) {
+      const std::size_t from_end = stages.size() - static_cast<std::size_t>(poisoned - stages.begin());
+      hooks.on_samples = [&, from_end](const std::vector<double>& samples) {
+        check_verified_call_time(integ, samples, from_end);
+      };
+    }
+  }
+  Result r;
+  try {
+    r = detail::run_measurement(backend_, subject_.call, contract, options, hooks);
+  } catch (...) {
+    if (fresh_loaded) {
+      try {
+        restore_original_inputs();
+      } catch (...) {  // the measurement's own error is the one to report
+      }
+    }
+    throw;
+  }
+  if (declared()) {
+    check_cache_state(integ, "the last timed call");
+  } else {
+    integ.record(check::output_after_timing, CheckOutcome::not_run, "no buffers declared: the outputs were not verified");
+    if (backend_.observes_device_work() && census_.applicable) {
+      // The one look at the timed phase a callable without declared outputs gets: does it still
+      // launch anything?
+      const DeviceWorkCensus later = backend_.census_call([this] { call_once(); });
+      if (later.observed) {
+        integ.record(check::work_after_timing, later.work() > 0 ? CheckOutcome::passed : CheckOutcome::failed,
+                     later.work() > 0 ? "a traced call after timing issued " + describe_work(later)
+                                      : fmt::format("a traced call after timing launched no device work (the untimed "
+                                                    "call before timing issued {}): the timed calls measured nothing",
+                                                    describe_work(census_)));
+      }
+    }
+  }
+  r.integrity = std::move(integ);
+  if (r.integrity.failed()) r.warnings.push_back("integrity check failed: " + r.integrity.first_failure());
+  return r;
+}
+
+}  // namespace caliber::integrity
+
+namespace caliber {
+
+// The public entry point: every caliber::measure is a checked measurement of one subject.
+Result measure(Backend& backend, const Callable& call, const Contract& contract, const MeasureOptions& options) {
+  integrity::CheckedSubject subject(backend, integrity::subject_from_options(call, options));
+  return subject.measure(contract, options);
+}
+
+}  // namespace caliber

@@ -1,0 +1,216 @@
+// The integrity checks on a real device (ctest label gpu): C++ callables with declared buffers that
+// compute once, escape the measured stream (never joined, or from another thread), launch nothing
+// while captured, or leave a persisting L2 window are refused or flagged; honest ones, including a
+// fork-join over two streams and a memset inside the call, are verified; and a failed capture
+// leaves the process clean for the next measurement (docs/integrity.md, docs/cupti.md).
+#include <gtest/gtest.h>
+
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "caliber/backend.h"
+#include "caliber/errors.h"
+#include "caliber/instrument_policy.h"
+#include "caliber/measure.h"
+#include "support/cuda_device.h"
+#include "support/fixed_contract.h"
+
+namespace caliber {
+namespace {
+
+namespace check = integrity_check;
+
+__global__ void scale_kernel(const float* x, float* y, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = 2.0f * x[i];
+}
+
+void cuda_ok(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw DeviceError(std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+constexpr int kN = 1 << 20;
+
+class IntegrityCuda : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!testing_support::has_cuda_device()) GTEST_SKIP() << "no CUDA device";
+    if (auto why = instrument_unavailable_reason(BackendKind::cuda, Instrument::cupti)) {
+      GTEST_SKIP() << "CUPTI unavailable: " << *why;
+    }
+    backend_ = open_backend(BackendKind::cuda, 0);
+    cuda_ok(cudaMalloc(&x_, kN * sizeof(float)), "malloc x");
+    cuda_ok(cudaMalloc(&y_, kN * sizeof(float)), "malloc y");
+    std::vector<float> host(kN);
+    for (int i = 0; i < kN; ++i) host[i] = 0.5f + static_cast<float>(i % 101) / 101.0f;
+    cuda_ok(cudaMemcpy(x_, host.data(), kN * sizeof(float), cudaMemcpyHostToDevice), "copy x");
+    cuda_ok(cudaStreamCreateWithFlags(&side_, cudaStreamNonBlocking), "side stream");
+    cuda_ok(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming), "fork event");
+    cuda_ok(cudaEventCreateWithFlags(&join_, cudaEventDisableTiming), "join event");
+  }
+  void TearDown() override {
+    if (launcher_.joinable()) launcher_.join();
+    if (x_) cudaFree(x_);
+    if (y_) cudaFree(y_);
+    if (side_) cudaStreamDestroy(side_);
+    if (fork_) cudaEventDestroy(fork_);
+    if (join_) cudaEventDestroy(join_);
+  }
+
+  void launch(cudaStream_t s) {
+    scale_kernel<<<(kN + 255) / 256, 256, 0, s>>>(x_, y_, kN);
+    cuda_ok(cudaGetLastError(), "scale launch");
+  }
+
+  MeasureOptions options() {
+    MeasureOptions o;
+    o.telemetry = false;
+    o.buffers.inputs.push_back({"x", x_, kN * sizeof(float), DType::fp32});
+    o.buffers.outputs.push_back({"y", y_, kN * sizeof(float), DType::fp32});
+    return o;
+  }
+
+  static Contract contract(Instrument i, Schedule s) {
+    Contract c = testing_support::fixed_cuda_contract(s, CachePolicy::warm, 20, 3);
+    c.instrument = i;
+    c.graph_calls = 4;
+    return c;
+  }
+
+  Result measure_call(const std::function<void(cudaStream_t)>& body, const Contract& c) {
+    return caliber::measure(
+        *backend_, [&](const LaunchContext& ctx) { body(static_cast<cudaStream_t>(ctx.stream)); }, c, options());
+  }
+
+  std::unique_ptr<Backend> backend_;
+  float* x_ = nullptr;
+  float* y_ = nullptr;
+  cudaStream_t side_ = nullptr;
+  cudaEvent_t fork_ = nullptr, join_ = nullptr;
+  std::thread launcher_;
+  int calls_ = 0;
+};
+
+TEST_F(IntegrityCuda, AnHonestKernelIsVerifiedUnderEveryInstrumentAndSchedule) {
+  for (const Contract& c : {contract(Instrument::event, Schedule::per_iter), contract(Instrument::event, Schedule::graph),
+                            contract(Instrument::cupti, Schedule::per_iter), contract(Instrument::cupti, Schedule::isolated)}) {
+    const Result r = measure_call([&](cudaStream_t s) { launch(s); }, c);
+    EXPECT_EQ(r.integrity.verdict(), IntegrityVerdict::verified)
+        << to_string(c.instrument) << "/" << to_string(c.schedule) << ": " << r.integrity.first_failure();
+    EXPECT_EQ(r.integrity.find(check::device_work)->outcome, CheckOutcome::passed);
+  }
+}
+
+TEST_F(IntegrityCuda, ForkJoinAcrossStreamsAndAMemsetInsideTheCallAreVerified) {
+  const Result r = measure_call(
+      [&](cudaStream_t s) {
+        cuda_ok(cudaMemsetAsync(y_, 0, 4096, s), "memset");
+        cuda_ok(cudaEventRecord(fork_, s), "fork");
+        cuda_ok(cudaStreamWaitEvent(side_, fork_, 0), "wait fork");
+        launch(side_);
+        cuda_ok(cudaEventRecord(join_, side_), "join");
+        cuda_ok(cudaStreamWaitEvent(s, join_, 0), "wait join");
+      },
+      contract(Instrument::event, Schedule::per_iter));
+  EXPECT_EQ(r.integrity.verdict(), IntegrityVerdict::verified) << r.integrity.first_failure();
+  const IntegrityCheck* stream = r.integrity.find(check::work_on_stream);
+  ASSERT_NE(stream, nullptr);
+  EXPECT_NE(stream->detail.find("joined back"), std::string::npos) << stream->detail;
+  EXPECT_NE(r.integrity.find(check::device_work)->detail.find("1 kernel, 0 copies, 1 fill"), std::string::npos)
+      << r.integrity.find(check::device_work)->detail;
+}
+
+TEST_F(IntegrityCuda, ALazyKernelFailsAfterTimingAndItsEmptyGraphIsRefused) {
+  auto lazy = [&](cudaStream_t s) {
+    if (calls_++ == 0) launch(s);
+  };
+  const Result r = measure_call(lazy, contract(Instrument::event, Schedule::per_iter));
+  EXPECT_EQ(r.integrity.find(check::output_after_timing)->outcome, CheckOutcome::failed);
+  EXPECT_EQ(r.integrity.find(check::output_complete)->outcome, CheckOutcome::failed);
+  calls_ = 0;
+  EXPECT_THROW(measure_call(lazy, contract(Instrument::event, Schedule::graph)), IntegrityError);
+}
+
+TEST_F(IntegrityCuda, AnUnjoinedSideStreamIsRefusedForEventsAndGraphsButAttributedByCupti) {
+  auto escape = [&](cudaStream_t) { launch(side_); };
+  try {
+    measure_call(escape, contract(Instrument::event, Schedule::per_iter));
+    FAIL() << "events timed work on a stream they do not see";
+  } catch (const IntegrityError& e) {
+    EXPECT_EQ(e.check(), "work_on_stream");
+  }
+  try {
+    measure_call(escape, contract(Instrument::event, Schedule::graph));
+    FAIL() << "a graph missing the call's work was timed";
+  } catch (const IntegrityError& e) {
+    EXPECT_EQ(e.check(), "graph_complete");
+  }
+  const Result r = measure_call(escape, contract(Instrument::cupti, Schedule::per_iter));
+  EXPECT_EQ(r.integrity.verdict(), IntegrityVerdict::verified) << r.integrity.first_failure();
+  EXPECT_GT(r.value_us, 1.0);  // the real kernel, not an empty window
+}
+
+TEST_F(IntegrityCuda, ALaunchFromAnotherHostThreadIsRefused) {
+  auto from_thread = [&](cudaStream_t s) {
+    if (launcher_.joinable()) launcher_.join();
+    launcher_ = std::thread([this, s] {
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+      launch(s);
+    });
+  };
+  for (Instrument i : {Instrument::event, Instrument::cupti}) {
+    EXPECT_THROW(measure_call(from_thread, contract(i, Schedule::per_iter)), IntegrityError) << to_string(i);
+  }
+}
+
+TEST_F(IntegrityCuda, APersistingAccessPolicyWindowIsFlaggedAndRestored) {
+  auto persisting = [&](cudaStream_t s) {
+    cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 8u << 20);
+    cudaStreamAttrValue v{};
+    v.accessPolicyWindow.base_ptr = x_;
+    v.accessPolicyWindow.num_bytes = 4u << 20;
+    v.accessPolicyWindow.hitRatio = 1.0f;
+    v.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
+    v.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
+    cudaStreamSetAttribute(s, cudaStreamAttributeAccessPolicyWindow, &v);
+    launch(s);
+  };
+  Contract cold = contract(Instrument::event, Schedule::per_iter);
+  cold.cache = CachePolicy::cold;
+  const Result r = measure_call(persisting, cold);
+  const IntegrityCheck* state = r.integrity.find(check::cache_state);
+  ASSERT_NE(state, nullptr);
+  EXPECT_EQ(state->outcome, CheckOutcome::failed);
+  EXPECT_NE(state->detail.find("restored"), std::string::npos) << state->detail;
+  std::size_t limit = 1;
+  cuda_ok(cudaDeviceGetLimit(&limit, cudaLimitPersistingL2CacheSize), "limit");
+  EXPECT_EQ(limit, 0u);
+  cudaStreamAttrValue now{};
+  cuda_ok(cudaStreamGetAttribute(static_cast<cudaStream_t>(backend_->stream()), cudaStreamAttributeAccessPolicyWindow,
+                                 &now),
+          "window");
+  EXPECT_EQ(now.accessPolicyWindow.num_bytes, 0u);
+}
+
+TEST_F(IntegrityCuda, AFailedCaptureLeavesTheProcessCleanForTheNextMeasurement) {
+  // Forked from the measured stream and never joined: ending the capture fails.
+  auto unjoined = [&](cudaStream_t s) {
+    cuda_ok(cudaEventRecord(fork_, s), "fork");
+    cuda_ok(cudaStreamWaitEvent(side_, fork_, 0), "wait fork");
+    launch(side_);
+  };
+  EXPECT_ANY_THROW(measure_call(unjoined, contract(Instrument::event, Schedule::graph)));
+  cuda_ok(cudaDeviceSynchronize(), "sync after the failed capture");
+  // The next, unrelated measurement in this process: no sticky error, a verified number.
+  const Result r = measure_call([&](cudaStream_t s) { launch(s); }, contract(Instrument::event, Schedule::graph));
+  EXPECT_EQ(r.integrity.verdict(), IntegrityVerdict::verified) << r.integrity.first_failure();
+  EXPECT_GT(r.value_us, 0.0);
+}
+
+}  // namespace
+}  // namespace caliber
