@@ -53,7 +53,7 @@ class CuptiTimer final : public SampleTimer {
     }
     std::vector<double> us(count);
     for (std::size_t i = 0; i < count; ++i) {
-      us[i] = reduce_activity_ns(samples[i].counted, reduction_) / 1000.0;
+      us[i] = reduce_sample_ns(samples[i], reduction_) / 1000.0;
       breakdown_.add(samples[i]);
       excluded_ += samples[i].excluded.size();
     }
