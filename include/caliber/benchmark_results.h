@@ -1,7 +1,7 @@
 // The multi-shape results (benchmark_results.jsonl): one JSON object per line, one row per
 // (shape_id, provider) cell of a run, kept whatever happened to the cell.
 //
-// Fields follow seed 001 plus the full contract of each measurement; docs/runner.md documents
+// The row's fields plus the full contract of each measurement; docs/runner.md documents
 // every field, every status and which timing fields are null for which status. Rows are appended
 // one at a time and fsynced (LineAppender), so a killed run loses no finished row.
 // benchmark_results.csv is a flat projection (write_benchmark_results_csv).

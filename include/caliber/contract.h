@@ -1,8 +1,8 @@
 // The measurement contract: everything that decides what a timing number means.
 //
 // A Contract is validated at the entry point (validate / why_invalid). Impossible combinations
-// are refused with a reason, never turned into a plausible-looking number. Vocabulary follows
-// GUIDE.md; docs/contract.md explains every field and every refusal.
+// are refused with a reason, never turned into a plausible-looking number. docs/contract.md
+// explains every field and every refusal.
 #pragma once
 
 #include <cstdint>

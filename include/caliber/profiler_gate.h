@@ -1,4 +1,4 @@
-// The profiler gate (seed 001): for a hot shape whose kernel-only speedup against the best baseline
+// The profiler gate (docs/reports.md): for a hot shape whose kernel-only speedup against the best baseline
 // is below 0.90, `caliber profile` runs Nsight Compute (ncu, clocks untouched) on that one
 // (shape, provider) cell and stores its key metrics beside the results, or records why the
 // profile was deferred. docs/reports.md ("Profiler gate").

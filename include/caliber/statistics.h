@@ -41,7 +41,8 @@ Summary summarize(std::span<const double> samples);
 // The value the statistic reports for these samples.
 double apply_statistic(const Statistic& statistic, std::span<const double> samples);
 
-// Stability: p90 / p10 <= 1.2 (seed 001's rule). A zero p10 is stable only if p90 is zero too.
+// Stability: p90 / p10 <= 1.2, the rule of the results rows (docs/runner.md). A zero p10 is
+// stable only if p90 is zero too.
 bool is_stable(const Summary& s, double max_p90_over_p10 = 1.2);
 
 // Distribution-free confidence interval of the median from order statistics: with n sorted

@@ -52,7 +52,7 @@ std::vector<ContractDifference> contract_differences(const ContractFields& basel
 // "schedule isolated→graph, warmup 10→5"; an unrecorded value reads "(unrecorded)".
 std::string describe_differences(const std::vector<ContractDifference>& diffs);
 
-// What happened to the measurement (the statuses of seed 001's results rows).
+// What happened to the measurement (the statuses of the results rows, docs/runner.md).
 enum class RowStatus { ok, failed, skipped, oom, unsupported, incorrect, not_configured };
 std::string_view to_string(RowStatus status);
 

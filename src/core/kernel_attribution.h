@@ -82,8 +82,8 @@ std::optional<std::string> why_attribution_failed(std::span<const SampleActivity
 // (template id -> executed id, from CUPTI's graph-node-cloned callback; a chain of clones is
 // followed to its end) when it has it; otherwise
 // from the node index: CUPTI node ids are (graph id << 32 | node index) and instantiation keeps
-// the index while the graph id becomes the executable graph's (DEVICE.md: 4294967296 ->
-// 8589934592). by_index says whether any id had to be derived that way.
+// the index while the graph id becomes the executable graph's (measured on the H200,
+// docs/cupti.md: 4294967296 -> 8589934592). by_index says whether any id had to be derived that way.
 struct ExecutedNodes {
   std::vector<std::uint64_t> ids;
   bool by_index = false;
