@@ -28,7 +28,7 @@ inline constexpr int kProfileDiagnosisSchemaVersion = 1;
 // the provider's call inside it (docs/reports.md, "Profiler gate"); --cell-command overrides this.
 inline constexpr std::string_view kProfileCellCommandTemplate =
     "{caliber} run --op {op} --shape-ledger {cell_ledger} --baseline-matrix {baseline_matrix} --backend cuda "
-    "--device {device} --providers {provider} --out {cell_out} --warmup 1 --min-samples 3 --min-time-ms 0 "
+    "--device {device} --providers {provider} --out {cell_out} --warmup 1 --min-samples 6 --min-time-ms 0 "
     "--max-time-ms 1 --profile-range caliber_profile";
 
 // The NVTX range that marks the profiled call.

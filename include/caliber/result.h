@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,9 +41,12 @@ struct Result {
 
   double value_us = 0;            // the contract's statistic over the samples, microseconds
   Summary summary;
-  bool stable = false;            // p90 / p10 <= 1.2
-  Interval median_ci95_us;        // order-statistic 95% confidence interval of the median
-  std::string stop_reason;        // "fixed count" | "target precision reached" | "max time reached"
+  bool stable = false;            // p90 / p10 <= 1.2 and not too many throttle-flagged samples
+  // The distribution-free 95% confidence interval of the median (binomial order statistics,
+  // docs/iteration-rule.md); nullopt below 6 samples, where no such interval exists.
+  std::optional<Interval> median_ci95_us;
+  // "fixed count" | "target precision reached" | "max time reached" | "precision not established"
+  std::string stop_reason;
   double wall_time_ms = 0;        // host wall time of warmup + sampling, milliseconds
   std::uint64_t timed_calls = 0;  // calls inside timed windows
   std::uint64_t flush_bytes = 0;  // bytes overwritten before each call (cache=cold), else 0

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "caliber/errors.h"
+#include "caliber/statistics.h"
 #include "core/enum_names.h"
 
 namespace caliber {
@@ -113,7 +114,16 @@ std::optional<std::string> why_invalid(const Contract& c, bool per_call_prepare)
     return fmt::format("iterations must be >= 1 (got {})", it.count);
   }
   if (it.mode == IterationRule::Mode::adaptive) {
-    if (it.min_samples < 1) return fmt::format("min samples must be >= 1 (got {})", it.min_samples);
+    // The rule claims a precision from the median's 95% interval; below this many samples no
+    // pair of order statistics is one (docs/iteration-rule.md).
+    const std::int64_t needed = min_samples_for_median_ci(kAdaptiveRuleConfidence);
+    if (it.min_samples < needed) {
+      return fmt::format("min_samples (--min-samples) must be >= {} with the adaptive rule (got {}): "
+                         "below {} samples no pair of order statistics is a 95% confidence interval "
+                         "of the median, so no precision can be claimed; give a fixed count "
+                         "(--iters) for fewer samples",
+                         needed, it.min_samples, needed);
+    }
     if (!(it.min_time_ms >= 0)) return fmt::format("min time must be >= 0 ms (got {})", it.min_time_ms);
     if (!(it.max_time_ms > 0)) return fmt::format("max time must be > 0 ms (got {})", it.max_time_ms);
     if (it.min_time_ms > it.max_time_ms) {

@@ -108,7 +108,9 @@ json to_json(const Result& r, bool with_samples) {
   j["value_us"] = r.value_us;
   j["summary"] = to_json(r.summary);
   j["stable"] = r.stable;
-  j["median_ci95_us"] = json::array({r.median_ci95_us.lo, r.median_ci95_us.hi});
+  // null: fewer samples than any 95% interval of the median needs (docs/iteration-rule.md).
+  j["median_ci95_us"] = r.median_ci95_us ? json::array({r.median_ci95_us->lo, r.median_ci95_us->hi})
+                                         : json(nullptr);
   j["stop_reason"] = r.stop_reason;
   j["wall_time_ms"] = r.wall_time_ms;
   j["timed_calls"] = r.timed_calls;
@@ -288,9 +290,11 @@ Result result_from_json(const json& j, const std::string& file, long line, const
   r.summary.stdev_us = s.number("stdev_us");
   r.summary.rel_iqr = s.number("rel_iqr");
   r.stable = f.boolean("stable");
-  const auto ci = number_list(f, "median_ci95_us");
-  if (ci.size() != 2) f.fail("median_ci95_us", "expected [lo, hi]");
-  r.median_ci95_us = {ci[0], ci[1]};
+  if (!f.get("median_ci95_us").is_null()) {
+    const auto ci = number_list(f, "median_ci95_us");
+    if (ci.size() != 2) f.fail("median_ci95_us", "expected [lo, hi] or null");
+    r.median_ci95_us = Interval{ci[0], ci[1]};
+  }
   r.stop_reason = f.str("stop_reason");
   r.wall_time_ms = f.number("wall_time_ms");
   r.timed_calls = static_cast<std::uint64_t>(f.integer("timed_calls"));

@@ -2,6 +2,8 @@
 // valid one accepted.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include "caliber/contract.h"
 #include "caliber/errors.h"
 
@@ -109,7 +111,7 @@ INSTANTIATE_TEST_SUITE_P(
         Refusal{"min samples 0",
                 with(cuda(Instrument::event, Schedule::isolated, CachePolicy::warm),
                      [](Contract& c) { c.iterations.min_samples = 0; }),
-                false, "min samples must be >= 1"},
+                false, "min_samples (--min-samples) must be >= 6 with the adaptive rule (got 0)"},
         Refusal{"max time 0",
                 with(cuda(Instrument::event, Schedule::isolated, CachePolicy::warm),
                      [](Contract& c) { c.iterations.max_time_ms = 0; }),
@@ -201,6 +203,29 @@ TEST(ContractNames, Statistics) {
   EXPECT_THROW(parse_statistic("p"), UsageError);
   EXPECT_THROW(parse_statistic("p9x"), UsageError);
   EXPECT_THROW(parse_statistic("average"), UsageError);
+}
+
+// Below 6 samples no pair of order statistics is a 95% interval of the median (1 - 2^(1-n) <
+// 0.95 for n <= 5), so the adaptive rule, which claims a precision from that interval, is refused.
+TEST(AdaptiveRule, MinSamplesBelowTheSmallestExactIntervalIsRefused) {
+  Contract c = cuda(Instrument::event, Schedule::isolated, CachePolicy::warm);
+  for (std::int64_t n = 1; n <= 5; ++n) {
+    c.iterations.min_samples = n;
+    const auto why = why_invalid(c);
+    ASSERT_TRUE(why.has_value()) << n;
+    EXPECT_EQ(*why, fmt::format("min_samples (--min-samples) must be >= 6 with the adaptive rule (got {}): "
+                                "below 6 samples no pair of order statistics is a 95% confidence interval "
+                                "of the median, so no precision can be claimed; give a fixed count "
+                                "(--iters) for fewer samples",
+                                n));
+    EXPECT_EQ(why->find('\n'), std::string::npos);
+  }
+  c.iterations.min_samples = 6;
+  EXPECT_EQ(why_invalid(c), std::nullopt);
+  // A fixed count claims no precision: any count is measurable.
+  c.iterations.mode = IterationRule::Mode::fixed;
+  c.iterations.count = 1;
+  EXPECT_EQ(why_invalid(c), std::nullopt);
 }
 
 TEST(ContractNames, IterationRuleDescription) {
