@@ -109,6 +109,15 @@ struct BenchmarkResultRow {
   std::string finished_at;       // UTC, ISO 8601 ("2026-11-29T12:00:00Z")
 };
 
+// The measurement the row's timing fields (median_us, p10_us, p90_us, stable) come from:
+// kernel-only when it was measured, else eager; null when neither was.
+const Result* primary_measurement(const BenchmarkResultRow& row);
+// The primary measurement's flags (caliber/result_flags.h): the row's "flags" field and column.
+std::vector<std::string> row_flags(const BenchmarkResultRow& row);
+// Why the row is not stable (instability_reason of the primary measurement); when no
+// measurement is kept, from the row's p10/p90. Empty when the row is stable or never timed.
+std::string row_instability_reason(const BenchmarkResultRow& row);
+
 nlohmann::json to_json(const BenchmarkResultRow& row, bool with_samples = true);
 // Strict reader of one row: every field present (nullable ones may be null), no unknown field,
 // enums known, timing fields consistent with the status (docs/runner.md).

@@ -53,6 +53,9 @@ struct Result {
   std::uint64_t rotation_copies = 0;  // input copies cycled through (cache=rotate), else 0
   std::vector<std::string> notes;     // what the number means when it is easy to misread
   std::vector<std::string> warnings;  // reasons to distrust it
+  // What happened, as names a program can select on (caliber/result_flags.h): why the result is
+  // not stable, and the power or thermal throttle reasons seen while the samples ran.
+  std::vector<std::string> flags;
   std::vector<double> samples_us;     // raw samples, when asked for
 
   InstrumentChoice instrument;        // requested vs used instrument, and why

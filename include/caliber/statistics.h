@@ -44,7 +44,8 @@ double apply_statistic(const Statistic& statistic, std::span<const double> sampl
 
 // Stability: p90 / p10 <= 1.2, the rule of the results rows (docs/runner.md). A zero p10 is
 // stable only if p90 is zero too.
-bool is_stable(const Summary& s, double max_p90_over_p10 = 1.2);
+inline constexpr double kMaxStableP90OverP10 = 1.2;
+bool is_stable(const Summary& s, double max_p90_over_p10 = kMaxStableP90OverP10);
 
 // The distribution-free confidence interval of the median from order statistics (docs/
 // iteration-rule.md). With n samples from any continuous distribution, the number B of samples

@@ -69,8 +69,7 @@ CompareRow row_from_benchmark_result(const BenchmarkResultRow& r, const std::str
   row.device_name = r.gpu;
   row.line = line;
   set_status(row, r.benchmark_status, r.correct == false, r.status_reason, r.correctness_error);
-  const std::optional<Result>& primary = r.kernel_only ? r.kernel_only : r.eager;
-  if (primary) {
+  if (const Result* primary = primary_measurement(r)) {
     row.contract = contract_fields(primary->contract);
     row.samples_us = primary->samples_us;
     row.n = primary->summary.n;

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "caliber/errors.h"
+#include "caliber/result_flags.h"
 #include "telemetry/telemetry_sampler.h"
 
 namespace caliber {
@@ -371,6 +372,7 @@ class Engine {
     const Interval ci = median_ci_order_statistics(sorted, kAdaptiveRuleConfidence);
     if (std::isfinite(ci.lo) && std::isfinite(ci.hi)) r.median_ci95_us = ci;
     if (!spread_ok) {
+      r.flags.emplace_back(kFlagUnstableSpread);
       r.warnings.push_back(fmt::format("unstable: p90/p10 = {:.3f} > 1.2",
                                        r.summary.p10_us > 0 ? r.summary.p90_us / r.summary.p10_us
                                                             : INFINITY));
@@ -431,11 +433,12 @@ class Engine {
     r.telemetry.flagged_samples = flagged;
     if (flagged == 0) return false;
 
-    std::uint64_t reasons = 0;
+    // The power and thermal reasons reported while the samples ran are flags, not only words.
+    const std::uint64_t reasons = throttle_reasons_during(windows, readings, rule);
+    for (const std::string& name : throttle_reason_names(reasons)) r.flags.push_back(throttled_flag(name));
     int lowest_mhz = -1;
     for (const TelemetrySample& t : readings) {
       if (!reading_is_throttled(t, sm_clock_max_mhz_, rule)) continue;
-      reasons |= t.throttle_reasons & rule.reasons;
       if (t.sm_clock_mhz >= 0 && (lowest_mhz < 0 || t.sm_clock_mhz < lowest_mhz)) lowest_mhz = t.sm_clock_mhz;
     }
     const auto total = static_cast<std::int64_t>(samples.size());
@@ -468,6 +471,7 @@ class Engine {
     }
     const bool too_many = static_cast<double>(flagged) > rule.max_flagged_fraction * static_cast<double>(total);
     if (too_many) {
+      r.flags.emplace_back(kFlagUnstableThrottled);
       r.warnings.push_back(fmt::format("not stable: more than {:g}% of the samples were flagged as throttled",
                                        rule.max_flagged_fraction * 100.0));
     }

@@ -118,6 +118,7 @@ json to_json(const Result& r, bool with_samples) {
   j["rotation_copies"] = r.rotation_copies;
   j["notes"] = r.notes;
   j["warnings"] = r.warnings;
+  j["flags"] = r.flags;
   if (with_samples && !r.samples_us.empty()) j["samples_us"] = r.samples_us;
   // An empty request means the contract's instrument was asked for by name.
   j["instrument_selection"] = {{"requested", r.instrument.requested.empty()
@@ -302,6 +303,7 @@ Result result_from_json(const json& j, const std::string& file, long line, const
   r.rotation_copies = static_cast<std::uint64_t>(f.integer("rotation_copies"));
   r.notes = f.strings("notes");
   r.warnings = f.strings("warnings");
+  if (f.has("flags")) r.flags = f.strings("flags");  // a file written before flags existed has none
   if (f.has("samples_us")) r.samples_us = number_list(f, "samples_us");
   // instrument_selection and telemetry arrived with the cupti instrument; a file written before
   // them means: the contract's instrument was asked for by name, and telemetry was not recorded.

@@ -6,6 +6,7 @@
 
 #include "caliber/errors.h"
 #include "caliber/measure.h"
+#include "caliber/result_flags.h"
 #include "support/fixed_contract.h"
 #include "support/recording_backend.h"
 
@@ -256,6 +257,8 @@ TEST(Measure, UnstableSamplesAreFlagged) {
   EXPECT_FALSE(r.stable);
   ASSERT_EQ(r.warnings.size(), 1u);
   EXPECT_EQ(r.warnings[0], "unstable: p90/p10 = 2.000 > 1.2");
+  EXPECT_EQ(r.flags, std::vector<std::string>{"unstable:spread"});
+  EXPECT_EQ(instability_reason(r), "p90/p10 = 2.00 > 1.2");
 }
 
 TEST(Measure, BelowSixSamplesNoIntervalOfTheMedianIsClaimed) {
@@ -347,6 +350,7 @@ TEST(Measure, TelemetryIsSummarizedAndNothingIsFlaggedAtFullClock) {
   EXPECT_EQ(r.telemetry_samples.size(), 2u);
   EXPECT_TRUE(r.stable);
   EXPECT_TRUE(r.warnings.empty());
+  EXPECT_TRUE(r.flags.empty());
 }
 
 TEST(Measure, ThrottlePolicyFlagCountsTheSamplesAndTheResultIsNotStable) {
@@ -360,6 +364,9 @@ TEST(Measure, ThrottlePolicyFlagCountsTheSamplesAndTheResultIsNotStable) {
       "1980 MHz, threshold 90%)",
       "not stable: more than 10% of the samples were flagged as throttled"};
   EXPECT_EQ(r.warnings, want);
+  // What happened is a flag as well as a sentence, and the instability is explained by it.
+  EXPECT_EQ(r.flags, (std::vector<std::string>{"throttled:sw_power_cap", "unstable:throttled"}));
+  EXPECT_EQ(instability_reason(r), "10 of 10 samples may have run throttled (sw_power_cap)");
 }
 
 TEST(Measure, ThrottlePolicyDiscardRefusesWhenNothingIsLeft) {
