@@ -1,5 +1,6 @@
 #include "caliber/contract.h"
 
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <utility>
@@ -9,6 +10,7 @@
 #include "caliber/errors.h"
 #include "caliber/statistics.h"
 #include "core/enum_names.h"
+#include "core/number_text.h"
 
 namespace caliber {
 namespace {
@@ -86,6 +88,50 @@ std::string IterationRule::describe() const {
   return fmt::format("adaptive:min_samples={},min_time_ms={},max_time_ms={},target_rel_halfwidth={}",
                      min_samples, format_number(min_time_ms), format_number(max_time_ms),
                      format_number(target_rel_halfwidth));
+}
+
+IterationRule parse_iteration_rule(std::string_view s) {
+  const auto fail = [&]() -> IterationRule {
+    throw UsageError(fmt::format("unknown iteration rule '{}' (expected fixed:N or adaptive:min_samples=N,"
+                                 "min_time_ms=T,max_time_ms=T,target_rel_halfwidth=F)",
+                                 s));
+  };
+  IterationRule rule;
+  if (s.rfind("fixed:", 0) == 0) {
+    const auto n = parse_integer(s.substr(6));
+    if (!n) return fail();
+    rule.mode = IterationRule::Mode::fixed;
+    rule.count = *n;
+    return rule;
+  }
+  constexpr std::string_view kAdaptive = "adaptive:";
+  if (s.rfind(kAdaptive, 0) != 0) return fail();
+  rule.mode = IterationRule::Mode::adaptive;
+  // key=value pairs in describe()'s order, each exactly once.
+  std::string_view rest = s.substr(kAdaptive.size());
+  const std::array<std::string_view, 4> keys = {"min_samples", "min_time_ms", "max_time_ms",
+                                                "target_rel_halfwidth"};
+  for (std::size_t k = 0; k < keys.size(); ++k) {
+    const std::size_t comma = rest.find(',');
+    const std::string_view pair = rest.substr(0, comma);
+    if ((comma == std::string_view::npos) != (k + 1 == keys.size())) return fail();
+    if (pair.size() <= keys[k].size() || pair.substr(0, keys[k].size()) != keys[k] ||
+        pair[keys[k].size()] != '=') {
+      return fail();
+    }
+    const std::string_view value = pair.substr(keys[k].size() + 1);
+    if (k == 0) {
+      const auto n = parse_integer(value);
+      if (!n) return fail();
+      rule.min_samples = *n;
+    } else {
+      const auto v = parse_decimal(value);
+      if (!v) return fail();
+      (k == 1 ? rule.min_time_ms : k == 2 ? rule.max_time_ms : rule.target_rel_halfwidth) = *v;
+    }
+    if (comma != std::string_view::npos) rest = rest.substr(comma + 1);
+  }
+  return rule;
 }
 
 Contract default_contract(BackendKind backend) {

@@ -6,36 +6,58 @@
 
 #include "caliber/config.h"
 #include "caliber/errors.h"
+#include "core/contract_fields.h"
 #include "core/json_fields.h"
+#include "core/number_text.h"
 
 namespace caliber {
 
 using nlohmann::json;
 
+namespace {
+
+json iteration_rule_json(const IterationRule& it) {
+  if (it.mode == IterationRule::Mode::fixed) return {{"rule", "fixed"}, {"count", it.count}};
+  return {{"rule", "adaptive"},
+          {"min_samples", it.min_samples},
+          {"min_time_ms", it.min_time_ms},
+          {"max_time_ms", it.max_time_ms},
+          {"target_rel_halfwidth", it.target_rel_halfwidth}};
+}
+
+IterationRule iteration_rule_from_json(const JsonFields& it) {
+  IterationRule r;
+  const std::string rule = it.str("rule");
+  if (rule == "fixed") {
+    r.mode = IterationRule::Mode::fixed;
+    r.count = it.integer("count");
+  } else if (rule == "adaptive") {
+    r.mode = IterationRule::Mode::adaptive;
+    r.min_samples = it.integer("min_samples");
+    r.min_time_ms = it.number("min_time_ms");
+    r.max_time_ms = it.number("max_time_ms");
+    r.target_rel_halfwidth = it.number("target_rel_halfwidth");
+  } else {
+    it.fail("rule", fmt::format("unknown iteration rule '{}' (expected fixed|adaptive)", rule));
+  }
+  return r;
+}
+
+}  // namespace
+
+// Field by field from core/contract_fields.h; a field that does not apply to the contract
+// (graph_calls outside graph, cupti_reduction outside cupti) is not written.
 json to_json(const Contract& c) {
   json j = json::object();
-  j["backend"] = to_string(c.backend);
-  j["quantity"] = to_string(c.quantity);
-  j["instrument"] = to_string(c.instrument);
-  j["schedule"] = to_string(c.schedule);
-  j["cache"] = to_string(c.cache);
-  j["statistic"] = c.statistic.name();
-  j["warmup"] = c.warmup;
-  const IterationRule& it = c.iterations;
-  if (it.mode == IterationRule::Mode::fixed) {
-    j["iterations"] = {{"rule", "fixed"}, {"count", it.count}};
-  } else {
-    j["iterations"] = {{"rule", "adaptive"},
-                       {"min_samples", it.min_samples},
-                       {"min_time_ms", it.min_time_ms},
-                       {"max_time_ms", it.max_time_ms},
-                       {"target_rel_halfwidth", it.target_rel_halfwidth}};
+  for (const ContractField& f : contract_field_table()) {
+    if (!f.applies(c)) continue;
+    const std::string key(f.name);
+    switch (f.type) {
+      case ContractFieldType::text: j[key] = f.text(c); break;
+      case ContractFieldType::integer: j[key] = *parse_integer(f.text(c)); break;
+      case ContractFieldType::iteration_rule: j[key] = iteration_rule_json(c.iterations); break;
+    }
   }
-  // Fields that only mean something under one schedule/instrument are written only there, so two
-  // contracts that measure the same way serialize the same way.
-  if (c.schedule == Schedule::graph) j["graph_calls"] = c.graph_calls;
-  if (c.instrument == Instrument::cupti) j["cupti_reduction"] = to_string(c.cupti_reduction);
-  j["throttle_policy"] = to_string(c.throttle_policy);
   return j;
 }
 
@@ -143,34 +165,31 @@ Contract contract_from_json(const json& j, const std::string& file, long line,
                             const std::string& path) {
   JsonFields f(j, file, line, path);
   Contract c;
-  c.backend = f.parse("backend", [](const std::string& s) { return parse_backend(s); });
-  c.quantity = f.parse("quantity", [](const std::string& s) { return parse_quantity(s); });
-  c.instrument = f.parse("instrument", [](const std::string& s) { return parse_instrument(s); });
-  c.schedule = f.parse("schedule", [](const std::string& s) { return parse_schedule(s); });
-  c.cache = f.parse("cache", [](const std::string& s) { return parse_cache_policy(s); });
-  c.statistic = f.parse("statistic", [](const std::string& s) { return parse_statistic(s); });
-  c.warmup = f.integer("warmup");
-  const JsonFields it = f.object("iterations");
-  const std::string rule = it.str("rule");
-  if (rule == "fixed") {
-    c.iterations.mode = IterationRule::Mode::fixed;
-    c.iterations.count = it.integer("count");
-  } else if (rule == "adaptive") {
-    c.iterations.mode = IterationRule::Mode::adaptive;
-    c.iterations.min_samples = it.integer("min_samples");
-    c.iterations.min_time_ms = it.number("min_time_ms");
-    c.iterations.max_time_ms = it.number("max_time_ms");
-    c.iterations.target_rel_halfwidth = it.number("target_rel_halfwidth");
-  } else {
-    it.fail("rule", fmt::format("unknown iteration rule '{}' (expected fixed|adaptive)", rule));
+  // In table order: whether a field applies depends only on fields read before it.
+  for (const ContractField& field : contract_field_table()) {
+    if (!field.applies(c)) continue;
+    const std::string key(field.name);
+    switch (field.type) {
+      case ContractFieldType::text:
+        f.parse(key, [&](const std::string& s) {
+          field.set(c, s);
+          return 0;
+        });
+        break;
+      case ContractFieldType::integer: {
+        const std::int64_t v = f.integer(key);
+        try {
+          field.set(c, std::to_string(v));
+        } catch (const UsageError& e) {
+          f.fail(key, e.what());
+        }
+        break;
+      }
+      case ContractFieldType::iteration_rule:
+        c.iterations = iteration_rule_from_json(f.object(key));
+        break;
+    }
   }
-  if (c.schedule == Schedule::graph) c.graph_calls = f.integer("graph_calls");
-  if (c.instrument == Instrument::cupti) {
-    c.cupti_reduction =
-        f.parse("cupti_reduction", [](const std::string& s) { return parse_cupti_reduction(s); });
-  }
-  c.throttle_policy =
-      f.parse("throttle_policy", [](const std::string& s) { return parse_throttle_policy(s); });
   return c;
 }
 

@@ -29,8 +29,8 @@ CompareRow row(const std::string& name, nlohmann::json params, const std::string
   CompareRow r;
   r.name = name;
   r.params = std::move(params);
-  r.contract.schedule = schedule;
-  r.contract.cache = "cold";
+  r.contract["schedule"] = schedule;
+  r.contract["cache"] = "cold";
   return r;
 }
 

@@ -238,6 +238,27 @@ TEST(ContractNames, IterationRuleDescription) {
             "adaptive:min_samples=20,min_time_ms=20,max_time_ms=1000,target_rel_halfwidth=0.005");
 }
 
+TEST(ContractNames, IterationRuleParsesItsDescription) {
+  const IterationRule fixed = parse_iteration_rule("fixed:250");
+  EXPECT_EQ(fixed.mode, IterationRule::Mode::fixed);
+  EXPECT_EQ(fixed.count, 250);
+  const IterationRule a =
+      parse_iteration_rule("adaptive:min_samples=12,min_time_ms=2.5,max_time_ms=40,target_rel_halfwidth=0.01");
+  EXPECT_EQ(a.mode, IterationRule::Mode::adaptive);
+  EXPECT_EQ(a.min_samples, 12);
+  EXPECT_DOUBLE_EQ(a.min_time_ms, 2.5);
+  EXPECT_DOUBLE_EQ(a.max_time_ms, 40);
+  EXPECT_DOUBLE_EQ(a.target_rel_halfwidth, 0.01);
+  EXPECT_EQ(parse_iteration_rule(a.describe()), a);
+  EXPECT_EQ(parse_iteration_rule(IterationRule{}.describe()), IterationRule{});
+  for (const char* bad : {"fixed:", "fixed:1x", "adaptive:", "adaptive:min_samples=12",
+                          "adaptive:min_time_ms=2,min_samples=12,max_time_ms=40,target_rel_halfwidth=0.01",
+                          "adaptive:min_samples=12,min_time_ms=2,max_time_ms=40,target_rel_halfwidth=0.01,x=1",
+                          "nvbench:min_samples=10", ""}) {
+    EXPECT_THROW(parse_iteration_rule(bad), UsageError) << bad;
+  }
+}
+
 TEST(ContractMismatch, BackendOfContractMustMatchTheBackend) {
   // Checked in measure(); here only that defaults differ per backend as documented.
   EXPECT_EQ(default_contract(BackendKind::cuda).instrument, Instrument::event);

@@ -78,7 +78,8 @@ TEST(CaliberCheck, EveryContractFieldMismatchIsRefusedByName) {
   RunIdentity b = sample_identity();
   b.contracts.pop_back();
   const std::string out = refused_output(sample_identity(), b);
-  EXPECT_NE(out.find("!!! [caliber] contracts[eager]: A=eager{quantity=device_time,instrument=event,schedule=per_iter,"
+  EXPECT_NE(out.find("!!! [caliber] contracts[eager]: A=eager{backend=cuda,quantity=device_time,instrument=event,"
+                     "schedule=per_iter,"
                      "cache=cold,statistic=median,warmup=10,iterations=adaptive:min_samples=20,min_time_ms=20,"
                      "max_time_ms=1000,target_rel_halfwidth=0.005,throttle_policy=flag}, B=<absent>\n"),
             std::string::npos)
@@ -173,7 +174,7 @@ TEST(CaliberCheck, CaliberColumnsFollowTheOneDefinition) {
   ASSERT_EQ(values.size(), 9u);
   EXPECT_EQ(values[0], "cuda");
   EXPECT_EQ(values[5].rfind("eager{", 0), 0u) << values[5];  // roles sorted
-  EXPECT_NE(values[5].find("; kernel_only{quantity=device_time,instrument=event,schedule=graph,cache=warm,"),
+  EXPECT_NE(values[5].find("; kernel_only{backend=cuda,quantity=device_time,instrument=event,schedule=graph,cache=warm,"),
             std::string::npos)
       << values[5];
 }
