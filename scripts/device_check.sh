@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # On the H200 (device tool), from the repository root, after scripts/device_stage.sh here:
 #   run(command="bash scripts/device_check.sh [SECTION...]", carry=[".device"])
-# Runs the GPU tests and the benchmarks. Each section writes under a work folder and a summary
+# Runs the GPU tests and the benchmarks; exits 1 when a section fails (section foundation fails on
+# a failed GPU test, a missing test report, or a GPU test skipped with the device present: the
+# counts are printed at the end). Each section writes under a work folder and a summary
 # <section>_h200.md; at the end the summaries are copied to $OUT and everything else is packed
 # into $OUT/device_outputs.tar.gz (the device tool returns at most 8 files).
 # Sections (default: all): see scripts/device/*.sh.
@@ -32,6 +34,12 @@ for s in "${sections[@]}"; do
   bash "scripts/device/$s.sh" "$OUT" || { echo "section $s FAILED (rc=$?)"; rc=1; }
   echo "=== section $s took $(( $(date +%s) - start )) s"
 done
+# The GPU test counts (section foundation, scripts/device/gpu_test_counts.sh): a failed test, a
+# missing report or a skip with the device present has already failed that section, so the run.
+if [ -f "$OUT/foundation/gpu_test_counts.txt" ]; then
+  echo "=== GPU test counts"
+  grep -E '^(GPU tests|gpu tests|FAILED|SKIPPED)' "$OUT/foundation/gpu_test_counts.txt"
+fi
 cp "$OUT"/*.md "$OUT/machine.txt" "$FINAL_OUT"/ 2>/dev/null
 tar -czf "$FINAL_OUT/device_outputs.tar.gz" -C "$OUT" .
 ls -la "$FINAL_OUT"

@@ -1,4 +1,4 @@
-// The reports people read, from a shape ledger and a multi-shape results file (seed 001):
+// The reports people read, from a shape ledger and a multi-shape results file (docs/reports.md):
 //   benchmark_summary.md  speedups, geomeans, splits, wins/regressions, eager view, classes,
 //                         profiler candidates, excluded rows, and the decision with its rule;
 //   coverage_matrix.md    the shape x provider status grid and counts per status;

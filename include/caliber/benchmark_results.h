@@ -1,7 +1,7 @@
 // The multi-shape results (benchmark_results.jsonl): one JSON object per line, one row per
 // (shape_id, provider) cell of a run, kept whatever happened to the cell.
 //
-// Fields follow seed 001 plus the full contract of each measurement; docs/runner.md documents
+// The row's fields plus the full contract of each measurement; docs/runner.md documents
 // every field, every status and which timing fields are null for which status. Rows are appended
 // one at a time and fsynced (LineAppender), so a killed run loses no finished row.
 // benchmark_results.csv is a flat projection (write_benchmark_results_csv).
@@ -117,6 +117,15 @@ struct BenchmarkResultRow {
   // the physical-bound check of the row.
   Integrity integrity;
 };
+
+// The measurement the row's timing fields (median_us, p10_us, p90_us, stable) come from:
+// kernel-only when it was measured, else eager; null when neither was.
+const Result* primary_measurement(const BenchmarkResultRow& row);
+// The primary measurement's flags (caliber/result_flags.h): the row's "flags" field and column.
+std::vector<std::string> row_flags(const BenchmarkResultRow& row);
+// Why the row is not stable (instability_reason of the primary measurement); when no
+// measurement is kept, from the row's p10/p90. Empty when the row is stable or never timed.
+std::string row_instability_reason(const BenchmarkResultRow& row);
 
 nlohmann::json to_json(const BenchmarkResultRow& row, bool with_samples = true);
 // Strict reader of one row: every field present (nullable ones may be null), no unknown field,

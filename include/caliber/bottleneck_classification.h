@@ -1,4 +1,4 @@
-// Bottleneck classification of one shape (seed 001's categories, exact strings), decided by an
+// Bottleneck classification of one shape (docs/reports.md's categories, exact strings), decided by an
 // ordered rule table from the data: correctness, stability, whether a baseline was measured, the
 // kernel-only speedup against the best baseline, like-for-like flags, the fraction of the
 // roofline reached, the shape class (too few rows or tiles to fill the device, rows that miss the
@@ -35,7 +35,6 @@ std::string_view to_string(Bottleneck b);
 const std::vector<Bottleneck>& all_bottlenecks();
 
 // Thresholds of the rule table.
-inline constexpr double kUnstableP90OverP10 = 1.2;      // stability (seed 001)
 inline constexpr double kRooflineLimitedFraction = 0.80;  // "at the roofline"
 inline constexpr double kAlgorithmGapSpeedup = 0.50;     // a gap no schedule tuning closes
 inline constexpr double kEagerLaunchBoundShare = 0.50;   // host overhead share of the eager time
@@ -60,7 +59,7 @@ struct ClassificationInput {
   std::optional<BenchmarkStatus> candidate_status;  // nullopt: no candidate row
   std::string candidate_status_reason;
   std::optional<bool> candidate_stable;
-  std::optional<double> candidate_p90_over_p10;
+  std::string candidate_unstable_reason;  // row_instability_reason: "p90/p10 = 1.50 > 1.2", ...
   std::optional<double> speedup_vs_best;            // nullopt: no usable baseline (or candidate)
   std::string best_baseline;
   std::string flags_difference;                     // "" when the honesty flags match

@@ -1,8 +1,8 @@
 // The measurement contract: everything that decides what a timing number means.
 //
 // A Contract is validated at the entry point (validate / why_invalid). Impossible combinations
-// are refused with a reason, never turned into a plausible-looking number. Vocabulary follows
-// GUIDE.md; docs/contract.md explains every field and every refusal.
+// are refused with a reason, never turned into a plausible-looking number. docs/contract.md
+// explains every field and every refusal; core/contract_fields.h lists them for every projection.
 #pragma once
 
 #include <cstdint>
@@ -125,5 +125,8 @@ CachePolicy parse_cache_policy(std::string_view s);
 CuptiReduction parse_cupti_reduction(std::string_view s);
 ThrottlePolicy parse_throttle_policy(std::string_view s);
 Statistic parse_statistic(std::string_view s);  // median | mean | min | pNN (0 < NN < 100)
+// The inverse of IterationRule::describe(): "fixed:N" or "adaptive:min_samples=N,min_time_ms=T,
+// max_time_ms=T,target_rel_halfwidth=F" (keys in that order). Validity is why_invalid's business.
+IterationRule parse_iteration_rule(std::string_view s);
 
 }  // namespace caliber

@@ -1,4 +1,4 @@
-// The profiler gate (seed 001): for a hot shape whose kernel-only speedup against the best baseline
+// The profiler gate (docs/reports.md): for a hot shape whose kernel-only speedup against the best baseline
 // is below 0.90, `caliber profile` runs Nsight Compute (ncu, clocks untouched) on that one
 // (shape, provider) cell and stores its key metrics beside the results, or records why the
 // profile was deferred. docs/reports.md ("Profiler gate").
@@ -28,7 +28,7 @@ inline constexpr int kProfileDiagnosisSchemaVersion = 1;
 // the provider's call inside it (docs/reports.md, "Profiler gate"); --cell-command overrides this.
 inline constexpr std::string_view kProfileCellCommandTemplate =
     "{caliber} run --op {op} --shape-ledger {cell_ledger} --baseline-matrix {baseline_matrix} --backend cuda "
-    "--device {device} --providers {provider} --out {cell_out} --warmup 1 --min-samples 3 --min-time-ms 0 "
+    "--device {device} --providers {provider} --out {cell_out} --warmup 1 --min-samples 6 --min-time-ms 0 "
     "--max-time-ms 1 --profile-range caliber_profile";
 
 // The NVTX range that marks the profiled call.

@@ -1,4 +1,4 @@
-// The regression tier (seed 001): two runs of the same frozen ledger, the per-shape kernel-only
+// The regression tier (docs/reports.md): two runs of the same frozen ledger, the per-shape kernel-only
 // speedup of the candidate against the best baseline in each, and what moved.
 //
 // A shape moved when new/old speedup differs from 1 by more than the threshold (default 5%):

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,15 +42,21 @@ struct Result {
 
   double value_us = 0;            // the contract's statistic over the samples, microseconds
   Summary summary;
-  bool stable = false;            // p90 / p10 <= 1.2
-  Interval median_ci95_us;        // order-statistic 95% confidence interval of the median
-  std::string stop_reason;        // "fixed count" | "target precision reached" | "max time reached"
+  bool stable = false;            // p90 / p10 <= 1.2 and not too many throttle-flagged samples
+  // The distribution-free 95% confidence interval of the median (binomial order statistics,
+  // docs/iteration-rule.md); nullopt below 6 samples, where no such interval exists.
+  std::optional<Interval> median_ci95_us;
+  // "fixed count" | "target precision reached" | "max time reached" | "precision not established"
+  std::string stop_reason;
   double wall_time_ms = 0;        // host wall time of warmup + sampling, milliseconds
   std::uint64_t timed_calls = 0;  // calls inside timed windows
   std::uint64_t flush_bytes = 0;  // bytes overwritten before each call (cache=cold), else 0
   std::uint64_t rotation_copies = 0;  // input copies cycled through (cache=rotate), else 0
   std::vector<std::string> notes;     // what the number means when it is easy to misread
   std::vector<std::string> warnings;  // reasons to distrust it
+  // What happened, as names a program can select on (caliber/result_flags.h): why the result is
+  // not stable, and the power or thermal throttle reasons seen while the samples ran.
+  std::vector<std::string> flags;
   std::vector<double> samples_us;     // raw samples, when asked for
 
   InstrumentChoice instrument;        // requested vs used instrument, and why

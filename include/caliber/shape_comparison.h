@@ -1,4 +1,4 @@
-// The reading of a multi-shape run (seed 001): per ledger shape, the candidate's kernel-only
+// The reading of a multi-shape run (docs/reports.md): per ledger shape, the candidate's kernel-only
 // median against each baseline's and against the best available one.
 //
 //   speedup = baseline_median_us / candidate_median_us   (> 1: the candidate is faster)
@@ -21,7 +21,7 @@ namespace caliber {
 
 // Below this kernel-only speedup against the best baseline a shape is sub-parity.
 inline constexpr double kParitySpeedup = 0.95;
-// Hot shapes below this speedup against the best are profiler candidates (seed 001).
+// Hot shapes below this speedup against the best are profiler candidates (docs/reports.md).
 inline constexpr double kProfilerSpeedup = 0.90;
 
 // One (shape, provider) cell of the run.

@@ -1,6 +1,6 @@
 // The shape ledger (shape_ledger.jsonl): one JSON object per line, one row per benchmarked shape.
 //
-// Fields and enums follow seed 001; docs/ledger.md documents each one, the importers that write
+// docs/ledger.md documents every field and enum, the importers that write
 // them, and the stable shape id. Readers are strict: a malformed or truncated line, a missing
 // field, an unknown enum value, an unknown op, bad args, a shape_id that does not match the row's
 // identity or a duplicate shape_id is an InputError naming file, line and field.
@@ -25,7 +25,7 @@ enum class Stage { prefill, decode, mixed, synthetic, diagnostic, model_config }
 
 // Who put a row into the ledger. Each importer owns one kind and never touches another's rows.
 // caliber's importers write manual, synthetic, diagnostic and model_config; the other kinds are
-// accepted so ledgers made by other tools (seed 001) read unchanged.
+// accepted so ledgers made by other tools read unchanged.
 enum class SourceKind {
   aiter_model_shapes,
   sglang_trace,

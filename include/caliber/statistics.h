@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <utility>
 #include <vector>
@@ -41,14 +42,45 @@ Summary summarize(std::span<const double> samples);
 // The value the statistic reports for these samples.
 double apply_statistic(const Statistic& statistic, std::span<const double> samples);
 
-// Stability: p90 / p10 <= 1.2 (seed 001's rule). A zero p10 is stable only if p90 is zero too.
-bool is_stable(const Summary& s, double max_p90_over_p10 = 1.2);
+// Stability: p90 / p10 <= 1.2, the rule of the results rows (docs/runner.md). A zero p10 is
+// stable only if p90 is zero too.
+inline constexpr double kMaxStableP90OverP10 = 1.2;
+bool is_stable(const Summary& s, double max_p90_over_p10 = kMaxStableP90OverP10);
 
-// Distribution-free confidence interval of the median from order statistics: with n sorted
-// samples and z the normal quantile of the confidence, the interval is [x(l), x(u)] with
-// l = floor(n/2 - z sqrt(n)/2) and u = ceil(n/2 + z sqrt(n)/2) (1-based ranks, clamped to
-// [1, n]). Needs no resampling, so the adaptive stopping rule can evaluate it after every batch.
+// The distribution-free confidence interval of the median from order statistics (docs/
+// iteration-rule.md). With n samples from any continuous distribution, the number B of samples
+// below the median is Binomial(n, 1/2), so the order statistics [x(k), x(n+1-k)] (1-based) cover
+// the median with probability exactly P(k <= B <= n-k) = 1 - 2 P(B <= k-1). The interval is the
+// narrowest such symmetric pair whose coverage is >= the confidence.
+// The confidence of the interval the adaptive stopping rule judges precision by.
+inline constexpr double kAdaptiveRuleConfidence = 0.95;
+
+struct MedianCiRanks {
+  std::int64_t lower = 0;  // k, 1-based
+  std::int64_t upper = 0;  // n + 1 - k
+  double coverage = 0;     // exact binomial coverage of [x(lower), x(upper)]
+};
+
+// P(k <= B <= n-k), B ~ Binomial(n, 1/2): the coverage of [x(k), x(n+1-k)]. 0 when k < 1 or
+// 2k > n + 1 (no such pair). Relative error below 1e-12 for n <= 10^7.
+double median_ci_coverage(std::int64_t n, std::int64_t k);
+
+// The narrowest symmetric pair with coverage >= confidence, or nullopt when even [x(1), x(n)]
+// covers less (n < 6 at 95%: 1 - 2^(1-n) < 0.95).
+std::optional<MedianCiRanks> median_ci_ranks(std::int64_t n, double confidence = 0.95);
+
+// The smallest n for which median_ci_ranks exists: 6 at 95%.
+std::int64_t min_samples_for_median_ci(double confidence = 0.95);
+
+// [x(lower), x(upper)] of the sorted samples. Below min_samples_for_median_ci no pair of order
+// statistics is a confidence interval at this level, and the only distribution-free statement
+// left is the whole line: (-inf, +inf), so a precision computed from it is never reached.
+// Needs no resampling, so the adaptive stopping rule can evaluate it after every batch.
 Interval median_ci_order_statistics(std::span<const double> sorted, double confidence = 0.95);
+
+// The precision that interval establishes: (hi - lo) / 2 / median. +inf when the interval does
+// not exist or the median is not positive (nothing relative can be claimed).
+double median_ci_rel_halfwidth(std::span<const double> sorted, double confidence = 0.95);
 
 // Percentile bootstrap confidence interval of the median: `resamples` resamples drawn with a
 // 64-bit Mersenne Twister seeded with `seed` (indices = engine() % n, so the result is the same

@@ -74,6 +74,12 @@ std::vector<bool> flag_throttled_samples(std::span<const SampleWindow> windows,
                                          std::span<const TelemetrySample> readings,
                                          int sm_clock_max_mhz, const ThrottleRule& rule = {});
 
+// The rule's reasons (power and thermal by default) reported by the readings that can flag a
+// window, the same readings flag_throttled_samples looks at: what may have slowed the samples.
+std::uint64_t throttle_reasons_during(std::span<const SampleWindow> windows,
+                                      std::span<const TelemetrySample> readings,
+                                      const ThrottleRule& rule = {});
+
 // What a result says about the device while it was measured.
 struct TelemetrySummary {
   bool available = false;

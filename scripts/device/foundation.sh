@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Issue 2 on the H200: GPU tests; caliber bench for every valid schedule x cache policy on copy
+# Issue 2 on the H200: GPU tests (counted; the section fails on a failed, missing or skipped one);
+# caliber bench for every valid schedule x cache policy on copy
 # (1 GiB), scale (2^26 floats) and tiny; triton.testing.do_bench on the same operations; the
 # spread of the reported median over 5 fresh processes. Summary: $OUT/foundation_h200.md.
 set -uo pipefail
@@ -8,7 +9,17 @@ C=$CALIBER_EXE
 D=$OUT/foundation
 mkdir -p "$D"
 $C devices | tee "$D/devices.txt"
-timeout 240 .device/bin/caliber_gpu_tests --gtest_brief=1 --gtest_output=json:"$D/gpu_tests.json" 2>&1 | tail -25 | tee "$D/gpu_tests.txt"
+# The GPU tests, counted (scripts/device/gpu_test_counts.sh): a failure, a missing report or a skip
+# with the device present fails this section after its benchmarks have run. The preflight test
+# needs a device no process holds, so it runs alone after the rest (its own report).
+PREFLIGHT_TEST=CudaRunner.ThePreflightRunsInTheWorkerAndTheParentHoldsNoContext
+rm -f "$D"/gpu_tests*.xml
+timeout 240 .device/bin/caliber_gpu_tests --gtest_brief=1 --gtest_filter="-$PREFLIGHT_TEST" \
+  --gtest_output=xml:"$D/gpu_tests.xml" 2>&1 | tail -25 | tee "$D/gpu_tests.txt"
+timeout 60 .device/bin/caliber_gpu_tests --gtest_brief=1 --gtest_filter="$PREFLIGHT_TEST" \
+  --gtest_output=xml:"$D/gpu_tests_preflight.xml" 2>&1 | tail -5 | tee -a "$D/gpu_tests.txt"
+bash scripts/device/gpu_test_counts.sh "$D/gpu_tests.xml" "$D/gpu_tests_preflight.xml" | tee "$D/gpu_test_counts.txt"
+gpu_tests_rc=${PIPESTATUS[0]}
 .device/bin/example_measure_saxpy | tee "$D/example_saxpy.txt"
 
 # Every valid schedule x cache per kernel ("all" skips refused ones and says why), raw samples kept.
@@ -33,3 +44,4 @@ timeout 240 python3 scripts/device/triton_peers.py "$D/triton_peers.json" 2>&1 |
 
 python3 scripts/device/summarize_foundation.py "$D" > "$OUT/foundation_h200.md"
 cat "$OUT/foundation_h200.md"
+exit "$gpu_tests_rc"

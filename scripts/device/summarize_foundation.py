@@ -74,7 +74,14 @@ if os.path.exists(peers_path):
         f = lambda x: f"{x:.3f}" if x is not None else "n/a"
         print(f"| {k} | {f(v['do_bench_median_us'])} | {f(v['do_bench_cudagraph_median_us'])} | {f(pc)} | {f(gw)} |")
 
-tests = f"{d}/gpu_tests.json"
-if os.path.exists(tests):
-    t = json.load(open(tests))
-    print(f"\nGPU tests: {t.get('tests')} run, {t.get('failures')} failed, {t.get('disabled', 0)} disabled.")
+# The counts come from scripts/device/gpu_test_counts.sh (passed, failed, skipped, disabled); a
+# skipped test is not a run test.
+counts = f"{d}/gpu_test_counts.txt"
+if os.path.exists(counts):
+    lines = open(counts).read().splitlines()
+    print()
+    for line in lines:
+        if line.startswith(("GPU tests:", "gpu tests ", "FAILED ", "SKIPPED ")):
+            print(f"- {line}")
+else:
+    print("\nGPU tests: no counts (scripts/device/gpu_test_counts.sh did not run).")

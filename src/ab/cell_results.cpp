@@ -105,8 +105,7 @@ CellResults read_benchmark_results_cell(const std::string& file) {
     m.key = r.shape_id + "/" + r.provider;
     m.label = fmt::format("{} {} {} {} ({})", r.provider, r.kernel_name, r.dtype, compact(r.args), r.shape_id);
     m.value_us = *r.median_us;
-    const std::optional<Result>& primary = r.kernel_only ? r.kernel_only : r.eager;
-    if (primary) {
+    if (const Result* primary = primary_measurement(r)) {
       m.rel_iqr = primary->summary.rel_iqr;
       if (!primary->warnings.empty()) ++cell.rows_warned;
     }

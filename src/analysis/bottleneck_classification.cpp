@@ -120,10 +120,8 @@ Classification classify(const ClassificationInput& in) {
   }
   if (in.candidate_stable != true) {
     return make(B::measurement_issue, "C4",
-                in.candidate_p90_over_p10
-                    ? fmt::format("candidate timing unstable: p90/p10 = {:.2f} > {}", *in.candidate_p90_over_p10,
-                                  kUnstableP90OverP10)
-                    : "candidate timing stability not recorded",
+                in.candidate_stable ? "candidate timing unstable: " + in.candidate_unstable_reason
+                                    : "candidate timing stability not recorded",
                 "re-measure (quiet device, more samples) before trusting or profiling");
   }
   if (!in.speedup_vs_best) {
@@ -211,7 +209,7 @@ ClassificationInput classification_input(const ShapeComparison& sc, const Device
                                    ? *c.correctness_error
                                    : c.status_reason.value_or("");
   in.candidate_stable = c.stable;
-  if (c.p10_us && c.p90_us && *c.p10_us > 0) in.candidate_p90_over_p10 = *c.p90_us / *c.p10_us;
+  in.candidate_unstable_reason = row_instability_reason(c);
   in.speedup_vs_best = sc.speedup_vs_best;
   if (sc.best_baseline) {
     in.best_baseline = *sc.best_baseline;

@@ -90,12 +90,7 @@ std::string exclusion_reason(const BenchmarkResultRow& r) {
   if (r.correct != true) return "not verified correct";
   if (!r.median_us || !(*r.median_us > 0)) return "no positive kernel-only median";
   if (!r.stable) return "stability not recorded";
-  if (!*r.stable) {
-    if (r.p10_us && r.p90_us && *r.p10_us > 0) {
-      return fmt::format("unstable: p90/p10 = {:.2f} > 1.2", *r.p90_us / *r.p10_us);
-    }
-    return "unstable: p90/p10 > 1.2";
-  }
+  if (!*r.stable) return "unstable: " + row_instability_reason(r);
   return "";
 }
 

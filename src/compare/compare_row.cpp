@@ -1,41 +1,41 @@
 #include "compare/compare_row.h"
 
+#include <stdexcept>
+
 #include <fmt/format.h>
+
+#include "core/contract_fields.h"
 
 namespace caliber::compare {
 
+namespace {
+
+std::size_t field_index(std::string_view field) {
+  const ContractField* f = find_contract_field(field);
+  if (!f) throw std::logic_error(fmt::format("'{}' is not a contract field", field));
+  return static_cast<std::size_t>(f - contract_field_table().data());
+}
+
+}  // namespace
+
+ContractFields::ContractFields() : text_(contract_field_table().size()) {}
+
+std::string& ContractFields::operator[](std::string_view field) { return text_[field_index(field)]; }
+const std::string& ContractFields::operator[](std::string_view field) const {
+  return text_[field_index(field)];
+}
+
 ContractFields contract_fields(const Contract& c) {
   ContractFields f;
-  f.backend = std::string(to_string(c.backend));
-  f.quantity = std::string(to_string(c.quantity));
-  f.instrument = std::string(to_string(c.instrument));
-  f.schedule = std::string(to_string(c.schedule));
-  if (c.schedule == Schedule::graph) f.graph_calls = std::to_string(c.graph_calls);
-  if (c.instrument == Instrument::cupti) f.cupti_reduction = std::string(to_string(c.cupti_reduction));
-  f.cache = std::string(to_string(c.cache));
-  f.statistic = c.statistic.name();
-  f.warmup = std::to_string(c.warmup);
-  f.iterations = c.iterations.describe();
+  for (const auto& [name, text] : contract_field_texts(c)) f[name] = text;
   return f;
 }
 
 std::vector<ContractDifference> contract_differences(const ContractFields& b, const ContractFields& c) {
   std::vector<ContractDifference> out;
-  auto check = [&](const char* field, const std::string& x, const std::string& y, bool both_needed) {
-    if (x == y) return;
-    if (both_needed && (x.empty() || y.empty())) return;
-    out.push_back({field, x, y});
-  };
-  check("backend", b.backend, c.backend, false);
-  check("quantity", b.quantity, c.quantity, false);
-  check("instrument", b.instrument, c.instrument, false);
-  check("schedule", b.schedule, c.schedule, false);
-  check("graph_calls", b.graph_calls, c.graph_calls, false);
-  check("cupti_reduction", b.cupti_reduction, c.cupti_reduction, true);
-  check("cache", b.cache, c.cache, false);
-  check("statistic", b.statistic, c.statistic, false);
-  check("warmup", b.warmup, c.warmup, false);
-  check("iterations", b.iterations, c.iterations, false);
+  for (const ContractField& field : contract_field_table()) {
+    if (b[field.name] != c[field.name]) out.push_back({std::string(field.name), b[field.name], c[field.name]});
+  }
   return out;
 }
 
@@ -77,8 +77,8 @@ std::string params_text(const nlohmann::json& params) {
 
 std::string variant_text(const ContractFields& c) {
   auto shown = [](const std::string& v) { return v.empty() ? std::string("?") : v; };
-  std::string v = fmt::format("{}/{}/{}", shown(c.instrument), shown(c.schedule), shown(c.cache));
-  if (c.quantity == "host_dispatch") v = "host_dispatch " + v;
+  std::string v = fmt::format("{}/{}/{}", shown(c["instrument"]), shown(c["schedule"]), shown(c["cache"]));
+  if (c["quantity"] == "host_dispatch") v = "host_dispatch " + v;
   return v;
 }
 
@@ -87,8 +87,8 @@ std::string variant_text(const ContractFields& c) {
 std::string CompareRow::base_key() const { return name + " " + params.dump(); }
 
 std::string CompareRow::key() const {
-  return fmt::format("{} [{}|{}|{}|{}]", base_key(), contract.quantity, contract.instrument,
-                     contract.schedule, contract.cache);
+  return fmt::format("{} [{}|{}|{}|{}]", base_key(), contract["quantity"], contract["instrument"],
+                     contract["schedule"], contract["cache"]);
 }
 
 std::string CompareRow::label() const {

@@ -9,6 +9,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -17,23 +18,23 @@
 
 namespace caliber::compare {
 
-// The contract fields the gate checks before it compares two latencies.
-struct ContractFields {
-  std::string backend;          // host | cuda
-  std::string quantity;         // device_time | host_dispatch
-  std::string instrument;       // cupti | event | wallclock (importers may name their own clock)
-  std::string schedule;         // isolated | per_iter | pipelined | graph
-  std::string graph_calls;      // calls per graph replay (schedule graph only)
-  std::string cupti_reduction;  // busy | sum | span (instrument cupti only)
-  std::string cache;            // warm | cold | rotate
-  std::string statistic;        // median | mean | min | pNN
-  std::string warmup;           // untimed calls before sampling
-  std::string iterations;       // the stopping rule: "fixed:100", "adaptive:...", "nvbench:..."
-
+// The contract fields the gate checks before it compares two latencies: every field of
+// core/contract_fields.h's table, as text keyed by the field's name. Importers set what their
+// format records ("instrument" may be a clock the format names itself); the rest stays empty.
+class ContractFields {
+ public:
+  ContractFields();  // nothing recorded
+  // The field's text; empty: not recorded. Throws std::logic_error for a name the table lacks.
+  std::string& operator[](std::string_view field);
+  const std::string& operator[](std::string_view field) const;
   friend bool operator==(const ContractFields&, const ContractFields&) = default;
+
+ private:
+  std::vector<std::string> text_;  // one per contract_field_table() entry, in its order
 };
 
-// The contract fields of a caliber Contract, with caliber's names for every value.
+// The contract fields of a caliber Contract, with caliber's names for every value; a field that
+// does not apply to the contract (graph_calls outside graph) stays empty.
 ContractFields contract_fields(const Contract& contract);
 
 // One field that differs between two contracts ("schedule": "isolated" -> "graph").
@@ -43,16 +44,15 @@ struct ContractDifference {
   std::string current;
 };
 
-// Field by field, in the order above. A field empty on both sides is equal; empty on one side is
-// a difference (a baseline whose contract was never recorded cannot vouch for its number), except
-// cupti_reduction, which the CSV format does not record: it is compared only when both sides have it.
+// Field by field, in table order. A field empty on both sides is equal; empty on one side is a
+// difference (a baseline whose contract was never recorded cannot vouch for its number).
 std::vector<ContractDifference> contract_differences(const ContractFields& baseline,
                                                      const ContractFields& current);
 
 // "schedule isolated→graph, warmup 10→5"; an unrecorded value reads "(unrecorded)".
 std::string describe_differences(const std::vector<ContractDifference>& diffs);
 
-// What happened to the measurement (the statuses of seed 001's results rows).
+// What happened to the measurement (the statuses of the results rows, docs/runner.md).
 enum class RowStatus { ok, failed, skipped, oom, unsupported, incorrect, not_configured, faster_than_physical };
 std::string_view to_string(RowStatus status);
 

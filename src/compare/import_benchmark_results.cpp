@@ -16,6 +16,7 @@
 #include "caliber/benchmark_results.h"
 #include "caliber/errors.h"
 #include "compare/importers.h"
+#include "core/contract_fields.h"
 #include "core/jsonl.h"
 
 namespace caliber::compare {
@@ -70,8 +71,7 @@ CompareRow row_from_benchmark_result(const BenchmarkResultRow& r, const std::str
   row.device_name = r.gpu;
   row.line = line;
   set_status(row, r.benchmark_status, r.correct == false, r.status_reason, r.correctness_error);
-  const std::optional<Result>& primary = r.kernel_only ? r.kernel_only : r.eager;
-  if (primary) {
+  if (const Result* primary = primary_measurement(r)) {
     row.contract = contract_fields(primary->contract);
     row.samples_us = primary->samples_us;
     row.n = primary->summary.n;
@@ -146,18 +146,9 @@ std::vector<CompareRow> import_benchmark_results_csv(const std::string& text, co
                                : !c.at("eager.schedule").is_null()     ? "eager."
                                                                        : "";
     if (!prefix.empty()) {
-      ContractFields& k = row.contract;
-      k.backend = text_cell(c, "backend");
-      // Not a CSV column: `caliber run` measures device time in both of its contracts (it has no
-      // option for another quantity), so its rows are device_time by construction.
-      k.quantity = std::string(to_string(Quantity::device_time));
-      k.instrument = text_cell(c, prefix + "instrument");
-      k.schedule = text_cell(c, prefix + "schedule");
-      k.graph_calls = text_cell(c, prefix + "graph_calls");
-      k.cache = text_cell(c, prefix + "cache");
-      k.statistic = text_cell(c, prefix + "statistic");
-      k.warmup = text_cell(c, prefix + "warmup");
-      k.iterations = text_cell(c, prefix + "iterations");
+      for (const ContractField& field : contract_field_table()) {
+        row.contract[field.name] = text_cell(c, prefix + std::string(field.name));
+      }
       const json& n = c.at(prefix + "n");
       row.n = n.is_null() ? 0 : n.get<std::int64_t>();
     }

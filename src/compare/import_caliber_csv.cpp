@@ -15,6 +15,7 @@
 #include "caliber/errors.h"
 #include "caliber/result_csv.h"
 #include "compare/importers.h"
+#include "core/contract_fields.h"
 #include "core/csv_records.h"
 
 namespace caliber::compare {
@@ -34,13 +35,13 @@ class CsvRow {
   [[noreturn]] void fail(const std::string& column, const std::string& what) const {
     throw InputError(file_, rec_.line, column, what);
   }
-  // An enum cell: empty (unrecorded) or a name `parse` accepts; returned in caliber's spelling.
-  template <typename Parse>
-  std::string name_cell(const std::string& column, Parse parse) const {
+  // A contract cell: empty (unrecorded) or a value the field accepts, in caliber's spelling.
+  std::string contract_cell(const ContractField& field) const {
+    const std::string column(field.name);
     const std::string& v = cell(column);
     if (v.empty()) return v;
     try {
-      return parse(v);
+      return canonical_field_text(field, v);
     } catch (const UsageError& e) {
       fail(column, e.what());
     }
@@ -116,16 +117,7 @@ std::vector<CompareRow> import_caliber_csv(const std::string& text, const std::s
     row.arch = c.cell("arch");
     row.arch_field = "arch";
     row.device_name = c.cell("device_name");
-    ContractFields& k = row.contract;
-    k.backend = c.name_cell("backend", [](const std::string& s) { return std::string(to_string(parse_backend(s))); });
-    k.quantity = c.name_cell("quantity", [](const std::string& s) { return std::string(to_string(parse_quantity(s))); });
-    k.instrument = c.name_cell("instrument", [](const std::string& s) { return std::string(to_string(parse_instrument(s))); });
-    k.schedule = c.name_cell("schedule", [](const std::string& s) { return std::string(to_string(parse_schedule(s))); });
-    k.cache = c.name_cell("cache", [](const std::string& s) { return std::string(to_string(parse_cache_policy(s))); });
-    k.statistic = c.name_cell("statistic", [](const std::string& s) { return parse_statistic(s).name(); });
-    k.warmup = c.integer_cell("warmup");
-    k.iterations = c.cell("iteration_rule");
-    k.graph_calls = c.integer_cell("graph_calls");
+    for (const ContractField& field : contract_field_table()) row.contract[field.name] = c.contract_cell(field);
     row.value_us = c.microseconds_cell("value_us");
     const std::string n = c.integer_cell("n");
     row.n = n.empty() ? 0 : std::stoll(n);

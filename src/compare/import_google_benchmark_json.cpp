@@ -116,26 +116,26 @@ std::vector<CompareRow> import_google_benchmark_json(const json& doc, const std:
       row.line = index.line_of(row.origin);
       row.arch_field = "context";
       ContractFields& k = row.contract;
-      k.instrument = run.manual_time ? "manual" : "wallclock";
-      k.schedule = "pipelined";
-      k.cache = "warm";
+      k["instrument"] = run.manual_time ? "manual" : "wallclock";
+      k["schedule"] = "pipelined";
+      k["cache"] = "warm";
       row.status = run.status;
       row.status_detail = run.detail;
       if (!run.samples_us.empty()) {
-        k.iterations = fmt::format("google-benchmark:repetitions={}", run.samples_us.size());
+        k["iterations"] = fmt::format("google-benchmark:repetitions={}", run.samples_us.size());
         row.n = static_cast<std::int64_t>(run.samples_us.size());
         if (run.samples_us.size() >= 2) {
-          k.statistic = "median";
+          k["statistic"] = "median";
           row.value_us = median(run.samples_us);
           row.samples_us = run.samples_us;
         } else {
-          k.statistic = "mean";
+          k["statistic"] = "mean";
           row.value_us = run.samples_us.front();
         }
       } else if (run.median_us || run.mean_us) {
-        k.statistic = run.median_us ? "median" : "mean";
+        k["statistic"] = run.median_us ? "median" : "mean";
         row.value_us = run.median_us ? run.median_us : run.mean_us;
-        k.iterations = "google-benchmark:aggregates";
+        k["iterations"] = "google-benchmark:aggregates";
       }
       if (row.status != RowStatus::ok) row.value_us.reset();
       rows.push_back(std::move(row));

@@ -171,13 +171,13 @@ std::vector<CompareRow> import_nvbench_json(const json& doc, const std::string& 
           }
         }
         ContractFields& k = row.contract;
-        k.backend = "cuda";
-        k.quantity = "device_time";
-        k.instrument = "event";
-        k.schedule = "isolated";
-        k.cache = "cold";
-        k.statistic = "mean";
-        k.iterations = stopping_rule(st);
+        k["backend"] = "cuda";
+        k["quantity"] = "device_time";
+        k["instrument"] = "event";
+        k["schedule"] = "isolated";
+        k["cache"] = "cold";
+        k["statistic"] = "mean";
+        k["iterations"] = stopping_rule(st);
         if (st.boolean("is_skipped")) {
           row.status = RowStatus::skipped;
           row.status_detail = st.opt_str("skip_reason").value_or("");

@@ -6,6 +6,7 @@
 
 #include "caliber/contract.h"
 #include "caliber/errors.h"
+#include "core/contract_fields.h"
 #include "core/json_fields.h"
 #include "core/json_line_index.h"
 
@@ -45,11 +46,7 @@ std::string non_empty_string(const JsonFields& f, const std::string& key) {
 // Contract selection values are checked with caliber's own parsers, so a typo is refused
 // instead of silently matching nothing.
 std::string contract_selection_value(const JsonFields& f, const std::string& key) {
-  if (key == "quantity") return std::string(to_string(f.parse(key, [](const std::string& s) { return parse_quantity(s); })));
-  if (key == "instrument") return std::string(to_string(f.parse(key, [](const std::string& s) { return parse_instrument(s); })));
-  if (key == "schedule") return std::string(to_string(f.parse(key, [](const std::string& s) { return parse_schedule(s); })));
-  if (key == "cache") return std::string(to_string(f.parse(key, [](const std::string& s) { return parse_cache_policy(s); })));
-  return f.parse(key, [](const std::string& s) { return parse_statistic(s).name(); });
+  return f.parse(key, [&](const std::string& s) { return canonical_field_text(*find_contract_field(key), s); });
 }
 
 GateRule parse_rule(const JsonFields& f, const std::string& arch, std::size_t index) {
@@ -87,13 +84,7 @@ bool GateRule::matches(const CompareRow& row) const {
     if (!row.params.contains(it.key()) || row.params.at(it.key()) != *it) return false;
   }
   for (const auto& [field, value] : contract) {
-    const ContractFields& c = row.contract;
-    const std::string& have = field == "quantity"     ? c.quantity
-                              : field == "instrument" ? c.instrument
-                              : field == "schedule"   ? c.schedule
-                              : field == "cache"      ? c.cache
-                                                      : c.statistic;
-    if (have != value) return false;
+    if (row.contract[field] != value) return false;
   }
   return true;
 }

@@ -35,7 +35,7 @@ struct StatisticalVerdict {
 
 // - within the practical threshold: SAME (whatever the test says: not a change that matters);
 // - beyond it, without samples on both sides: SLOWER/FASTER from the threshold alone (the rule
-//   of seed 000's gate, for formats without raw samples);
+//   for formats without raw samples, docs/gate.md);
 // - beyond it, fewer than min_samples on a side: UNKNOWN (too few samples to decide);
 // - beyond it, p < alpha: SLOWER/FASTER; p >= alpha: UNKNOWN (the samples overlap).
 StatisticalVerdict decide_verdict(const LatencyChange& change, std::span<const double> baseline_samples,

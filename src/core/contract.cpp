@@ -1,5 +1,6 @@
 #include "caliber/contract.h"
 
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <utility>
@@ -7,7 +8,9 @@
 #include <fmt/format.h>
 
 #include "caliber/errors.h"
+#include "caliber/statistics.h"
 #include "core/enum_names.h"
+#include "core/number_text.h"
 
 namespace caliber {
 namespace {
@@ -87,6 +90,50 @@ std::string IterationRule::describe() const {
                      format_number(target_rel_halfwidth));
 }
 
+IterationRule parse_iteration_rule(std::string_view s) {
+  const auto fail = [&]() -> IterationRule {
+    throw UsageError(fmt::format("unknown iteration rule '{}' (expected fixed:N or adaptive:min_samples=N,"
+                                 "min_time_ms=T,max_time_ms=T,target_rel_halfwidth=F)",
+                                 s));
+  };
+  IterationRule rule;
+  if (s.rfind("fixed:", 0) == 0) {
+    const auto n = parse_integer(s.substr(6));
+    if (!n) return fail();
+    rule.mode = IterationRule::Mode::fixed;
+    rule.count = *n;
+    return rule;
+  }
+  constexpr std::string_view kAdaptive = "adaptive:";
+  if (s.rfind(kAdaptive, 0) != 0) return fail();
+  rule.mode = IterationRule::Mode::adaptive;
+  // key=value pairs in describe()'s order, each exactly once.
+  std::string_view rest = s.substr(kAdaptive.size());
+  const std::array<std::string_view, 4> keys = {"min_samples", "min_time_ms", "max_time_ms",
+                                                "target_rel_halfwidth"};
+  for (std::size_t k = 0; k < keys.size(); ++k) {
+    const std::size_t comma = rest.find(',');
+    const std::string_view pair = rest.substr(0, comma);
+    if ((comma == std::string_view::npos) != (k + 1 == keys.size())) return fail();
+    if (pair.size() <= keys[k].size() || pair.substr(0, keys[k].size()) != keys[k] ||
+        pair[keys[k].size()] != '=') {
+      return fail();
+    }
+    const std::string_view value = pair.substr(keys[k].size() + 1);
+    if (k == 0) {
+      const auto n = parse_integer(value);
+      if (!n) return fail();
+      rule.min_samples = *n;
+    } else {
+      const auto v = parse_decimal(value);
+      if (!v) return fail();
+      (k == 1 ? rule.min_time_ms : k == 2 ? rule.max_time_ms : rule.target_rel_halfwidth) = *v;
+    }
+    if (comma != std::string_view::npos) rest = rest.substr(comma + 1);
+  }
+  return rule;
+}
+
 Contract default_contract(BackendKind backend) {
   Contract c;
   c.backend = backend;
@@ -113,7 +160,16 @@ std::optional<std::string> why_invalid(const Contract& c, bool per_call_prepare)
     return fmt::format("iterations must be >= 1 (got {})", it.count);
   }
   if (it.mode == IterationRule::Mode::adaptive) {
-    if (it.min_samples < 1) return fmt::format("min samples must be >= 1 (got {})", it.min_samples);
+    // The rule claims a precision from the median's 95% interval; below this many samples no
+    // pair of order statistics is one (docs/iteration-rule.md).
+    const std::int64_t needed = min_samples_for_median_ci(kAdaptiveRuleConfidence);
+    if (it.min_samples < needed) {
+      return fmt::format("min_samples (--min-samples) must be >= {} with the adaptive rule (got {}): "
+                         "below {} samples no pair of order statistics is a 95% confidence interval "
+                         "of the median, so no precision can be claimed; give a fixed count "
+                         "(--iters) for fewer samples",
+                         needed, it.min_samples, needed);
+    }
     if (!(it.min_time_ms >= 0)) return fmt::format("min time must be >= 0 ms (got {})", it.min_time_ms);
     if (!(it.max_time_ms > 0)) return fmt::format("max time must be > 0 ms (got {})", it.max_time_ms);
     if (it.min_time_ms > it.max_time_ms) {

@@ -36,6 +36,31 @@ std::vector<SampleActivity> attribute_activity(std::span<const DeviceActivity> a
   return out;
 }
 
+std::vector<std::vector<DeviceActivity>> calls_of_sample(const SampleActivity& sample) {
+  auto by_start = [](const DeviceActivity& a, const DeviceActivity& b) {
+    return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.end_ns < b.end_ns;
+  };
+  std::vector<DeviceActivity> counted = sample.counted;
+  std::stable_sort(counted.begin(), counted.end(), by_start);
+  if (sample.excluded.empty()) return {std::move(counted)};
+  std::vector<std::uint64_t> own_starts;  // where caliber's records begin, in time order
+  for (const DeviceActivity& e : sample.excluded) own_starts.push_back(e.start_ns);
+  std::sort(own_starts.begin(), own_starts.end());
+  // A counted record belongs to the stretch after the last own record that started before it.
+  std::vector<std::vector<DeviceActivity>> calls;
+  std::size_t stretch = own_starts.size() + 1;  // none yet
+  for (DeviceActivity& a : counted) {
+    const auto s = static_cast<std::size_t>(
+        std::upper_bound(own_starts.begin(), own_starts.end(), a.start_ns) - own_starts.begin());
+    if (s != stretch) {
+      calls.emplace_back();
+      stretch = s;
+    }
+    calls.back().push_back(std::move(a));
+  }
+  return calls;
+}
+
 std::optional<std::string> why_attribution_failed(std::span<const SampleActivity> samples,
                                                   std::span<const std::size_t> own_nodes_per_graph,
                                                   std::size_t first_sample) {
@@ -51,6 +76,21 @@ std::optional<std::string> why_attribution_failed(std::span<const SampleActivity
       if ((a.start_ns == 0 && a.end_ns == 0) || a.end_ns < a.start_ns) {
         return fmt::format("the tracer could not time '{}' of sample {} (start {} ns, end {} ns)",
                            a.name, n, a.start_ns, a.end_ns);
+      }
+    }
+    if (!s.excluded.empty()) {
+      const auto calls = calls_of_sample(s);
+      for (std::size_t c = 0; c < calls.size(); ++c) {
+        std::uint64_t first = calls[c].front().start_ns, last = calls[c].front().end_ns;
+        for (const DeviceActivity& a : calls[c]) last = std::max(last, a.end_ns);
+        for (const DeviceActivity& e : s.excluded) {
+          if (e.start_ns < last && first < e.end_ns) {
+            return fmt::format("caliber's own '{}' [{}, {}] ns ran inside call {} of sample {} (its work "
+                               "spans [{}, {}] ns): the cache flush overlapped the call, so it cannot "
+                               "be kept out of the sample",
+                               e.name, e.start_ns, e.end_ns, c, n, first, last);
+          }
+        }
       }
     }
     if (!own_nodes_per_graph.empty() &&
@@ -122,6 +162,12 @@ double reduce_activity_ns(std::span<const DeviceActivity> activities, CuptiReduc
     }
   }
   return 0;
+}
+
+double reduce_sample_ns(const SampleActivity& sample, CuptiReduction reduction) {
+  double total = 0;
+  for (const auto& call : calls_of_sample(sample)) total += reduce_activity_ns(call, reduction);
+  return total;
 }
 
 void KernelBreakdown::add(const SampleActivity& sample) {

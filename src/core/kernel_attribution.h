@@ -60,11 +60,20 @@ std::vector<SampleActivity> attribute_activity(std::span<const DeviceActivity> a
                                                std::uint64_t first_external_id, std::size_t samples,
                                                const std::unordered_set<std::uint64_t>& own_graph_nodes);
 
+// The calls of one sample. A graph replay under cache cold runs flush, call, flush, call, ...;
+// its counted records are split into calls at caliber's own (excluded) records, in time order:
+// a call is the counted work between two of caliber's records (the empty stretch between the two
+// kernels of one flush is no call). Without excluded records the sample is one piece (one call,
+// or a replay whose call boundaries nothing marks). Each call's records are in start order.
+std::vector<std::vector<DeviceActivity>> calls_of_sample(const SampleActivity& sample);
+
 // Why a batch's attribution cannot be trusted, or nullopt: a sample with no counted work (the
 // call launched nothing on the timing thread, or records were lost), a counted record the tracer
-// could not time (zero timestamps), or a graph sample whose excluded own-node count matches no
+// could not time (zero timestamps), a graph sample whose excluded own-node count matches no
 // captured graph's (own_nodes_per_graph non-empty: the identity mapping failed, so the flush may
-// be counted or a kernel dropped). `first_sample` numbers the samples in messages.
+// be counted or a kernel dropped), or one of caliber's own records running inside a call's work
+// (first start to last end): the flush overlapped the call, so no reduction could keep it out.
+// `first_sample` numbers the samples in messages.
 std::optional<std::string> why_attribution_failed(std::span<const SampleActivity> samples,
                                                   std::span<const std::size_t> own_nodes_per_graph,
                                                   std::size_t first_sample = 0);
@@ -73,8 +82,8 @@ std::optional<std::string> why_attribution_failed(std::span<const SampleActivity
 // (template id -> executed id, from CUPTI's graph-node-cloned callback; a chain of clones is
 // followed to its end) when it has it; otherwise
 // from the node index: CUPTI node ids are (graph id << 32 | node index) and instantiation keeps
-// the index while the graph id becomes the executable graph's (DEVICE.md: 4294967296 ->
-// 8589934592). by_index says whether any id had to be derived that way.
+// the index while the graph id becomes the executable graph's (measured on the H200,
+// docs/cupti.md: 4294967296 -> 8589934592). by_index says whether any id had to be derived that way.
 struct ExecutedNodes {
   std::vector<std::uint64_t> ids;
   bool by_index = false;
@@ -83,12 +92,17 @@ ExecutedNodes executed_graph_nodes(std::span<const std::uint64_t> template_ids,
                                    const std::unordered_map<std::uint64_t, std::uint64_t>& clones,
                                    std::uint32_t exec_graph_id);
 
-// One duration from a sample's records, in nanoseconds:
+// One duration from one call's records, in nanoseconds:
 //  sum  - sum of durations;
 //  busy - length of the union of the intervals (overlapping work counted once);
 //  span - first start to last end (includes idle gaps between the call's kernels).
 // 0 for no records.
 double reduce_activity_ns(std::span<const DeviceActivity> activities, CuptiReduction reduction);
+
+// One duration of a sample, in nanoseconds: reduce_activity_ns of each of its calls
+// (calls_of_sample), summed. A graph replay's sample is this over its N calls (the engine divides
+// by N): under cache cold no reduction, span included, ever covers the flush between the calls.
+double reduce_sample_ns(const SampleActivity& sample, CuptiReduction reduction);
 
 // Accumulates the per-kernel breakdown and checks that every sample ran the same set of kernels
 // (the same names, the same number of times each) as the first sample.

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "caliber/errors.h"
+#include "caliber/result_flags.h"
 #include "telemetry/telemetry_sampler.h"
 
 namespace caliber {
@@ -393,14 +394,39 @@ class Engine {
     const bool too_many_flagged = apply_throttle_policy(r, samples, readings);
     r.summary = summarize(samples);
     r.value_us = apply_statistic(contract_.statistic, samples);
-    r.stable = is_stable(r.summary) && !too_many_flagged;
+    const bool spread_ok = is_stable(r.summary);
+    r.stable = spread_ok && !too_many_flagged;
     std::vector<double> sorted = samples;
     std::sort(sorted.begin(), sorted.end());
-    r.median_ci95_us = median_ci_order_statistics(sorted, 0.95);
-    if (!is_stable(r.summary)) {
+    const Interval ci = median_ci_order_statistics(sorted, kAdaptiveRuleConfidence);
+    if (std::isfinite(ci.lo) && std::isfinite(ci.hi)) r.median_ci95_us = ci;
+    if (!spread_ok) {
+      r.flags.emplace_back(kFlagUnstableSpread);
       r.warnings.push_back(fmt::format("unstable: p90/p10 = {:.3f} > 1.2",
                                        r.summary.p10_us > 0 ? r.summary.p90_us / r.summary.p10_us
                                                             : INFINITY));
+    }
+    if (!r.median_ci95_us && contract_.schedule != Schedule::pipelined) {  // pipelined: one mean
+      r.warnings.push_back(fmt::format("precision not established: no 95% confidence interval of the "
+                                       "median exists below {} samples (n = {})",
+                                       min_samples_for_median_ci(kAdaptiveRuleConfidence), r.summary.n));
+    }
+    // The stopping rule judged the samples it took; throttle policy discard may have removed some
+    // since. A claim the remaining samples do not support is withdrawn.
+    const double precision = median_ci_rel_halfwidth(sorted, kAdaptiveRuleConfidence);
+    if (r.stop_reason == "target precision reached" &&
+        !(precision <= contract_.iterations.target_rel_halfwidth)) {
+      r.stop_reason = "precision not established";
+      if (r.median_ci95_us) {
+        r.warnings.push_back(fmt::format(
+            "precision not established: the {} samples reported{} give a median 95% CI of +/-{:.3g}%, "
+            "the target is +/-{:.3g}%",
+            r.summary.n,
+            r.telemetry.discarded_samples > 0
+                ? fmt::format(" (after {} throttled ones were discarded)", r.telemetry.discarded_samples)
+                : "",
+            precision * 100.0, contract_.iterations.target_rel_halfwidth * 100.0));
+      }
     }
     if (contract_.schedule != Schedule::pipelined && r.summary.n < 10) {
       r.warnings.push_back(fmt::format("few samples (n = {}): quantiles are coarse", r.summary.n));
@@ -436,11 +462,12 @@ class Engine {
     r.telemetry.flagged_samples = flagged;
     if (flagged == 0) return false;
 
-    std::uint64_t reasons = 0;
+    // The power and thermal reasons reported while the samples ran are flags, not only words.
+    const std::uint64_t reasons = throttle_reasons_during(windows, readings, rule);
+    for (const std::string& name : throttle_reason_names(reasons)) r.flags.push_back(throttled_flag(name));
     int lowest_mhz = -1;
     for (const TelemetrySample& t : readings) {
       if (!reading_is_throttled(t, sm_clock_max_mhz_, rule)) continue;
-      reasons |= t.throttle_reasons & rule.reasons;
       if (t.sm_clock_mhz >= 0 && (lowest_mhz < 0 || t.sm_clock_mhz < lowest_mhz)) lowest_mhz = t.sm_clock_mhz;
     }
     const auto total = static_cast<std::int64_t>(samples.size());
@@ -473,6 +500,7 @@ class Engine {
     }
     const bool too_many = static_cast<double>(flagged) > rule.max_flagged_fraction * static_cast<double>(total);
     if (too_many) {
+      r.flags.emplace_back(kFlagUnstableThrottled);
       r.warnings.push_back(fmt::format("not stable: more than {:g}% of the samples were flagged as throttled",
                                        rule.max_flagged_fraction * 100.0));
     }

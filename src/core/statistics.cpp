@@ -94,15 +94,63 @@ bool is_stable(const Summary& s, double max_p90_over_p10) {
   return s.p90_us / s.p10_us <= max_p90_over_p10;
 }
 
+double median_ci_coverage(std::int64_t n, std::int64_t k) {
+  if (n < 1 || k < 1 || 2 * k > n + 1) return 0.0;
+  // Lower tail P(B <= k-1), summed from i = k-1 down. t_i = C(n, i) / 2^n starts from lgamma
+  // (no factorial overflows, no underflow of 2^-n before the product) and steps down by
+  // t_{i-1} = t_i * i / (n - i + 1). The ratio only shrinks as i falls, so once t * r / (1 - r)
+  // (a bound on everything left) is below 1e-17 of the sum, the sum is complete.
+  const double nd = static_cast<double>(n);
+  double i = static_cast<double>(k - 1);
+  double t = std::exp(std::lgamma(nd + 1) - std::lgamma(i + 1) - std::lgamma(nd - i + 1) -
+                      nd * std::log(2.0));
+  double tail = 0;
+  while (true) {
+    tail += t;
+    if (i == 0) break;
+    const double r = i / (nd - i + 1);
+    if (t * r / (1 - r) < 1e-17 * tail) break;
+    t *= r;
+    i -= 1;
+  }
+  return std::max(0.0, 1.0 - 2.0 * tail);
+}
+
+std::optional<MedianCiRanks> median_ci_ranks(std::int64_t n, double confidence) {
+  if (!(confidence > 0 && confidence < 1)) {
+    throw std::invalid_argument("median CI: confidence outside (0, 1)");
+  }
+  if (n < 1 || median_ci_coverage(n, 1) < confidence) return std::nullopt;
+  // Coverage falls as k grows: start at the normal approximation's rank and walk to the largest
+  // k whose coverage still reaches the confidence (a step or two either way).
+  const double half = normal_quantile(0.5 + confidence / 2.0) * std::sqrt(static_cast<double>(n)) / 2.0;
+  const std::int64_t k_max = (n + 1) / 2;
+  std::int64_t k = std::clamp(static_cast<std::int64_t>(std::floor(static_cast<double>(n) / 2.0 - half)),
+                              std::int64_t{1}, k_max);
+  while (k > 1 && median_ci_coverage(n, k) < confidence) --k;
+  while (k < k_max && median_ci_coverage(n, k + 1) >= confidence) ++k;
+  return MedianCiRanks{k, n + 1 - k, median_ci_coverage(n, k)};
+}
+
+std::int64_t min_samples_for_median_ci(double confidence) {
+  std::int64_t n = 1;
+  while (!median_ci_ranks(n, confidence)) ++n;  // [x(1), x(n)] covers 1 - 2^(1-n): a few steps
+  return n;
+}
+
 Interval median_ci_order_statistics(std::span<const double> sorted, double confidence) {
   require_nonempty(sorted, "median CI");
-  const double n = static_cast<double>(sorted.size());
-  const double z = normal_quantile(0.5 + confidence / 2.0);
-  const double half = z * std::sqrt(n) / 2.0;
-  // 1-based ranks, clamped to [1, n].
-  const double l = std::clamp(std::floor(n / 2.0 - half), 1.0, n);
-  const double u = std::clamp(std::ceil(n / 2.0 + half), 1.0, n);
-  return {sorted[static_cast<std::size_t>(l) - 1], sorted[static_cast<std::size_t>(u) - 1]};
+  const auto ranks = median_ci_ranks(static_cast<std::int64_t>(sorted.size()), confidence);
+  if (!ranks) return {-INFINITY, INFINITY};
+  return {sorted[static_cast<std::size_t>(ranks->lower) - 1],
+          sorted[static_cast<std::size_t>(ranks->upper) - 1]};
+}
+
+double median_ci_rel_halfwidth(std::span<const double> sorted, double confidence) {
+  const Interval ci = median_ci_order_statistics(sorted, confidence);
+  const double med = quantile_sorted(sorted, 0.5);
+  if (!std::isfinite(ci.lo) || !std::isfinite(ci.hi) || !(med > 0)) return INFINITY;
+  return (ci.hi - ci.lo) / 2.0 / med;
 }
 
 Interval bootstrap_median_ci(std::span<const double> samples, double confidence, int resamples,

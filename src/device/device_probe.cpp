@@ -20,7 +20,8 @@ std::string trim(const std::string& s) {
   return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
 }
 
-// nvidia-smi is asked for at most this long: it has been seen to hang (seed 004).
+// nvidia-smi is asked for at most this long: it waits on the driver and can hang with it, and a
+// preflight must answer rather than wait (docs/preflight.md).
 constexpr double kNvidiaSmiTimeoutS = 15;
 
 class SystemDeviceProbe final : public DeviceProbe {

@@ -7,6 +7,7 @@
 
 #include "caliber/caliber_check.h"
 #include "caliber/errors.h"
+#include "core/contract_fields.h"
 #include "identity/contract_description.h"
 
 namespace caliber {
@@ -33,16 +34,12 @@ void contract_differences(const RunIdentity& a, const RunIdentity& b, std::vecto
                      describe(ib == cb.end() ? nullptr : ib->second)});
       continue;
     }
-    std::map<std::string, std::string> fa, fb;
-    for (const auto& [k, v] : contract_fields(*ia->second)) fa[k] = v;
-    for (const auto& [k, v] : contract_fields(*ib->second)) fb[k] = v;
-    std::set<std::string> keys;
-    for (const auto& entry : fa) keys.insert(entry.first);
-    for (const auto& entry : fb) keys.insert(entry.first);
-    for (const std::string& k : keys) {
-      const std::string va = fa.count(k) ? fa[k] : "<absent>";
-      const std::string vb = fb.count(k) ? fb[k] : "<absent>";
-      if (va != vb) out.push_back({name + "." + k, va, vb});
+    // Field by field in core/contract_fields.h's order; a field that does not apply is absent.
+    for (const ContractField& f : contract_field_table()) {
+      const Contract &x = *ia->second, &y = *ib->second;
+      const std::string va = f.applies(x) ? f.text(x) : "<absent>";
+      const std::string vb = f.applies(y) ? f.text(y) : "<absent>";
+      if (va != vb) out.push_back({name + "." + std::string(f.name), va, vb});
     }
   }
 }

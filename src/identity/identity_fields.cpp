@@ -46,7 +46,8 @@ std::string join(const std::vector<std::string>& v) {
 }
 
 // Start clocks further apart than this fraction of the higher one: one side started from a
-// different power state (idle at 345 MHz vs boosted at 1980 MHz on the H200, DEVICE.md).
+// different power state (idle at 345 MHz vs boosted at 1980 MHz on the H200,
+// docs/h200/reference.md).
 constexpr double kStartClockHazardFraction = 0.25;
 
 std::string start_clock_hazard(const RunIdentity& a, const RunIdentity& b) {
@@ -91,8 +92,8 @@ std::vector<IdentityField> make_fields() {
       {"device.runtime_version", F::caliber, "the runtime and its libraries are part of what is timed",
        [](const RunIdentity& i) { return i.device.runtime_version; }},
       {"contracts", F::caliber,
-       "instrument, schedule, cache policy, statistic, warmup, iteration rule and throttle policy change a number "
-       "by multiples (DEVICE.md)",
+       "every contract field (instrument, schedule, cache policy, statistic, warmup, iteration rule, throttle "
+       "policy, ...) changes a number, by multiples on a tiny kernel (docs/h200/reference.md)",
        [](const RunIdentity& i) { return describe_contracts(i.contracts); }},
       {"harness.version", F::caliber, "another caliber version may measure differently",
        [](const RunIdentity& i) { return i.harness.version; }},

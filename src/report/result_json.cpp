@@ -6,36 +6,58 @@
 
 #include "caliber/config.h"
 #include "caliber/errors.h"
+#include "core/contract_fields.h"
 #include "core/json_fields.h"
+#include "core/number_text.h"
 
 namespace caliber {
 
 using nlohmann::json;
 
+namespace {
+
+json iteration_rule_json(const IterationRule& it) {
+  if (it.mode == IterationRule::Mode::fixed) return {{"rule", "fixed"}, {"count", it.count}};
+  return {{"rule", "adaptive"},
+          {"min_samples", it.min_samples},
+          {"min_time_ms", it.min_time_ms},
+          {"max_time_ms", it.max_time_ms},
+          {"target_rel_halfwidth", it.target_rel_halfwidth}};
+}
+
+IterationRule iteration_rule_from_json(const JsonFields& it) {
+  IterationRule r;
+  const std::string rule = it.str("rule");
+  if (rule == "fixed") {
+    r.mode = IterationRule::Mode::fixed;
+    r.count = it.integer("count");
+  } else if (rule == "adaptive") {
+    r.mode = IterationRule::Mode::adaptive;
+    r.min_samples = it.integer("min_samples");
+    r.min_time_ms = it.number("min_time_ms");
+    r.max_time_ms = it.number("max_time_ms");
+    r.target_rel_halfwidth = it.number("target_rel_halfwidth");
+  } else {
+    it.fail("rule", fmt::format("unknown iteration rule '{}' (expected fixed|adaptive)", rule));
+  }
+  return r;
+}
+
+}  // namespace
+
+// Field by field from core/contract_fields.h; a field that does not apply to the contract
+// (graph_calls outside graph, cupti_reduction outside cupti) is not written.
 json to_json(const Contract& c) {
   json j = json::object();
-  j["backend"] = to_string(c.backend);
-  j["quantity"] = to_string(c.quantity);
-  j["instrument"] = to_string(c.instrument);
-  j["schedule"] = to_string(c.schedule);
-  j["cache"] = to_string(c.cache);
-  j["statistic"] = c.statistic.name();
-  j["warmup"] = c.warmup;
-  const IterationRule& it = c.iterations;
-  if (it.mode == IterationRule::Mode::fixed) {
-    j["iterations"] = {{"rule", "fixed"}, {"count", it.count}};
-  } else {
-    j["iterations"] = {{"rule", "adaptive"},
-                       {"min_samples", it.min_samples},
-                       {"min_time_ms", it.min_time_ms},
-                       {"max_time_ms", it.max_time_ms},
-                       {"target_rel_halfwidth", it.target_rel_halfwidth}};
+  for (const ContractField& f : contract_field_table()) {
+    if (!f.applies(c)) continue;
+    const std::string key(f.name);
+    switch (f.type) {
+      case ContractFieldType::text: j[key] = f.text(c); break;
+      case ContractFieldType::integer: j[key] = *parse_integer(f.text(c)); break;
+      case ContractFieldType::iteration_rule: j[key] = iteration_rule_json(c.iterations); break;
+    }
   }
-  // Fields that only mean something under one schedule/instrument are written only there, so two
-  // contracts that measure the same way serialize the same way.
-  if (c.schedule == Schedule::graph) j["graph_calls"] = c.graph_calls;
-  if (c.instrument == Instrument::cupti) j["cupti_reduction"] = to_string(c.cupti_reduction);
-  j["throttle_policy"] = to_string(c.throttle_policy);
   return j;
 }
 
@@ -108,7 +130,9 @@ json to_json(const Result& r, bool with_samples) {
   j["value_us"] = r.value_us;
   j["summary"] = to_json(r.summary);
   j["stable"] = r.stable;
-  j["median_ci95_us"] = json::array({r.median_ci95_us.lo, r.median_ci95_us.hi});
+  // null: fewer samples than any 95% interval of the median needs (docs/iteration-rule.md).
+  j["median_ci95_us"] = r.median_ci95_us ? json::array({r.median_ci95_us->lo, r.median_ci95_us->hi})
+                                         : json(nullptr);
   j["stop_reason"] = r.stop_reason;
   j["wall_time_ms"] = r.wall_time_ms;
   j["timed_calls"] = r.timed_calls;
@@ -116,6 +140,7 @@ json to_json(const Result& r, bool with_samples) {
   j["rotation_copies"] = r.rotation_copies;
   j["notes"] = r.notes;
   j["warnings"] = r.warnings;
+  j["flags"] = r.flags;
   if (with_samples && !r.samples_us.empty()) j["samples_us"] = r.samples_us;
   // An empty request means the contract's instrument was asked for by name.
   j["instrument_selection"] = {{"requested", r.instrument.requested.empty()
@@ -141,34 +166,31 @@ Contract contract_from_json(const json& j, const std::string& file, long line,
                             const std::string& path) {
   JsonFields f(j, file, line, path);
   Contract c;
-  c.backend = f.parse("backend", [](const std::string& s) { return parse_backend(s); });
-  c.quantity = f.parse("quantity", [](const std::string& s) { return parse_quantity(s); });
-  c.instrument = f.parse("instrument", [](const std::string& s) { return parse_instrument(s); });
-  c.schedule = f.parse("schedule", [](const std::string& s) { return parse_schedule(s); });
-  c.cache = f.parse("cache", [](const std::string& s) { return parse_cache_policy(s); });
-  c.statistic = f.parse("statistic", [](const std::string& s) { return parse_statistic(s); });
-  c.warmup = f.integer("warmup");
-  const JsonFields it = f.object("iterations");
-  const std::string rule = it.str("rule");
-  if (rule == "fixed") {
-    c.iterations.mode = IterationRule::Mode::fixed;
-    c.iterations.count = it.integer("count");
-  } else if (rule == "adaptive") {
-    c.iterations.mode = IterationRule::Mode::adaptive;
-    c.iterations.min_samples = it.integer("min_samples");
-    c.iterations.min_time_ms = it.number("min_time_ms");
-    c.iterations.max_time_ms = it.number("max_time_ms");
-    c.iterations.target_rel_halfwidth = it.number("target_rel_halfwidth");
-  } else {
-    it.fail("rule", fmt::format("unknown iteration rule '{}' (expected fixed|adaptive)", rule));
+  // In table order: whether a field applies depends only on fields read before it.
+  for (const ContractField& field : contract_field_table()) {
+    if (!field.applies(c)) continue;
+    const std::string key(field.name);
+    switch (field.type) {
+      case ContractFieldType::text:
+        f.parse(key, [&](const std::string& s) {
+          field.set(c, s);
+          return 0;
+        });
+        break;
+      case ContractFieldType::integer: {
+        const std::int64_t v = f.integer(key);
+        try {
+          field.set(c, std::to_string(v));
+        } catch (const UsageError& e) {
+          f.fail(key, e.what());
+        }
+        break;
+      }
+      case ContractFieldType::iteration_rule:
+        c.iterations = iteration_rule_from_json(f.object(key));
+        break;
+    }
   }
-  if (c.schedule == Schedule::graph) c.graph_calls = f.integer("graph_calls");
-  if (c.instrument == Instrument::cupti) {
-    c.cupti_reduction =
-        f.parse("cupti_reduction", [](const std::string& s) { return parse_cupti_reduction(s); });
-  }
-  c.throttle_policy =
-      f.parse("throttle_policy", [](const std::string& s) { return parse_throttle_policy(s); });
   return c;
 }
 
@@ -289,9 +311,11 @@ Result result_from_json(const json& j, const std::string& file, long line, const
   r.summary.stdev_us = s.number("stdev_us");
   r.summary.rel_iqr = s.number("rel_iqr");
   r.stable = f.boolean("stable");
-  const auto ci = number_list(f, "median_ci95_us");
-  if (ci.size() != 2) f.fail("median_ci95_us", "expected [lo, hi]");
-  r.median_ci95_us = {ci[0], ci[1]};
+  if (!f.get("median_ci95_us").is_null()) {
+    const auto ci = number_list(f, "median_ci95_us");
+    if (ci.size() != 2) f.fail("median_ci95_us", "expected [lo, hi] or null");
+    r.median_ci95_us = Interval{ci[0], ci[1]};
+  }
   r.stop_reason = f.str("stop_reason");
   r.wall_time_ms = f.number("wall_time_ms");
   r.timed_calls = static_cast<std::uint64_t>(f.integer("timed_calls"));
@@ -299,6 +323,7 @@ Result result_from_json(const json& j, const std::string& file, long line, const
   r.rotation_copies = static_cast<std::uint64_t>(f.integer("rotation_copies"));
   r.notes = f.strings("notes");
   r.warnings = f.strings("warnings");
+  if (f.has("flags")) r.flags = f.strings("flags");  // a file written before flags existed has none
   if (f.has("samples_us")) r.samples_us = number_list(f, "samples_us");
   // instrument_selection and telemetry arrived with the cupti instrument; a file written before
   // them means: the contract's instrument was asked for by name, and telemetry was not recorded.

@@ -68,6 +68,11 @@ std::vector<std::string> detail_lines(const Result& r) {
     if (r.kernels.size() > kShown) kernels += fmt::format("; +{} more", r.kernels.size() - kShown);
     out.push_back("kernels: " + kernels);
   }
+  if (!r.flags.empty()) {
+    std::string flags;
+    for (const std::string& f : r.flags) flags += (flags.empty() ? "" : " ") + f;
+    out.push_back("flags: " + flags);
+  }
   // Device telemetry is evidence for device work; the host backend has none to show.
   if (r.telemetry.available ||
       (r.contract.backend != BackendKind::host && r.contract.quantity == Quantity::device_time)) {

@@ -8,6 +8,7 @@
 
 #include "caliber/dtype.h"
 #include "caliber/errors.h"
+#include "caliber/result_flags.h"
 #include "caliber/result_json.h"
 #include "core/enum_names.h"
 #include "core/json_fields.h"
@@ -32,7 +33,7 @@ const std::set<std::string> kRowKeys = {
     "provider_detail", "candidate_commit", "harness_version", "backend", "device_index", "gpu", "arch",
     "driver_version", "runtime_version", "correct", "correctness_error", "correctness", "warmup_iters",
     "repeat_iters", "benchmark_status", "status_reason", "median_us", "eager_median_us",
-    "graph_median_us", "host_overhead_us", "p10_us", "p90_us", "timing_method", "stable",
+    "graph_median_us", "host_overhead_us", "p10_us", "p90_us", "timing_method", "stable", "flags",
     "includes_allocation", "includes_layout_conversion", "includes_jit", "bytes", "flops",
     "kernel_only", "eager", "telemetry", "cell_wall_time_ms", "finished_at", "integrity"};
 
@@ -129,6 +130,32 @@ const std::vector<BenchmarkStatus>& all_benchmark_statuses() {
   return all;
 }
 
+const Result* primary_measurement(const BenchmarkResultRow& r) {
+  if (r.kernel_only) return &*r.kernel_only;
+  if (r.eager) return &*r.eager;
+  return nullptr;
+}
+
+std::vector<std::string> row_flags(const BenchmarkResultRow& r) {
+  const Result* primary = primary_measurement(r);
+  return primary ? primary->flags : std::vector<std::string>{};
+}
+
+std::string row_instability_reason(const BenchmarkResultRow& r) {
+  if (r.stable != false) return "";
+  // The row's quantiles (those of its primary measurement) with that measurement's flags and
+  // throttle counts; a row without a kept measurement has its quantiles only.
+  Result seen;
+  if (const Result* primary = primary_measurement(r)) {
+    seen.summary = primary->summary;
+    seen.flags = primary->flags;
+    seen.telemetry = primary->telemetry;
+  }
+  if (r.p10_us) seen.summary.p10_us = *r.p10_us;
+  if (r.p90_us) seen.summary.p90_us = *r.p90_us;
+  return instability_reason(seen);
+}
+
 json to_json(const BenchmarkResultRow& r, bool with_samples) {
   json j = json::object();
   j["schema_version"] = kBenchmarkResultsSchemaVersion;
@@ -170,6 +197,7 @@ json to_json(const BenchmarkResultRow& r, bool with_samples) {
   j["p90_us"] = nullable(r.p90_us);
   j["timing_method"] = nullable(r.timing_method);
   j["stable"] = nullable(r.stable);
+  j["flags"] = row_flags(r);
   j["includes_allocation"] = r.includes_allocation;
   j["includes_layout_conversion"] = r.includes_layout_conversion;
   j["includes_jit"] = r.includes_jit;
@@ -253,6 +281,10 @@ BenchmarkResultRow benchmark_result_from_json(const json& j, const std::string& 
   r.flops = static_cast<std::uint64_t>(flops);
   r.kernel_only = measurement_from_json(f, "kernel_only");
   r.eager = measurement_from_json(f, "eager");
+  // Derived from the primary measurement; absent in rows written before flags existed.
+  if (f.has("flags") && f.strings("flags") != row_flags(r)) {
+    f.fail("flags", "must be the flags of the primary measurement (kernel_only, else eager)");
+  }
   require_present(f, "telemetry");
   if (!f.get("telemetry").is_null()) r.telemetry = f.object("telemetry").json();
   r.cell_wall_time_ms = f.number("cell_wall_time_ms");

@@ -8,8 +8,10 @@
 #include "caliber/benchmark_results.h"
 #include "caliber/errors.h"
 #include "caliber/result_csv.h"
+#include "core/contract_fields.h"
 #include "core/csv_records.h"
 #include "core/json_fields.h"
+#include "core/number_text.h"
 
 namespace caliber {
 namespace {
@@ -39,15 +41,16 @@ void add_measurement_columns(std::vector<Column>& cols, const std::string& prefi
     };
   };
   using T = ColumnType;
-  cols.push_back({prefix + "instrument", T::string, field([](const Result& m) { return json(to_string(m.contract.instrument)); })});
-  cols.push_back({prefix + "schedule", T::string, field([](const Result& m) { return json(to_string(m.contract.schedule)); })});
-  cols.push_back({prefix + "cache", T::string, field([](const Result& m) { return json(to_string(m.contract.cache)); })});
-  cols.push_back({prefix + "statistic", T::string, field([](const Result& m) { return json(m.contract.statistic.name()); })});
-  cols.push_back({prefix + "warmup", T::integer, field([](const Result& m) { return json(m.contract.warmup); })});
-  cols.push_back({prefix + "iterations", T::string, field([](const Result& m) { return json(m.contract.iterations.describe()); })});
-  cols.push_back({prefix + "graph_calls", T::integer, field([](const Result& m) {
-                    return m.contract.schedule == Schedule::graph ? json(m.contract.graph_calls) : json(nullptr);
-                  })});
+  // Every contract field (core/contract_fields.h); one that does not apply is an empty cell.
+  for (const ContractField& f : contract_field_table()) {
+    cols.push_back({prefix + std::string(f.name),
+                    f.type == ContractFieldType::integer ? T::integer : T::string,
+                    field([&f](const Result& m) {
+                      if (!f.applies(m.contract)) return json(nullptr);
+                      if (f.type == ContractFieldType::integer) return json(*parse_integer(f.text(m.contract)));
+                      return json(f.text(m.contract));
+                    })});
+  }
   cols.push_back({prefix + "value_us", T::number, field([](const Result& m) { return json(m.value_us); })});
   cols.push_back({prefix + "n", T::integer, field([](const Result& m) { return json(m.summary.n); })});
   cols.push_back({prefix + "median_us", T::number, field([](const Result& m) { return json(m.summary.median_us); })});
@@ -107,6 +110,11 @@ const std::vector<Column>& columns() {
         {"p90_us", T::number, [](const R& r) { return opt(r.p90_us); }},
         {"timing_method", T::string, [](const R& r) { return opt(r.timing_method); }},
         {"stable", T::boolean, [](const R& r) { return opt(r.stable); }},
+        {"flags", T::string, [](const R& r) {
+           std::string joined;
+           for (const std::string& f : row_flags(r)) joined += (joined.empty() ? "" : "|") + f;
+           return json(joined);
+         }},
         {"includes_allocation", T::boolean, [](const R& r) { return json(r.includes_allocation); }},
         {"includes_layout_conversion", T::boolean, [](const R& r) { return json(r.includes_layout_conversion); }},
         {"includes_jit", T::boolean, [](const R& r) { return json(r.includes_jit); }},

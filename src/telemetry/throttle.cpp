@@ -69,6 +69,29 @@ bool reading_is_throttled(const TelemetrySample& r, int sm_clock_max_mhz, const 
   return r.sm_clock_mhz < rule.min_sm_clock_fraction * sm_clock_max_mhz;
 }
 
+namespace {
+
+// For each window, the readings that can say it ran throttled: [first, last) is the last reading
+// at or before the window began (the state the sample started in) and every reading inside it.
+template <typename Visit>
+void for_each_window_reading(std::span<const SampleWindow> windows, std::span<const TelemetrySample> readings,
+                             Visit&& visit) {
+  // Index of the first reading later than t.
+  auto first_after = [&](double t) {
+    return static_cast<std::size_t>(
+        std::upper_bound(readings.begin(), readings.end(), t,
+                         [](double v, const TelemetrySample& r) { return v < r.timestamp_ms; }) -
+        readings.begin());
+  };
+  for (std::size_t i = 0; i < windows.size(); ++i) {
+    const std::size_t a = first_after(windows[i].begin_ms);
+    const std::size_t b = std::max(a, first_after(windows[i].end_ms));
+    visit(i, a > 0 ? a - 1 : a, b);
+  }
+}
+
+}  // namespace
+
 std::vector<bool> flag_throttled_samples(std::span<const SampleWindow> windows,
                                          std::span<const TelemetrySample> readings,
                                          int sm_clock_max_mhz, const ThrottleRule& rule) {
@@ -78,23 +101,29 @@ std::vector<bool> flag_throttled_samples(std::span<const SampleWindow> windows,
     throttled_before[k + 1] =
         throttled_before[k] + (reading_is_throttled(readings[k], sm_clock_max_mhz, rule) ? 1 : 0);
   }
-  // Index of the first reading later than t.
-  auto first_after = [&](double t) {
-    return static_cast<std::size_t>(
-        std::upper_bound(readings.begin(), readings.end(), t,
-                         [](double v, const TelemetrySample& r) { return v < r.timestamp_ms; }) -
-        readings.begin());
-  };
   std::vector<bool> flags(windows.size(), false);
-  for (std::size_t i = 0; i < windows.size(); ++i) {
-    const std::size_t a = first_after(windows[i].begin_ms);
-    const std::size_t b = std::max(a, first_after(windows[i].end_ms));
-    // The state the sample started in (the last reading at or before its beginning), or a
-    // throttled reading while it may have run.
-    const bool started_throttled = a > 0 && throttled_before[a] > throttled_before[a - 1];
-    flags[i] = started_throttled || throttled_before[b] > throttled_before[a];
-  }
+  for_each_window_reading(windows, readings, [&](std::size_t i, std::size_t first, std::size_t last) {
+    flags[i] = throttled_before[last] > throttled_before[first];
+  });
   return flags;
+}
+
+std::uint64_t throttle_reasons_during(std::span<const SampleWindow> windows,
+                                      std::span<const TelemetrySample> readings, const ThrottleRule& rule) {
+  // Mark the readings some window can see (a difference array over reading indices, so the cost
+  // is windows + readings however much the windows of a batch overlap), then union their reasons.
+  std::vector<std::int64_t> opened(readings.size() + 1, 0);
+  for_each_window_reading(windows, readings, [&](std::size_t, std::size_t first, std::size_t last) {
+    ++opened[first];
+    --opened[last];
+  });
+  std::uint64_t reasons = 0;
+  std::int64_t open = 0;
+  for (std::size_t k = 0; k < readings.size(); ++k) {
+    open += opened[k];
+    if (open > 0) reasons |= readings[k].throttle_reasons & rule.reasons;
+  }
+  return reasons;
 }
 
 }  // namespace caliber

@@ -16,7 +16,6 @@ ClassificationInput measured(double speedup) {
   ClassificationInput in;
   in.candidate_status = BenchmarkStatus::ok;
   in.candidate_stable = true;
-  in.candidate_p90_over_p10 = 1.05;
   in.speedup_vs_best = speedup;
   in.best_baseline = "cublas";
   in.roofline_fraction = 0.30;
@@ -70,7 +69,7 @@ TEST(BottleneckClassification, RuleTable) {
       {"unstable",
        [](auto& in) {
          in.candidate_stable = false;
-         in.candidate_p90_over_p10 = 1.5;
+         in.candidate_unstable_reason = "p90/p10 = 1.50 > 1.2";
        },
        Bottleneck::measurement_issue, "C4", "candidate timing unstable: p90/p10 = 1.50 > 1.2"},
       {"no usable baseline", [](auto& in) { in.speedup_vs_best.reset(); }, Bottleneck::measurement_issue, "C5",

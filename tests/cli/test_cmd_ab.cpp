@@ -216,7 +216,7 @@ TEST(CliAb, TheSlowerPluginBuildIsCalledSlowerWithCaliberRunCells) {
   const auto r = run_cli("ab --op rmsnorm --rounds 6 --out " + out + " --shape-ledger " + sides.ledger +
                          " --a-matrix " + sides.matrix_fast + " --b-matrix " + sides.matrix_slow +
                          " --cell-timeout 120 --cell-command '{binary} run --backend host --op {op} --shape-ledger "
-                         "{ledger} --baseline-matrix {matrix} --seed {seed} --out {out} --warmup 1 --min-samples 5 "
+                         "{ledger} --baseline-matrix {matrix} --seed {seed} --out {out} --warmup 1 --min-samples 6 "
                          "--min-time-ms 0 --max-time-ms 10'");
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("== rmsnorm: 6 rounds x 3 shapes"), std::string::npos) << r.out;

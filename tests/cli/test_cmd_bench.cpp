@@ -136,10 +136,12 @@ TEST(CliBench, HostRunWritesSchemaValidJsonAndContractCsv) {
   while (std::getline(ls, line)) lines.push_back(line);
   ASSERT_EQ(lines.size(), 5u);
   EXPECT_EQ(lines[0],
-            "name,params,backend,device_name,arch,quantity,instrument,schedule,cache,statistic,warmup,"
-            "iteration_rule,graph_calls,value_us,n,min_us,p10_us,p25_us,median_us,p75_us,p90_us,max_us,"
-            "mean_us,stdev_us,rel_iqr,stable,stop_reason,flush_bytes,rotation_copies,warnings");
-  // Keep the contract columns (0-12) and n (14); replace the measured numbers (13, 15-25) by N.
+            "name,params,device_name,arch,backend,quantity,instrument,schedule,cache,statistic,warmup,"
+            "iterations,graph_calls,cupti_reduction,throttle_policy,value_us,n,min_us,p10_us,p25_us,"
+            "median_us,p75_us,p90_us,max_us,mean_us,stdev_us,rel_iqr,stable,stop_reason,flush_bytes,"
+            "rotation_copies,flags,warnings");
+  // Keep the contract columns (4-14) and n (16); replace the measured numbers (15, 17-26), the
+  // machine-dependent stability, flags and warnings.
   auto normalize = [](const std::string& row) {
     std::vector<std::string> f;
     std::string cur;
@@ -154,12 +156,13 @@ TEST(CliBench, HostRunWritesSchemaValidJsonAndContractCsv) {
       }
     }
     f.push_back(cur);
-    f[3] = "CPU";
-    f[4] = "ARCH";
-    for (int i : {13, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24}) f[static_cast<std::size_t>(i)] = "N";
-    f[25] = "STABLE";
-    f[27] = f[27] == "0" ? "0" : "FLUSH";
-    f[29] = "W";
+    f[2] = "CPU";
+    f[3] = "ARCH";
+    for (int i : {15, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26}) f[static_cast<std::size_t>(i)] = "N";
+    f[27] = "STABLE";
+    f[29] = f[29] == "0" ? "0" : "FLUSH";
+    f[31] = "F";
+    f[32] = "W";
     std::string out;
     for (std::size_t i = 0; i < f.size(); ++i) out += (i ? "," : "") + f[i];
     return out;
@@ -167,14 +170,14 @@ TEST(CliBench, HostRunWritesSchemaValidJsonAndContractCsv) {
   const std::string params_copy = "\"{\"\"dtype\"\":\"\"float32\"\",\"\"elements\"\":16384,\"\"size_bytes\"\":65536}\"";
   const std::string params_tiny = "\"{\"\"dtype\"\":\"\"float32\"\",\"\"elements\"\":256,\"\"size_bytes\"\":1024}\"";
   EXPECT_EQ(normalize(lines[1]), "copy," + params_copy +
-                                     ",host,CPU,ARCH,device_time,wallclock,isolated,warm,median,10,fixed:20,,N,20,"
-                                     "N,N,N,N,N,N,N,N,N,N,STABLE,fixed count,0,0,W");
+                                     ",CPU,ARCH,host,device_time,wallclock,isolated,warm,median,10,fixed:20,,,flag,N,20,"
+                                     "N,N,N,N,N,N,N,N,N,N,STABLE,fixed count,0,0,F,W");
   EXPECT_EQ(normalize(lines[2]), "copy," + params_copy +
-                                     ",host,CPU,ARCH,device_time,wallclock,isolated,cold,median,10,fixed:20,,N,20,"
-                                     "N,N,N,N,N,N,N,N,N,N,STABLE,fixed count,FLUSH,0,W");
+                                     ",CPU,ARCH,host,device_time,wallclock,isolated,cold,median,10,fixed:20,,,flag,N,20,"
+                                     "N,N,N,N,N,N,N,N,N,N,STABLE,fixed count,FLUSH,0,F,W");
   EXPECT_EQ(normalize(lines[4]), "tiny," + params_tiny +
-                                     ",host,CPU,ARCH,device_time,wallclock,isolated,cold,median,10,fixed:20,,N,20,"
-                                     "N,N,N,N,N,N,N,N,N,N,STABLE,fixed count,FLUSH,0,W");
+                                     ",CPU,ARCH,host,device_time,wallclock,isolated,cold,median,10,fixed:20,,,flag,N,20,"
+                                     "N,N,N,N,N,N,N,N,N,N,STABLE,fixed count,FLUSH,0,F,W");
 }
 
 TEST(CliBench, AllExpandsToTheValidCombinationsAndSaysWhatItSkipped) {

@@ -53,7 +53,7 @@ std::vector<std::string> run_args(const std::string& dir, std::vector<std::strin
   std::vector<std::string> a = {"run", "--op", "rmsnorm", "--backend", "host", "--shape-ledger",
                                 dir + "/shape_ledger.jsonl", "--baseline-matrix", dir + "/baseline_matrix.yaml",
                                 "--out", dir + "/out", "--min-time-ms", sampling_ms == "2" ? "0" : sampling_ms,
-                                "--max-time-ms", sampling_ms, "--min-samples", "3", "--warmup", "1"};
+                                "--max-time-ms", sampling_ms, "--min-samples", "6", "--warmup", "1"};
   a.insert(a.end(), extra.begin(), extra.end());
   return a;
 }

@@ -118,24 +118,18 @@ TEST(Gate, FailsClosedAndRefusesWhenTheContractDiffers) {
   // Each contract field the gate checks, one at a time.
   struct Case {
     const char* field;
-    std::string ContractFields::*member;
     const char* value;
   };
   const Case cases[] = {
-      {"statistic", &ContractFields::statistic, "mean"},
-      {"instrument", &ContractFields::instrument, "cupti"},
-      {"schedule", &ContractFields::schedule, "graph"},
-      {"cache", &ContractFields::cache, "warm"},
-      {"warmup", &ContractFields::warmup, "3"},
-      {"iterations", &ContractFields::iterations, "fixed:20"},
-      {"quantity", &ContractFields::quantity, "host_dispatch"},
-      {"backend", &ContractFields::backend, "host"},
+      {"statistic", "mean"}, {"instrument", "cupti"},   {"schedule", "graph"},
+      {"cache", "warm"},     {"warmup", "3"},           {"iterations", "fixed:20"},
+      {"quantity", "host_dispatch"}, {"backend", "host"}, {"throttle_policy", "discard"},
   };
   for (const Case& c : cases) {
     CompareRow base = row("copy", 100);
     CompareRow cur = row("copy", 100);
-    const std::string before = base.contract.*c.member;
-    cur.contract.*c.member = c.value;
+    const std::string before = base.contract[c.field];
+    cur.contract[c.field] = c.value;
     const auto r = gate({base}, {cur}, thresholds({rule("copy", 20, 10)}));
     EXPECT_EQ(only(r).gate_label(),
               fmt::format("[GATE FAIL: contract differs: {} {}→{}]", c.field, before, c.value));
@@ -155,8 +149,8 @@ TEST(Gate, AContractNeverRecordedOnTheBaselineIsADifference) {
 
 TEST(Gate, ARowWhoseScheduleChangedIsPairedAndRefused) {
   CompareRow cur = row("copy", 90);
-  cur.contract.schedule = "graph";
-  cur.contract.graph_calls = "20";
+  cur.contract["schedule"] = "graph";
+  cur.contract["graph_calls"] = "20";
   const auto r = gate({row("copy", 100)}, {cur}, thresholds({rule("copy", 20, 10)}));
   EXPECT_EQ(only(r).gate_label(),
             "[GATE FAIL: contract differs: schedule per_iter→graph, graph_calls (unrecorded)→20]");
@@ -213,7 +207,7 @@ TEST(Gate, RowsOutsideTheAllowlistAreReportOnly) {
 
 TEST(Gate, AReportOnlyContractDifferenceDoesNotRefuse) {
   CompareRow cur = row("scale", 100);
-  cur.contract.cache = "warm";
+  cur.contract["cache"] = "warm";
   const auto r = gate({row("scale", 100)}, {cur}, thresholds({rule("copy", 20, 10)}));
   EXPECT_EQ(only(r).gate_label(), "[REPORT: contract differs: cache cold→warm]");
   EXPECT_EQ(r.result, GateResult::pass);
@@ -222,7 +216,7 @@ TEST(Gate, AReportOnlyContractDifferenceDoesNotRefuse) {
 
 TEST(Gate, WithoutAThresholdsFileAnyContractDifferenceRefuses) {
   CompareRow cur = row("scale", 100);
-  cur.contract.cache = "warm";
+  cur.contract["cache"] = "warm";
   const auto r = gate({row("scale", 100)}, {cur}, Thresholds{});
   EXPECT_EQ(only(r).outcome, Outcome::report);
   EXPECT_EQ(r.result, GateResult::refused);

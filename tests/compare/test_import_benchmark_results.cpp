@@ -60,8 +60,8 @@ TEST(ImportBenchmarkResults, OneRowPerCellWithThePrimaryMedianAndItsContract) {
   EXPECT_EQ(ok.n, 3);  // the kernel-only summary's n
   EXPECT_EQ(ok.status, RowStatus::ok);
   EXPECT_EQ(ok.contract, contract_fields(literal_rows()[0].kernel_only->contract));
-  EXPECT_EQ(ok.contract.schedule, "graph");
-  EXPECT_EQ(ok.contract.cache, "warm");
+  EXPECT_EQ(ok.contract["schedule"], "graph");
+  EXPECT_EQ(ok.contract["cache"], "warm");
 
   // An incorrect output's latency is not a number to compare: status incorrect, no raw us.
   const CompareRow& wrong = in.rows[1];

@@ -148,8 +148,8 @@ TEST(CompareJson, CarriesResultSummaryAndEveryRow) {
 
 TEST(CompareJson, ListsContractDifferences) {
   CompareRow cur = row("copy", 100);
-  cur.contract.schedule = "graph";
-  cur.contract.graph_calls = "20";
+  cur.contract["schedule"] = "graph";
+  cur.contract["graph_calls"] = "20";
   const auto r = evaluate_gate({row("copy", 100)}, {cur}, Thresholds{}, GateOptions{}, "a", "b");
   const auto doc = nlohmann::json::parse(render(write_compare_json, r));
   EXPECT_EQ(doc["result"], "refused");
@@ -161,7 +161,7 @@ TEST(CompareJson, ListsContractDifferences) {
 
 TEST(GateSummaryLine, SaysRefusedAndCountsRowsNotCompared) {
   CompareRow cur = row("copy", 100);
-  cur.contract.cache = "warm";
+  cur.contract["cache"] = "warm";
   const auto r = evaluate_gate({row("copy", 100)}, {cur}, Thresholds{}, GateOptions{}, "a", "b");
   EXPECT_EQ(gate_summary_line(r),
             "gate REFUSED (contract mismatch): 0 of 0 gated rows failed (0 passed, 0 skipped, 0 "

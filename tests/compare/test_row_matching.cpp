@@ -11,9 +11,9 @@ CompareRow row(const std::string& name, const std::string& schedule, const std::
   r.name = name;
   r.params = {{"size_bytes", 64}};
   r.arch = arch;
-  r.contract.instrument = "event";
-  r.contract.schedule = schedule;
-  r.contract.cache = "cold";
+  r.contract["instrument"] = "event";
+  r.contract["schedule"] = schedule;
+  r.contract["cache"] = "cold";
   r.value_us = 1;
   return r;
 }
@@ -33,7 +33,7 @@ TEST(MatchRows, PairsRowsWithTheSameKeyAndKeepsTheirOrder) {
                                  row("tiny", "per_iter")});
   ASSERT_EQ(pairs.size(), 4u);
   EXPECT_EQ(pairs[0].baseline->key(), pairs[0].current->key());
-  EXPECT_EQ(pairs[1].current->contract.schedule, "graph");
+  EXPECT_EQ(pairs[1].current->contract["schedule"], "graph");
   EXPECT_EQ(pairs[2].current->name, "scale");
   EXPECT_FALSE(pairs[3].baseline.has_value());
   EXPECT_EQ(pairs[3].current->name, "tiny");
@@ -43,8 +43,8 @@ TEST(MatchRows, PairsTheOneRowWhoseVariantChanged) {
   const auto pairs = match_rows({row("copy", "isolated")}, {row("copy", "graph")});
   ASSERT_EQ(pairs.size(), 1u);
   ASSERT_TRUE(pairs[0].current.has_value());
-  EXPECT_EQ(pairs[0].baseline->contract.schedule, "isolated");
-  EXPECT_EQ(pairs[0].current->contract.schedule, "graph");
+  EXPECT_EQ(pairs[0].baseline->contract["schedule"], "isolated");
+  EXPECT_EQ(pairs[0].current->contract["schedule"], "graph");
 }
 
 TEST(MatchRows, DoesNotGuessBetweenSeveralChangedVariants) {

@@ -18,7 +18,7 @@ const char* kGood = R"({
       "rules": [
         {"name": "copy", "params": {"size_bytes": 268435456}, "contract": {"schedule": "per_iter", "cache": "cold"},
          "relative_pct": 5, "absolute_us": 2, "calibration": "spread 0.05% over 5 processes"},
-        {"name": "rms*", "relative_pct": 20, "absolute_us": 10, "calibration": "seed 000 numbers"}
+        {"name": "rms*", "relative_pct": 20, "absolute_us": 10, "calibration": "test numbers"}
       ]
     },
     "gfx1201": {"rules": []}
@@ -29,8 +29,8 @@ CompareRow row(const std::string& name, nlohmann::json params, const std::string
   CompareRow r;
   r.name = name;
   r.params = std::move(params);
-  r.contract.schedule = schedule;
-  r.contract.cache = "cold";
+  r.contract["schedule"] = schedule;
+  r.contract["cache"] = "cold";
   return r;
 }
 

@@ -2,6 +2,8 @@
 // valid one accepted.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include "caliber/contract.h"
 #include "caliber/errors.h"
 
@@ -109,7 +111,7 @@ INSTANTIATE_TEST_SUITE_P(
         Refusal{"min samples 0",
                 with(cuda(Instrument::event, Schedule::isolated, CachePolicy::warm),
                      [](Contract& c) { c.iterations.min_samples = 0; }),
-                false, "min samples must be >= 1"},
+                false, "min_samples (--min-samples) must be >= 6 with the adaptive rule (got 0)"},
         Refusal{"max time 0",
                 with(cuda(Instrument::event, Schedule::isolated, CachePolicy::warm),
                      [](Contract& c) { c.iterations.max_time_ms = 0; }),
@@ -203,6 +205,29 @@ TEST(ContractNames, Statistics) {
   EXPECT_THROW(parse_statistic("average"), UsageError);
 }
 
+// Below 6 samples no pair of order statistics is a 95% interval of the median (1 - 2^(1-n) <
+// 0.95 for n <= 5), so the adaptive rule, which claims a precision from that interval, is refused.
+TEST(AdaptiveRule, MinSamplesBelowTheSmallestExactIntervalIsRefused) {
+  Contract c = cuda(Instrument::event, Schedule::isolated, CachePolicy::warm);
+  for (std::int64_t n = 1; n <= 5; ++n) {
+    c.iterations.min_samples = n;
+    const auto why = why_invalid(c);
+    ASSERT_TRUE(why.has_value()) << n;
+    EXPECT_EQ(*why, fmt::format("min_samples (--min-samples) must be >= 6 with the adaptive rule (got {}): "
+                                "below 6 samples no pair of order statistics is a 95% confidence interval "
+                                "of the median, so no precision can be claimed; give a fixed count "
+                                "(--iters) for fewer samples",
+                                n));
+    EXPECT_EQ(why->find('\n'), std::string::npos);
+  }
+  c.iterations.min_samples = 6;
+  EXPECT_EQ(why_invalid(c), std::nullopt);
+  // A fixed count claims no precision: any count is measurable.
+  c.iterations.mode = IterationRule::Mode::fixed;
+  c.iterations.count = 1;
+  EXPECT_EQ(why_invalid(c), std::nullopt);
+}
+
 TEST(ContractNames, IterationRuleDescription) {
   IterationRule fixed;
   fixed.mode = IterationRule::Mode::fixed;
@@ -211,6 +236,27 @@ TEST(ContractNames, IterationRuleDescription) {
   IterationRule adaptive;
   EXPECT_EQ(adaptive.describe(),
             "adaptive:min_samples=20,min_time_ms=20,max_time_ms=1000,target_rel_halfwidth=0.005");
+}
+
+TEST(ContractNames, IterationRuleParsesItsDescription) {
+  const IterationRule fixed = parse_iteration_rule("fixed:250");
+  EXPECT_EQ(fixed.mode, IterationRule::Mode::fixed);
+  EXPECT_EQ(fixed.count, 250);
+  const IterationRule a =
+      parse_iteration_rule("adaptive:min_samples=12,min_time_ms=2.5,max_time_ms=40,target_rel_halfwidth=0.01");
+  EXPECT_EQ(a.mode, IterationRule::Mode::adaptive);
+  EXPECT_EQ(a.min_samples, 12);
+  EXPECT_DOUBLE_EQ(a.min_time_ms, 2.5);
+  EXPECT_DOUBLE_EQ(a.max_time_ms, 40);
+  EXPECT_DOUBLE_EQ(a.target_rel_halfwidth, 0.01);
+  EXPECT_EQ(parse_iteration_rule(a.describe()), a);
+  EXPECT_EQ(parse_iteration_rule(IterationRule{}.describe()), IterationRule{});
+  for (const char* bad : {"fixed:", "fixed:1x", "adaptive:", "adaptive:min_samples=12",
+                          "adaptive:min_time_ms=2,min_samples=12,max_time_ms=40,target_rel_halfwidth=0.01",
+                          "adaptive:min_samples=12,min_time_ms=2,max_time_ms=40,target_rel_halfwidth=0.01,x=1",
+                          "nvbench:min_samples=10", ""}) {
+    EXPECT_THROW(parse_iteration_rule(bad), UsageError) << bad;
+  }
 }
 
 TEST(ContractMismatch, BackendOfContractMustMatchTheBackend) {

@@ -117,8 +117,8 @@ TEST(KernelAttribution, ACopyIsFoundThroughItsRuntimeCorrelationId) {
 }
 
 TEST(KernelAttribution, ExecutedNodeIdsThroughTheCloneCallback) {
-  // DEVICE.md: template nodes 4294967296 and 4294967297 (graph 1), executed as 8589934592 and
-  // 8589934593 (graph 2).
+  // As measured on the H200 (docs/cupti.md): template nodes 4294967296 and 4294967297 (graph 1),
+  // executed as 8589934592 and 8589934593 (graph 2).
   const std::vector<std::uint64_t> templates = {4294967296ull};
   const std::unordered_map<std::uint64_t, std::uint64_t> clones = {{4294967296ull, 8589934592ull},
                                                                    {4294967297ull, 8589934593ull}};
@@ -168,6 +168,87 @@ TEST(KernelAttribution, GraphReplayExcludesTheCapturedFlushByExecutedNodeIdentit
             "graph-node identity check failed in sample 40: 0 of caliber's own nodes (the captured "
             "cache flush) were excluded, the graph holds 2; the flush could be counted or a kernel "
             "dropped");
+}
+
+// One replay of graph + cold with graph_calls = 3, as CUPTI reports it: every node carries the
+// replay's correlation id (60); each call is preceded by the two flush kernels (overwrite, then
+// read-back), whose executed node ids caliber recorded. Call 0 runs one kernel, calls 1 and 2 a
+// kernel and an epilogue with an idle gap between them. Times in ns.
+struct GraphColdReplay {
+  std::unordered_set<std::uint64_t> own = {101, 102, 201, 202, 301, 302};
+  std::vector<DeviceActivity> records = {
+      kernel("caliber_l2_flush_kernel", 0, 30000, 60, 7, 101),
+      kernel("caliber_l2_evict_kernel", 30100, 50000, 60, 7, 102),
+      kernel("gemm", 50400, 51400, 60, 7, 103),                 // call 0: 1000
+      kernel("caliber_l2_flush_kernel", 51600, 81600, 60, 7, 201),
+      kernel("caliber_l2_evict_kernel", 81700, 101700, 60, 7, 202),
+      kernel("gemm", 102000, 103000, 60, 7, 203),               // call 1: 1000 + gap 300 + 200
+      kernel("epilogue", 103300, 103500, 60, 7, 204),
+      kernel("caliber_l2_flush_kernel", 103800, 133800, 60, 7, 301),
+      kernel("caliber_l2_evict_kernel", 133900, 153900, 60, 7, 302),
+      kernel("epilogue", 154600, 154800, 60, 7, 304),           // call 2, delivered out of order
+      kernel("gemm", 154200, 155200, 60, 7, 303)};               // call 2: [154200, 155200]
+  std::vector<ExternalCorrelation> corr = {{60, 700}};
+
+  SampleActivity sample() const { return attribute_activity(records, corr, 700, 1, own)[0]; }
+};
+
+TEST(KernelAttribution, GraphColdSplitsAReplayIntoCallsAtTheExcludedFlush) {
+  const SampleActivity s = GraphColdReplay{}.sample();
+  ASSERT_EQ(s.counted.size(), 5u);
+  ASSERT_EQ(s.excluded.size(), 6u);
+  const auto calls = calls_of_sample(s);
+  ASSERT_EQ(calls.size(), 3u);
+  EXPECT_EQ(names(calls[0]), (std::vector<std::string>{"gemm"}));
+  EXPECT_EQ(names(calls[1]), (std::vector<std::string>{"gemm", "epilogue"}));
+  EXPECT_EQ(names(calls[2]), (std::vector<std::string>{"gemm", "epilogue"}));  // in start order
+  EXPECT_EQ(why_attribution_failed(std::vector<SampleActivity>{s}, std::vector<std::size_t>{6}), std::nullopt);
+}
+
+TEST(KernelAttribution, GraphColdReductionsArePerCallAndNeverCoverTheFlush) {
+  const SampleActivity s = GraphColdReplay{}.sample();
+  // sum: the five durations. busy: call 0 1000, call 1 1000 + 200, call 2 the gemm's 1000 (the
+  // epilogue lies inside it).
+  EXPECT_DOUBLE_EQ(reduce_sample_ns(s, CuptiReduction::sum), 1000 + 1000 + 200 + 1000 + 200);
+  EXPECT_DOUBLE_EQ(reduce_sample_ns(s, CuptiReduction::busy), 1000 + 1200 + 1000);
+  // span: first start to last end of each call, summed: 1000 + 1500 (with its 300 ns idle gap) +
+  // 1000. Over the whole replay it would be 155200 - 50400 = 104800, the two flushes inside.
+  EXPECT_DOUBLE_EQ(reduce_sample_ns(s, CuptiReduction::span), 1000 + 1500 + 1000);
+  EXPECT_DOUBLE_EQ(reduce_activity_ns(s.counted, CuptiReduction::span), 104800);
+  // busy and sum of the whole replay agree with the per-call values: the flush is in no record
+  // they count.
+  EXPECT_DOUBLE_EQ(reduce_activity_ns(s.counted, CuptiReduction::busy), 3200);
+  EXPECT_DOUBLE_EQ(reduce_activity_ns(s.counted, CuptiReduction::sum), 3400);
+}
+
+TEST(KernelAttribution, WithoutExcludedRecordsTheSampleIsOnePiece) {
+  // graph + warm: nothing marks the call boundaries, so span is the replay's first start to last
+  // end (gaps between calls included) and the engine divides it by the calls per replay.
+  SampleActivity s;
+  s.counted = {kernel("k", 300, 400, 1, 7, 2), kernel("k", 100, 200, 1, 7, 1)};
+  const auto calls = calls_of_sample(s);
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0][0].start_ns, 100u);
+  EXPECT_DOUBLE_EQ(reduce_sample_ns(s, CuptiReduction::span), 300);
+  EXPECT_DOUBLE_EQ(reduce_sample_ns(s, CuptiReduction::busy), 200);
+}
+
+TEST(KernelAttribution, AFlushRunningInsideACallsWorkIsRefused) {
+  // Call 1's side-stream kernel (stream 9) runs on past the start of the next flush: no
+  // reduction could keep the flush out, and it slowed the call; the batch fails.
+  GraphColdReplay replay;
+  replay.records[6] = kernel("side_scale", 102500, 110000, 60, 9, 204);
+  const SampleActivity s = replay.sample();
+  const auto why = why_attribution_failed(std::vector<SampleActivity>{s}, std::vector<std::size_t>{6}, 12);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_EQ(*why,
+            "caliber's own 'caliber_l2_flush_kernel' [103800, 133800] ns ran inside call 1 of sample 12 (its "
+            "work spans [102000, 110000] ns): the cache flush overlapped the call, so it cannot be kept out "
+            "of the sample");
+  // Touching is not overlapping: a call may end exactly where the next flush starts.
+  replay.records[6] = kernel("epilogue", 103300, 103800, 60, 7, 204);
+  EXPECT_EQ(why_attribution_failed(std::vector<SampleActivity>{replay.sample()}, std::vector<std::size_t>{6}),
+            std::nullopt);
 }
 
 TEST(KernelAttribution, ASampleWithNoWorkOrAnUntimedRecordIsRefused) {

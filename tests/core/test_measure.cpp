@@ -6,6 +6,7 @@
 
 #include "caliber/errors.h"
 #include "caliber/measure.h"
+#include "caliber/result_flags.h"
 #include "support/fixed_contract.h"
 #include "support/recording_backend.h"
 
@@ -22,6 +23,15 @@ Result run(RecordingBackend& b, const Contract& c, MeasureOptions o = {}) {
   o.keep_samples = true;
   o.clock = &b.clock;
   return measure(b, [&b](const LaunchContext& ctx) { b.run_call(ctx); }, c, o);
+}
+
+// The adaptive rule with this minimum sample count and no minimum time.
+Contract adaptive(std::int64_t min_samples) {
+  Contract c = fixed(Schedule::per_iter, CachePolicy::warm, 1);
+  c.iterations = IterationRule{};
+  c.iterations.min_samples = min_samples;
+  c.iterations.min_time_ms = 0;
+  return c;
 }
 
 std::vector<std::string> after_warmup(const RecordingBackend& b, std::size_t warmup_events) {
@@ -189,11 +199,7 @@ TEST(Measure, ContractForAnotherBackendIsRefused) {
 
 TEST(Measure, AdaptiveStopsAtMinSamplesWhenThePrecisionIsReached) {
   RecordingBackend b;
-  Contract c = fixed(Schedule::per_iter, CachePolicy::warm, 1);
-  c.iterations = IterationRule{};
-  c.iterations.min_samples = 20;
-  c.iterations.min_time_ms = 0;
-  const Result r = run(b, c);
+  const Result r = run(b, adaptive(20));
   // First batch of one sample measures the cost, the second brings n to min_samples; identical
   // samples give a zero-width interval.
   EXPECT_EQ(r.summary.n, 20);
@@ -205,7 +211,7 @@ TEST(Measure, AdaptiveHonoursMinTime) {
   RecordingBackend b;
   Contract c = fixed(Schedule::isolated, CachePolicy::warm, 1);
   c.iterations = IterationRule{};
-  c.iterations.min_samples = 5;
+  c.iterations.min_samples = 6;
   c.iterations.min_time_ms = 1.0;  // each isolated sample costs 5 + 3 + 3 = 11 us of wall time
   const Result r = run(b, c);
   EXPECT_EQ(r.stop_reason, "target precision reached");
@@ -251,6 +257,38 @@ TEST(Measure, UnstableSamplesAreFlagged) {
   EXPECT_FALSE(r.stable);
   ASSERT_EQ(r.warnings.size(), 1u);
   EXPECT_EQ(r.warnings[0], "unstable: p90/p10 = 2.000 > 1.2");
+  EXPECT_EQ(r.flags, std::vector<std::string>{"unstable:spread"});
+  EXPECT_EQ(instability_reason(r), "p90/p10 = 2.00 > 1.2");
+}
+
+TEST(Measure, BelowSixSamplesNoIntervalOfTheMedianIsClaimed) {
+  RecordingBackend b;
+  const Result r = run(b, fixed(Schedule::per_iter, CachePolicy::warm, 5));
+  EXPECT_EQ(r.summary.n, 5);
+  EXPECT_FALSE(r.median_ci95_us.has_value());
+  EXPECT_EQ(r.stop_reason, "fixed count");
+  EXPECT_NE(std::find(r.warnings.begin(), r.warnings.end(),
+                      "precision not established: no 95% confidence interval of the median exists below 6 "
+                      "samples (n = 5)"),
+            r.warnings.end());
+  RecordingBackend six;
+  const Result r6 = run(six, fixed(Schedule::per_iter, CachePolicy::warm, 6));
+  ASSERT_TRUE(r6.median_ci95_us.has_value());  // [x(1), x(6)]
+  EXPECT_EQ(r6.median_ci95_us->lo, r6.summary.min_us);
+  EXPECT_EQ(r6.median_ci95_us->hi, r6.summary.max_us);
+}
+
+TEST(Measure, AnAdaptiveRuleThatCouldClaimPrecisionFromFewerThanSixSamplesIsRefused) {
+  RecordingBackend b;
+  try {
+    run(b, adaptive(1));
+    FAIL() << "expected ContractError";
+  } catch (const ContractError& e) {
+    EXPECT_NE(std::string(e.what()).find("min_samples (--min-samples) must be >= 6 with the adaptive rule (got 1)"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_TRUE(b.events.empty());  // refused before anything ran
 }
 
 // A telemetry reader that always reports the same reading, and a pacer that lets no period pass:
@@ -312,6 +350,7 @@ TEST(Measure, TelemetryIsSummarizedAndNothingIsFlaggedAtFullClock) {
   EXPECT_EQ(r.telemetry_samples.size(), 2u);
   EXPECT_TRUE(r.stable);
   EXPECT_TRUE(r.warnings.empty());
+  EXPECT_TRUE(r.flags.empty());
 }
 
 TEST(Measure, ThrottlePolicyFlagCountsTheSamplesAndTheResultIsNotStable) {
@@ -325,6 +364,9 @@ TEST(Measure, ThrottlePolicyFlagCountsTheSamplesAndTheResultIsNotStable) {
       "1980 MHz, threshold 90%)",
       "not stable: more than 10% of the samples were flagged as throttled"};
   EXPECT_EQ(r.warnings, want);
+  // What happened is a flag as well as a sentence, and the instability is explained by it.
+  EXPECT_EQ(r.flags, (std::vector<std::string>{"throttled:sw_power_cap", "unstable:throttled"}));
+  EXPECT_EQ(instability_reason(r), "10 of 10 samples may have run throttled (sw_power_cap)");
 }
 
 TEST(Measure, ThrottlePolicyDiscardRefusesWhenNothingIsLeft) {

@@ -108,24 +108,102 @@ TEST(NormalQuantile, KnownValues) {
   EXPECT_THROW(normal_quantile(1.0), std::invalid_argument);
 }
 
-TEST(MedianCi, OrderStatisticRanks) {
-  // n = 10, z = 1.96: half = 1.96 * sqrt(10) / 2 = 3.099; l = floor(5 - 3.099) = 1,
-  // u = ceil(5 + 3.099) = 9 -> [x(1), x(9)].
+// P(B <= j) for B ~ Binomial(n, 1/2), j = 0..n, by Pascal's triangle in long double (each row
+// halved), independent of the library's lgamma-based sum.
+std::vector<long double> binomial_half_cdf(int n) {
+  std::vector<long double> row = {1.0L};
+  for (int r = 1; r <= n; ++r) {
+    std::vector<long double> next(static_cast<std::size_t>(r) + 1, 0.0L);
+    for (int i = 0; i < r; ++i) {
+      next[static_cast<std::size_t>(i)] += row[static_cast<std::size_t>(i)] / 2;
+      next[static_cast<std::size_t>(i) + 1] += row[static_cast<std::size_t>(i)] / 2;
+    }
+    row = std::move(next);
+  }
+  for (std::size_t i = 1; i < row.size(); ++i) row[i] += row[i - 1];
+  return row;
+}
+
+// Coverage of [x(k), x(n+1-k)]: 1 - 2 P(B <= k-1).
+long double reference_coverage(const std::vector<long double>& cdf, int k) {
+  return 1.0L - 2.0L * cdf[static_cast<std::size_t>(k) - 1];
+}
+
+TEST(MedianCi, ExactBinomialCoverageForEveryNFrom6To200) {
+  for (int n = 6; n <= 200; ++n) {
+    const auto cdf = binomial_half_cdf(n);
+    const auto ranks = median_ci_ranks(n);
+    ASSERT_TRUE(ranks.has_value()) << n;
+    const int k = static_cast<int>(ranks->lower);
+    EXPECT_EQ(ranks->upper, n + 1 - k) << n;
+    // Covers at least 95%, and the next narrower symmetric pair does not: the narrowest one.
+    EXPECT_GE(reference_coverage(cdf, k), 0.95L) << n;
+    if (2 * (k + 1) <= n + 1) {
+      EXPECT_LT(reference_coverage(cdf, k + 1), 0.95L) << n;
+    }
+    EXPECT_NEAR(ranks->coverage, static_cast<double>(reference_coverage(cdf, k)), 1e-12) << n;
+    for (int j = 1; 2 * j <= n + 1; ++j) {
+      EXPECT_NEAR(median_ci_coverage(n, j), static_cast<double>(reference_coverage(cdf, j)), 1e-12)
+          << n << " " << j;
+    }
+  }
+}
+
+TEST(MedianCi, KnownIntervals) {
+  // n = 6: [x(1), x(6)] covers 1 - 2/64; n = 10: [x(2), x(9)] covers 1 - 2 * 11/1024 while
+  // [x(3), x(8)] would cover only 1 - 2 * 56/1024 = 0.890625; n = 100: [x(40), x(61)].
+  const auto six = median_ci_ranks(6);
+  ASSERT_TRUE(six);
+  EXPECT_EQ(six->lower, 1);
+  EXPECT_EQ(six->upper, 6);
+  EXPECT_DOUBLE_EQ(six->coverage, 0.96875);
+  const auto ten = median_ci_ranks(10);
+  ASSERT_TRUE(ten);
+  EXPECT_EQ(ten->lower, 2);
+  EXPECT_EQ(ten->upper, 9);
+  EXPECT_DOUBLE_EQ(ten->coverage, 0.978515625);
+  EXPECT_DOUBLE_EQ(median_ci_coverage(10, 3), 0.890625);
+
   std::vector<double> sorted = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
   Interval ci = median_ci_order_statistics(sorted);
-  EXPECT_DOUBLE_EQ(ci.lo, 1);
+  EXPECT_DOUBLE_EQ(ci.lo, 2);
   EXPECT_DOUBLE_EQ(ci.hi, 9);
-  // n = 100: half = 9.7998; l = floor(40.2) = 40, u = ceil(59.8) = 60.
   std::vector<double> hundred;
   for (int i = 1; i <= 100; ++i) hundred.push_back(i);
   ci = median_ci_order_statistics(hundred);
   EXPECT_DOUBLE_EQ(ci.lo, 40);
-  EXPECT_DOUBLE_EQ(ci.hi, 60);
-  // n = 1: clamped to the one sample.
-  const std::vector<double> one = {3};
-  ci = median_ci_order_statistics(one);
-  EXPECT_DOUBLE_EQ(ci.lo, 3);
-  EXPECT_DOUBLE_EQ(ci.hi, 3);
+  EXPECT_DOUBLE_EQ(ci.hi, 61);
+  // Half the width over the median: (61 - 40) / 2 / 50.5.
+  EXPECT_DOUBLE_EQ(median_ci_rel_halfwidth(hundred), 21.0 / 2.0 / 50.5);
+}
+
+TEST(MedianCi, NoIntervalBelowSixSamples) {
+  // [x(1), x(n)] covers 1 - 2^(1-n): 0, 0.5, 0.75, 0.875, 0.9375 for n = 1..5.
+  for (int n = 1; n <= 5; ++n) {
+    EXPECT_FALSE(median_ci_ranks(n).has_value()) << n;
+    EXPECT_DOUBLE_EQ(median_ci_coverage(n, 1), 1.0 - std::ldexp(1.0, 1 - n)) << n;
+  }
+  EXPECT_EQ(min_samples_for_median_ci(0.95), 6);
+  EXPECT_EQ(min_samples_for_median_ci(0.99), 8);  // 1 - 2^-7 = 0.9921875
+  const std::vector<double> five = {1, 2, 3, 4, 5};
+  const Interval ci = median_ci_order_statistics(five);
+  EXPECT_EQ(ci.lo, -INFINITY);
+  EXPECT_EQ(ci.hi, INFINITY);
+  EXPECT_EQ(median_ci_rel_halfwidth(five), INFINITY);  // a precision that is never reached
+  const std::vector<double> zeros(10, 0.0);
+  EXPECT_EQ(median_ci_rel_halfwidth(zeros), INFINITY);  // nothing relative to a zero median
+}
+
+TEST(MedianCi, LargeSampleCountsStayExactAndNearTheNormalRanks) {
+  for (std::int64_t n : {1000, 12345, 1000000, 10000000}) {
+    const auto r = median_ci_ranks(n);
+    ASSERT_TRUE(r) << n;
+    EXPECT_GE(r->coverage, 0.95) << n;
+    EXPECT_LT(median_ci_coverage(n, r->lower + 1), 0.95) << n;
+    const double normal = static_cast<double>(n) / 2.0 - 1.959963984540054 * std::sqrt(static_cast<double>(n)) / 2.0;
+    EXPECT_NEAR(static_cast<double>(r->lower), normal, 2.0) << n;
+  }
+  EXPECT_NEAR(median_ci_coverage(1000, 469), 0.9537088026395019, 1e-12);  // Python: exact math.comb sum
 }
 
 TEST(BootstrapCi, DeterministicAndBracketsTheMedian) {

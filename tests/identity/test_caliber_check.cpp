@@ -78,7 +78,8 @@ TEST(CaliberCheck, EveryContractFieldMismatchIsRefusedByName) {
   RunIdentity b = sample_identity();
   b.contracts.pop_back();
   const std::string out = refused_output(sample_identity(), b);
-  EXPECT_NE(out.find("!!! [caliber] contracts[eager]: A=eager{quantity=device_time,instrument=event,schedule=per_iter,"
+  EXPECT_NE(out.find("!!! [caliber] contracts[eager]: A=eager{backend=cuda,quantity=device_time,instrument=event,"
+                     "schedule=per_iter,"
                      "cache=cold,statistic=median,warmup=10,iterations=adaptive:min_samples=20,min_time_ms=20,"
                      "max_time_ms=1000,target_rel_halfwidth=0.005,throttle_policy=flag}, B=<absent>\n"),
             std::string::npos)
@@ -141,7 +142,7 @@ TEST(CaliberCheck, InformativeFieldsNeverStopAComparison) {
 TEST(CaliberCheck, HazardsWarnButDoNotRefuse) {
   RunIdentity b = sample_identity();
   b.device.uuid = "GPU-99999999-1111-2222-3333-444444444444";
-  b.clocks_at_start.sm_clock_mhz = 345;  // idle vs boosted (DEVICE.md)
+  b.clocks_at_start.sm_clock_mhz = 345;  // idle vs boosted (docs/h200/reference.md)
   b.device_processes_at_start.processes = {{4242, "python3", 1ull << 30}};
   const CaliberComparison c = compare_identities(sample_identity(), b);
   EXPECT_TRUE(c.comparable());
@@ -173,7 +174,7 @@ TEST(CaliberCheck, CaliberColumnsFollowTheOneDefinition) {
   ASSERT_EQ(values.size(), 9u);
   EXPECT_EQ(values[0], "cuda");
   EXPECT_EQ(values[5].rfind("eager{", 0), 0u) << values[5];  // roles sorted
-  EXPECT_NE(values[5].find("; kernel_only{quantity=device_time,instrument=event,schedule=graph,cache=warm,"),
+  EXPECT_NE(values[5].find("; kernel_only{backend=cuda,quantity=device_time,instrument=event,schedule=graph,cache=warm,"),
             std::string::npos)
       << values[5];
 }

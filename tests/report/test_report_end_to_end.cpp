@@ -53,7 +53,7 @@ TEST(ReportEndToEnd, HostRunToSummaryCoverageAndHtml) {
 
   // A few seconds of measurement: 5 shapes x 3 providers, at most 5 ms of sampling per contract.
   r = run_cli_in(dir, "run --op rmsnorm --backend host --shape-ledger shape_ledger.jsonl --baseline-matrix "
-                      "baseline_matrix.yaml --out run --samples --warmup 1 --min-samples 5 --min-time-ms 0 "
+                      "baseline_matrix.yaml --out run --samples --warmup 1 --min-samples 6 --min-time-ms 0 "
                       "--max-time-ms 5");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::vector<BenchmarkResultRow> rows = read_benchmark_results(dir + "/run/benchmark_results.jsonl");

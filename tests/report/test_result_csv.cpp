@@ -12,12 +12,13 @@ TEST(ResultCsv, Golden) {
   std::ostringstream out;
   write_results_csv(out, {testing_support::sample_result()});
   const std::string want =
-      "name,params,backend,device_name,arch,quantity,instrument,schedule,cache,statistic,warmup,"
-      "iteration_rule,graph_calls,value_us,n,min_us,p10_us,p25_us,median_us,p75_us,p90_us,max_us,"
-      "mean_us,stdev_us,rel_iqr,stable,stop_reason,flush_bytes,rotation_copies,warnings\n"
-      "copy,\"{\"\"dtype\"\":\"\"float32\"\",\"\"size_bytes\"\":1073741824}\",cuda,NVIDIA H200,sm_90,"
-      "device_time,event,per_iter,cold,median,10,fixed:4,,537.25,4,536.5,536.8,537,537.25,537.5,538,"
-      "540,537.75,1.5,0.0009,true,fixed count,125829120,0,few samples (n = 4): quantiles are coarse\n";
+      "name,params,device_name,arch,backend,quantity,instrument,schedule,cache,statistic,warmup,"
+      "iterations,graph_calls,cupti_reduction,throttle_policy,value_us,n,min_us,p10_us,p25_us,"
+      "median_us,p75_us,p90_us,max_us,mean_us,stdev_us,rel_iqr,stable,stop_reason,flush_bytes,"
+      "rotation_copies,flags,warnings\n"
+      "copy,\"{\"\"dtype\"\":\"\"float32\"\",\"\"size_bytes\"\":1073741824}\",NVIDIA H200,sm_90,cuda,"
+      "device_time,event,per_iter,cold,median,10,fixed:4,,,flag,537.25,4,536.5,536.8,537,537.25,537.5,538,"
+      "540,537.75,1.5,0.0009,true,fixed count,125829120,0,,few samples (n = 4): quantiles are coarse\n";
   EXPECT_EQ(out.str(), want);
 }
 

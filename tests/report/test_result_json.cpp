@@ -14,7 +14,7 @@ namespace {
 using testing_support::sample_result;
 
 TEST(ResultJson, GoldenSerialization) {
-  const std::string want = R"({"contract":{"backend":"cuda","cache":"cold","instrument":"event","iterations":{"count":4,"rule":"fixed"},"quantity":"device_time","schedule":"per_iter","statistic":"median","throttle_policy":"flag","warmup":10},"device":{"arch":"sm_90","backend":"cuda","driver_version":"13.0","index":0,"llc_bytes":62914560,"llc_source":"cudaDeviceProp::l2CacheSize","mem_clock_max_mhz":3201,"memory_bytes":150754820096,"multiprocessors":132,"name":"NVIDIA H200","runtime_version":"13.0","sm_clock_max_mhz":1980,"uuid":"GPU-00000000-1111-2222-3333-444444444444"},"flush_bytes":125829120,"instrument_selection":{"kernel_tracing":false,"reason":"","requested":"event"},"median_ci95_us":[536.5,540.0],"name":"copy","notes":[],"params":{"dtype":"float32","size_bytes":1073741824},"rotation_copies":0,"samples_us":[536.5,537.0,537.5,540.0],"stable":true,"stop_reason":"fixed count","summary":{"max_us":540.0,"mean_us":537.75,"median_us":537.25,"min_us":536.5,"n":4,"p10_us":536.8,"p25_us":537.0,"p75_us":537.5,"p90_us":538.0,"rel_iqr":0.0009,"stdev_us":1.5},"telemetry":{"available":false,"reason":"not sampled"},"timed_calls":4,"value_us":537.25,"wall_time_ms":12.5,"warnings":["few samples (n = 4): quantiles are coarse"]})";
+  const std::string want = R"({"contract":{"backend":"cuda","cache":"cold","instrument":"event","iterations":{"count":4,"rule":"fixed"},"quantity":"device_time","schedule":"per_iter","statistic":"median","throttle_policy":"flag","warmup":10},"device":{"arch":"sm_90","backend":"cuda","driver_version":"13.0","index":0,"llc_bytes":62914560,"llc_source":"cudaDeviceProp::l2CacheSize","mem_clock_max_mhz":3201,"memory_bytes":150754820096,"multiprocessors":132,"name":"NVIDIA H200","runtime_version":"13.0","sm_clock_max_mhz":1980,"uuid":"GPU-00000000-1111-2222-3333-444444444444"},"flags":[],"flush_bytes":125829120,"instrument_selection":{"kernel_tracing":false,"reason":"","requested":"event"},"median_ci95_us":null,"name":"copy","notes":[],"params":{"dtype":"float32","size_bytes":1073741824},"rotation_copies":0,"samples_us":[536.5,537.0,537.5,540.0],"stable":true,"stop_reason":"fixed count","summary":{"max_us":540.0,"mean_us":537.75,"median_us":537.25,"min_us":536.5,"n":4,"p10_us":536.8,"p25_us":537.0,"p75_us":537.5,"p90_us":538.0,"rel_iqr":0.0009,"stdev_us":1.5},"telemetry":{"available":false,"reason":"not sampled"},"timed_calls":4,"value_us":537.25,"wall_time_ms":12.5,"warnings":["few samples (n = 4): quantiles are coarse"]})";
   EXPECT_EQ(to_json(sample_result()).dump(), want);
   // Without samples the key is absent, not empty.
   EXPECT_FALSE(to_json(sample_result(), false).contains("samples_us"));
@@ -34,10 +34,23 @@ TEST(ResultJson, ScheduleSpecificFieldsOnlyWhereTheyMeanSomething) {
 }
 
 TEST(ResultJson, RoundTrips) {
-  const Result r = sample_result();
-  const Result back = result_from_json(to_json(r), "mem", 0, "r");
+  Result r = sample_result();
+  Result back = result_from_json(to_json(r), "mem", 0, "r");
   EXPECT_EQ(to_json(back).dump(), to_json(r).dump());
   EXPECT_EQ(back.contract, r.contract);
+  EXPECT_FALSE(back.median_ci95_us.has_value());
+  r.median_ci95_us = Interval{536.5, 540.0};
+  r.stable = false;
+  r.flags = {"unstable:throttled", "throttled:sw_power_cap"};
+  back = result_from_json(to_json(r), "mem", 0, "r");
+  ASSERT_TRUE(back.median_ci95_us.has_value());
+  EXPECT_EQ(back.median_ci95_us->lo, 536.5);
+  EXPECT_EQ(back.median_ci95_us->hi, 540.0);
+  EXPECT_EQ(back.flags, r.flags);
+  // A file written before flags existed reads as "no flags".
+  nlohmann::json old = to_json(r);
+  old.erase("flags");
+  EXPECT_TRUE(result_from_json(old, "mem", 0, "r").flags.empty());
   Contract c = default_contract(BackendKind::cuda);
   c.schedule = Schedule::graph;
   c.instrument = Instrument::cupti;

@@ -56,5 +56,16 @@ TEST(ResultTableNotes, TracingKeptOnUnderEventsIsSaid) {
             "slows kernels with many blocks)");
 }
 
+TEST(ResultTableNotes, FlagsArePrintedUnderTheRow) {
+  Result r;
+  r.name = "gemm_bf16";
+  r.contract = default_contract(BackendKind::cuda);
+  r.flags = {"throttled:sw_power_cap", "unstable:throttled"};
+  r.telemetry = telemetry_unavailable("x");
+  const auto notes = note_lines(r);
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_EQ(notes[0], "  note gemm_bf16 [event/per_iter/cold/median]: flags: throttled:sw_power_cap unstable:throttled");
+}
+
 }  // namespace
 }  // namespace caliber

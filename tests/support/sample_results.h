@@ -28,7 +28,7 @@ inline Result sample_result() {
   r.value_us = 537.25;
   r.summary = {4, 536.5, 536.8, 537.0, 537.25, 537.5, 538.0, 540.0, 537.75, 1.5, 0.0009};
   r.stable = true;
-  r.median_ci95_us = {536.5, 540.0};
+  r.median_ci95_us = std::nullopt;  // 4 samples: no 95% interval of the median exists
   r.stop_reason = "fixed count";
   r.wall_time_ms = 12.5;
   r.timed_calls = 4;

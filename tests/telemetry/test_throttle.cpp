@@ -62,6 +62,23 @@ TEST(Throttle, SamplesAreFlaggedByTheReadingsThatOverlapThem) {
             (std::vector<bool>{false, false, true, true, false, true}));
 }
 
+TEST(Throttle, TheReasonsDuringTheSamplesAreThoseOfTheReadingsThatCanFlagThem) {
+  // Readings at 0, 10, 20, 30, 40 ms. Samples [11, 12] and [13, 21]: the readings they can see
+  // are 10 (the state they started in) and 20 (inside the second). The power cap at 0 ms and the
+  // thermal slowdown at 40 ms are outside every sample; the sync boost at 10 ms is not a reason
+  // of the rule (power and thermal only).
+  const std::vector<TelemetrySample> r = {
+      reading(0, 1500, kThrottleSwPowerCap), reading(10, 1980, kThrottleSyncBoost),
+      reading(20, 1700, kThrottleHwSlowdown | kThrottleGpuIdle), reading(30, 1980),
+      reading(40, 1400, kThrottleSwThermalSlowdown)};
+  const std::vector<SampleWindow> w = {{11, 12}, {13, 21}};
+  EXPECT_EQ(throttle_reasons_during(w, r), kThrottleHwSlowdown);
+  // A window starting before the first reading sees the readings inside it only.
+  EXPECT_EQ(throttle_reasons_during(std::vector<SampleWindow>{{-5, 1}}, r), kThrottleSwPowerCap);
+  EXPECT_EQ(throttle_reasons_during(std::vector<SampleWindow>{{31, 35}}, r), 0u);
+  EXPECT_EQ(throttle_reasons_during(w, {}), 0u);
+}
+
 TEST(Throttle, NoReadingsFlagNothing) {
   const std::vector<SampleWindow> w = {{0, 1}};
   EXPECT_EQ(flag_throttled_samples(w, {}, 1980), std::vector<bool>{false});

@@ -3,7 +3,7 @@
 // libcupti is loaded at run time (dlopen of libcupti.so.13, then libcupti.so, or
 // $CALIBER_CUPTI_LIBRARY; "none" disables it), never linked: caliber starts and measures where
 // CUPTI is absent. The activity callbacks are registered once per process and reused
-// (re-registering per measurement corrupts the first records of a session, seed 002); activity
+// (registering them again for each measurement corrupts the first records of a session); activity
 // kinds are enabled only while a user holds the session (a cupti timer, or tracing kept on to
 // measure its cost), so event measurements in the same process run untraced. Buffers are small
 // and recycled; records are delivered by explicit flushes outside timed windows.
@@ -40,7 +40,7 @@ class TracingLease {
 };
 
 // Everything delivered since the last drain. Forces a flush first: call after a device
-// synchronize, outside any timed window (a forced flush costs ~100 us of host time, DEVICE.md).
+// synchronize, outside any timed window (a forced flush costs ~100 us of host time, docs/cupti.md).
 struct Drained {
   std::vector<DeviceActivity> activities;
   std::vector<ExternalCorrelation> correlations;

@@ -14,8 +14,9 @@
 namespace caliber::cuda {
 namespace {
 
-// DEVICE.md: on Hopper CUPTI timestamps kernels by software instrumentation that costs about
-// 75 ps per block; from ~65,536 blocks the inflation reached +2% on the H200.
+// docs/cupti.md ("What CUPTI costs", measured on the H200): on Hopper CUPTI timestamps kernels by
+// software instrumentation that costs about 75 ps per block; from ~65,536 blocks the inflation
+// reached +2%.
 constexpr std::uint64_t kManyBlocks = 65536;
 
 class CuptiTimer final : public SampleTimer {
@@ -53,7 +54,7 @@ class CuptiTimer final : public SampleTimer {
     }
     std::vector<double> us(count);
     for (std::size_t i = 0; i < count; ++i) {
-      us[i] = reduce_activity_ns(samples[i].counted, reduction_) / 1000.0;
+      us[i] = reduce_sample_ns(samples[i], reduction_) / 1000.0;
       breakdown_.add(samples[i]);
       excluded_ += samples[i].excluded.size();
     }
@@ -77,7 +78,7 @@ class CuptiTimer final : public SampleTimer {
       if (k.max_blocks >= kManyBlocks) {
         r.warnings.push_back(fmt::format(
             "{} runs {} blocks: CUPTI kernel tracing slows kernels in proportion to their block "
-            "count on this architecture (DEVICE.md: +9% at 262,144 blocks on an H200); compare "
+            "count on this architecture (+9% at 262,144 blocks on an H200, docs/cupti.md); compare "
             "with --instrument event",
             k.name, k.max_blocks));
       }
