@@ -75,7 +75,7 @@ bool is_opaque_detail(const std::string& detail) { return lowercase(detail).find
 
 std::string row_reason(const BenchmarkResultRow& r) {
   std::string why = r.status_reason.value_or("");
-  if (r.correctness_error && !r.correctness_error->empty() && *r.correctness_error != why) {
+  if (r.correctness_error && !r.correctness_error->empty() && why.find(*r.correctness_error) == std::string::npos) {
     why += (why.empty() ? "" : "; ") + *r.correctness_error;
   }
   return why;

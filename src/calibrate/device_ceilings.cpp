@@ -26,7 +26,7 @@ void refuse_unknown(const JsonFields& f, const std::set<std::string>& keys) {
 }
 
 json to_json(const Ceiling& c) {
-  if (!c.available) return json{{"available", false}, {"reason", c.reason}};
+  if (!c.available) return json{{"available", false}, {"reason", c.reason.empty() ? "not measured" : c.reason}};
   json j = {{"available", true},  {"rate_per_s", c.rate_per_s},       {"unit", c.unit},
             {"method", c.method}, {"work_per_call", c.work_per_call}};
   j["measurement"] = c.measurement ? to_json(*c.measurement, /*with_samples=*/false) : json(nullptr);

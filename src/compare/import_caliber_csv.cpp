@@ -121,6 +121,15 @@ std::vector<CompareRow> import_caliber_csv(const std::string& text, const std::s
     row.value_us = c.microseconds_cell("value_us");
     const std::string n = c.integer_cell("n");
     row.n = n.empty() ? 0 : std::stoll(n);
+    row.integrity = c.cell("integrity");
+    if (!row.integrity.empty()) {
+      try {
+        parse_integrity_verdict(row.integrity);
+      } catch (const UsageError& e) {
+        c.fail("integrity", e.what());
+      }
+    }
+    row.integrity_detail = c.cell("integrity_failure");
     rows.push_back(std::move(row));
   }
   return rows;

@@ -25,7 +25,8 @@ std::string join(const std::vector<std::string>& items, const char* sep) {
 const std::vector<std::string> kMeasurementColumns = {
     "value_us", "n",       "min_us",   "p10_us",  "p25_us",      "median_us",
     "p75_us",   "p90_us",  "max_us",   "mean_us", "stdev_us",    "rel_iqr",
-    "stable",   "stop_reason", "flush_bytes", "rotation_copies", "flags", "warnings"};
+    "stable",   "stop_reason", "flush_bytes", "rotation_copies", "flags", "warnings",
+    "integrity", "integrity_failure"};
 
 }  // namespace
 
@@ -77,7 +78,9 @@ void write_results_csv(std::ostream& out, const std::vector<Result>& results) {
                            std::to_string(r.flush_bytes),
                            std::to_string(r.rotation_copies),
                            join(r.flags, "|"),
-                           join(r.warnings, "; ")});
+                           join(r.warnings, "; "),
+                           std::string(to_string(r.integrity.verdict())),
+                           r.integrity.first_failure()});
     std::vector<std::string> escaped;
     for (const auto& f : row) escaped.push_back(csv_escape(f));
     out << join(escaped, ",") << '\n';

@@ -55,7 +55,7 @@ TEST(PromotionDecision, RuleTable) {
   const std::vector<Case> cases = {
       {"incorrect anywhere blocks, even on a synthetic shape",
        input({hot(B::ok, 2.0), incorrect_synthetic}, 2.0), Verdict::blocked, "D1",
-       "the candidate failed correctness on 1 shape(s): no timing of it is trusted"},
+       "the candidate failed correctness or integrity on 1 shape(s): no timing of it is trusted"},
       {"a crash on a hot shape blocks", input({hot(B::ok, 2.0), crashed}, 2.0), Verdict::blocked, "D2",
        "the candidate failed or ran out of memory on 1 of 2 hot shapes (50%)"},
       {"synthetic shapes alone never decide", input({synthetic(B::ok, 3.0), synthetic(B::ok, 2.0)}, std::nullopt),

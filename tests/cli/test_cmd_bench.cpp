@@ -139,7 +139,7 @@ TEST(CliBench, HostRunWritesSchemaValidJsonAndContractCsv) {
             "name,params,device_name,arch,backend,quantity,instrument,schedule,cache,statistic,warmup,"
             "iterations,graph_calls,cupti_reduction,throttle_policy,value_us,n,min_us,p10_us,p25_us,"
             "median_us,p75_us,p90_us,max_us,mean_us,stdev_us,rel_iqr,stable,stop_reason,flush_bytes,"
-            "rotation_copies,flags,warnings");
+            "rotation_copies,flags,warnings,integrity,integrity_failure");
   // Keep the contract columns (4-14) and n (16); replace the measured numbers (15, 17-26), the
   // machine-dependent stability, flags and warnings.
   auto normalize = [](const std::string& row) {
@@ -171,13 +171,13 @@ TEST(CliBench, HostRunWritesSchemaValidJsonAndContractCsv) {
   const std::string params_tiny = "\"{\"\"dtype\"\":\"\"float32\"\",\"\"elements\"\":256,\"\"size_bytes\"\":1024}\"";
   EXPECT_EQ(normalize(lines[1]), "copy," + params_copy +
                                      ",CPU,ARCH,host,device_time,wallclock,isolated,warm,median,10,fixed:20,,,flag,N,20,"
-                                     "N,N,N,N,N,N,N,N,N,N,STABLE,fixed count,0,0,F,W");
+                                     "N,N,N,N,N,N,N,N,N,N,STABLE,fixed count,0,0,F,W,verified,");
   EXPECT_EQ(normalize(lines[2]), "copy," + params_copy +
                                      ",CPU,ARCH,host,device_time,wallclock,isolated,cold,median,10,fixed:20,,,flag,N,20,"
-                                     "N,N,N,N,N,N,N,N,N,N,STABLE,fixed count,FLUSH,0,F,W");
+                                     "N,N,N,N,N,N,N,N,N,N,STABLE,fixed count,FLUSH,0,F,W,verified,");
   EXPECT_EQ(normalize(lines[4]), "tiny," + params_tiny +
                                      ",CPU,ARCH,host,device_time,wallclock,isolated,cold,median,10,fixed:20,,,flag,N,20,"
-                                     "N,N,N,N,N,N,N,N,N,N,STABLE,fixed count,FLUSH,0,F,W");
+                                     "N,N,N,N,N,N,N,N,N,N,STABLE,fixed count,FLUSH,0,F,W,verified,");
 }
 
 TEST(CliBench, AllExpandsToTheValidCombinationsAndSaysWhatItSkipped) {

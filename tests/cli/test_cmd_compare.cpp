@@ -159,7 +159,7 @@ TEST(CompareCli, BadInputFilesAreOneLineErrors) {
                                                "microseconds, got '2OO'");
   expect_refused_input(gate("bad_schema_version.json", "samples_base.json"),
                        data("bad_schema_version.json") + ":2: field 'schema_version': unsupported schema "
-                                                         "version 2 (this caliber reads 1)");
+                                                         "version 3 (this caliber reads 1 to 2)");
   expect_refused_input(gate("truncated.json", "samples_base.json"),
                        data("truncated.json") + ":37: malformed JSON: syntax error while parsing object - "
                                                 "unexpected end of input; expected '}'");

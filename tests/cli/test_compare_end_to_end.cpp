@@ -54,8 +54,12 @@ Result measure_sum(int passes) {
   mo.params = {{"elements", kElements}};
   mo.keep_samples = true;
   const std::vector<double> data(kElements, 1.0001);
-  static volatile double sink = 0;
-  return measure(*backend, [&](const LaunchContext&) { sink = sum_of_squares(data, passes); }, c, mo);
+  std::vector<float> sum(1);
+  // Declared buffers: caliber verifies the last timed call's output and watches the input.
+  mo.buffers.inputs.push_back({"data", const_cast<double*>(data.data()), data.size() * sizeof(double), std::nullopt});
+  mo.buffers.outputs.push_back({"sum", sum.data(), sizeof(float), DType::fp32});
+  return measure(*backend, [&](const LaunchContext&) { sum[0] = static_cast<float>(sum_of_squares(data, passes)); }, c,
+                 mo);
 }
 
 // The results and, beside them, their run identity (what caliber bench --json writes): compare

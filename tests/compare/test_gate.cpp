@@ -20,6 +20,7 @@ CompareRow row(const std::string& name, std::optional<double> us, const std::str
   c.iterations.count = 50;
   r.contract = contract_fields(c);
   r.value_us = us;
+  r.integrity = "verified";  // what caliber writes for a measurement it verified (docs/integrity.md)
   return r;
 }
 
@@ -294,6 +295,42 @@ TEST(Gate, SummaryCountsEveryOutcome) {
   EXPECT_EQ(r.summary.failed, 1u);   // scale missing
   EXPECT_EQ(r.summary.skipped, 2u);  // tiny (no baseline raw us), extra (new)
   EXPECT_EQ(r.result, GateResult::fail);
+}
+
+TEST(Gate, AnUnverifiedCurrentRowNeverGatesAsAPass) {
+  CompareRow cur = row("copy", 100);
+  cur.integrity = "unverified";
+  cur.integrity_detail = "no buffers declared: the outputs were not verified";
+  auto r = gate({row("copy", 100)}, {cur}, thresholds({rule("copy", 20, 10)}));
+  EXPECT_EQ(only(r).outcome, Outcome::unknown);
+  EXPECT_EQ(only(r).gate_label(),
+            "[GATE UNKNOWN: unverified (its outputs were not verified: no buffers declared: the outputs were not "
+            "verified); same +0.0%, +0.000 us; within threshold]");
+  EXPECT_EQ(r.result, GateResult::pass);  // reported, not passed; --strict fails it:
+  r = gate({row("copy", 100)}, {cur}, thresholds({rule("copy", 20, 10)}), /*strict=*/true);
+  EXPECT_EQ(only(r).outcome, Outcome::fail);
+  EXPECT_EQ(r.result, GateResult::fail);
+  CompareRow foreign = row("copy", 100);
+  foreign.integrity.clear();  // another tool's file records no integrity at all
+  EXPECT_EQ(only(gate({row("copy", 100)}, {foreign}, thresholds({rule("copy", 20, 10)}))).outcome, Outcome::unknown);
+}
+
+TEST(Gate, AFailedIntegrityCheckFailsTheCurrentRowAndSkipsABaseline) {
+  CompareRow bad = row("copy", 10);  // 10x faster, and not a result
+  bad.integrity = "failed";
+  bad.integrity_detail = "output_after_timing: correct before timing, wrong after the timed calls";
+  const auto r = gate({row("copy", 100)}, {bad}, thresholds({rule("copy", 20, 10)}));
+  EXPECT_EQ(only(r).outcome, Outcome::fail);
+  EXPECT_EQ(only(r).gate_label(),
+            "[GATE FAIL: current row failed an integrity check: output_after_timing: correct before timing, wrong "
+            "after the timed calls]");
+  const auto b = gate({bad}, {row("copy", 100)}, thresholds({rule("copy", 20, 10)}));
+  EXPECT_EQ(only(b).outcome, Outcome::skip);
+  CompareRow partial = row("copy", 100);
+  partial.integrity = "partial";
+  const auto p = gate({row("copy", 100)}, {partial}, thresholds({rule("copy", 20, 10)}));
+  EXPECT_EQ(only(p).outcome, Outcome::pass);
+  EXPECT_NE(only(p).gate_label().find("integrity partial"), std::string::npos) << only(p).gate_label();
 }
 
 }  // namespace

@@ -56,7 +56,7 @@ TEST(ImportCaliberJson, ReadsRowsWithContractSamplesAndLines) {
 TEST(ImportCaliberJson, BadFilesNameFileLineAndField) {
   EXPECT_EQ(error_of(data("bad_schema_version.json")),
             data("bad_schema_version.json") +
-                ":2: field 'schema_version': unsupported schema version 2 (this caliber reads 1)");
+                ":2: field 'schema_version': unsupported schema version 3 (this caliber reads 1 to 2)");
   EXPECT_EQ(error_of(data("missing_field.json")),
             data("missing_field.json") + ":32: field 'results[0].contract.schedule': missing");
   EXPECT_EQ(error_of(data("truncated.json")),
@@ -105,7 +105,7 @@ TEST(ImportCaliberCsv, RefusesAnotherHeaderAndShortRows) {
       "name,params,device_name,arch,backend,quantity,instrument,schedule,cache,statistic,warmup,"
       "iterations,graph_calls,cupti_reduction,throttle_policy,value_us,n,min_us,p10_us,p25_us,"
       "median_us,p75_us,p90_us,max_us,mean_us,stdev_us,rel_iqr,stable,stop_reason,flush_bytes,"
-      "rotation_copies,flags,warnings\n";
+      "rotation_copies,flags,warnings,integrity,integrity_failure\n";
   try {
     import_caliber_csv("name,params,device_name,avg_us\n", "old.csv");
     FAIL();
@@ -117,11 +117,11 @@ TEST(ImportCaliberCsv, RefusesAnotherHeaderAndShortRows) {
     import_caliber_csv(header + "copy,{},cpu\n", "short.csv");
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(), "short.csv:2: field 'arch': expected 33 fields, got 3 (truncated row?)");
+    EXPECT_STREQ(e.what(), "short.csv:2: field 'arch': expected 35 fields, got 3 (truncated row?)");
   }
   try {
     import_caliber_csv(header + "copy,{},cpu,x86_64,host,device_time,wallclock,isolatd,warm,median,10,"
-                                "fixed:5,,,flag,1,5,,,,,,,,,,,true,,0,0,,\n",
+                                "fixed:5,,,flag,1,5,,,,,,,,,,,true,,0,0,,,,\n",
                        "enum.csv");
     FAIL();
   } catch (const InputError& e) {

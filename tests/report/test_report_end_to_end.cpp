@@ -83,7 +83,7 @@ TEST(ReportEndToEnd, HostRunToSummaryCoverageAndHtml) {
   EXPECT_TRUE(verdict) << summary;
   // The broken provider is listed, never averaged in.
   for (const ShapeRow& s : ledger) {
-    EXPECT_NE(summary.find("| " + s.shape_id + " | broken | incorrect | false | incorrect: output failed the "
+    EXPECT_NE(summary.find("| " + s.shape_id + " | broken | incorrect | false | failed | incorrect: output failed the "
                            "correctness check: "),
               std::string::npos)
         << s.shape_id << "\n"

@@ -14,7 +14,7 @@ namespace {
 using testing_support::sample_result;
 
 TEST(ResultJson, GoldenSerialization) {
-  const std::string want = R"({"contract":{"backend":"cuda","cache":"cold","instrument":"event","iterations":{"count":4,"rule":"fixed"},"quantity":"device_time","schedule":"per_iter","statistic":"median","throttle_policy":"flag","warmup":10},"device":{"arch":"sm_90","backend":"cuda","driver_version":"13.0","index":0,"llc_bytes":62914560,"llc_source":"cudaDeviceProp::l2CacheSize","mem_clock_max_mhz":3201,"memory_bytes":150754820096,"multiprocessors":132,"name":"NVIDIA H200","runtime_version":"13.0","sm_clock_max_mhz":1980,"uuid":"GPU-00000000-1111-2222-3333-444444444444"},"flags":[],"flush_bytes":125829120,"instrument_selection":{"kernel_tracing":false,"reason":"","requested":"event"},"median_ci95_us":null,"name":"copy","notes":[],"params":{"dtype":"float32","size_bytes":1073741824},"rotation_copies":0,"samples_us":[536.5,537.0,537.5,540.0],"stable":true,"stop_reason":"fixed count","summary":{"max_us":540.0,"mean_us":537.75,"median_us":537.25,"min_us":536.5,"n":4,"p10_us":536.8,"p25_us":537.0,"p75_us":537.5,"p90_us":538.0,"rel_iqr":0.0009,"stdev_us":1.5},"telemetry":{"available":false,"reason":"not sampled"},"timed_calls":4,"value_us":537.25,"wall_time_ms":12.5,"warnings":["few samples (n = 4): quantiles are coarse"]})";
+  const std::string want = R"({"contract":{"backend":"cuda","cache":"cold","instrument":"event","iterations":{"count":4,"rule":"fixed"},"quantity":"device_time","schedule":"per_iter","statistic":"median","throttle_policy":"flag","warmup":10},"device":{"arch":"sm_90","backend":"cuda","driver_version":"13.0","index":0,"llc_bytes":62914560,"llc_source":"cudaDeviceProp::l2CacheSize","mem_clock_max_mhz":3201,"memory_bytes":150754820096,"multiprocessors":132,"name":"NVIDIA H200","runtime_version":"13.0","sm_clock_max_mhz":1980,"uuid":"GPU-00000000-1111-2222-3333-444444444444"},"flags":[],"flush_bytes":125829120,"instrument_selection":{"kernel_tracing":false,"reason":"","requested":"event"},"integrity":{"checks":[],"verdict":"unverified","verification_seed":null},"median_ci95_us":null,"name":"copy","notes":[],"params":{"dtype":"float32","size_bytes":1073741824},"rotation_copies":0,"samples_us":[536.5,537.0,537.5,540.0],"stable":true,"stop_reason":"fixed count","summary":{"max_us":540.0,"mean_us":537.75,"median_us":537.25,"min_us":536.5,"n":4,"p10_us":536.8,"p25_us":537.0,"p75_us":537.5,"p90_us":538.0,"rel_iqr":0.0009,"stdev_us":1.5},"telemetry":{"available":false,"reason":"not sampled"},"timed_calls":4,"value_us":537.25,"wall_time_ms":12.5,"warnings":["few samples (n = 4): quantiles are coarse"]})";
   EXPECT_EQ(to_json(sample_result()).dump(), want);
   // Without samples the key is absent, not empty.
   EXPECT_FALSE(to_json(sample_result(), false).contains("samples_us"));
@@ -101,7 +101,7 @@ TEST(ResultsDocument, WritesAndReadsBack) {
   std::ostringstream out;
   write_results_json(out, {sample_result(), sample_result()});
   const auto doc = nlohmann::json::parse(out.str());
-  EXPECT_EQ(doc["schema_version"], 1);
+  EXPECT_EQ(doc["schema_version"], 2);
   EXPECT_EQ(doc["kind"], "caliber.results");
   EXPECT_EQ(doc["complete"], true);
   EXPECT_EQ(doc["generator"]["name"], "caliber");
@@ -142,7 +142,7 @@ TEST(ResultsDocument, IncompleteRunAndUnknownVersionAreRefused) {
     FAIL();
   } catch (const InputError& e) {
     EXPECT_EQ(std::string(e.what()),
-              path + ": field 'schema_version': unsupported schema version 99 (this caliber reads 1)");
+              path + ": field 'schema_version': unsupported schema version 99 (this caliber reads 1 to 2)");
   }
   EXPECT_THROW(read_results_json(caliber::testing_support::temp_path("does-not-exist.json")), InputError);
 }

@@ -23,12 +23,13 @@ TEST(ResultTable, GoldenWithContractColumnsNotesAndWarnings) {
   b.stable = false;
   b.notes = {"graph: 20 calls per replay; host launch overhead removed (kernel-only)"};
   b.warnings = {"unstable: p90/p10 = 1.386 > 1.2"};
+  b.integrity.record(integrity_check::output_after_timing, CheckOutcome::failed, "wrong after timing");
   std::ostringstream out;
   write_results_table(out, {a, b});
   const std::string want =
-      "name  size      backend  instrument  schedule  cache  stat    value_us  p10_us  p90_us    n  stable\n"
-      "copy  1.00 GiB  cuda     event       per_iter  cold   median     537.2   536.8   538.0    4  yes\n"
-      "tiny  1.00 KiB  cuda     event       graph/20  warm   median     1.052   1.010   1.400  300  NO\n"
+      "name  size      backend  instrument  schedule  cache  stat    value_us  p10_us  p90_us    n  stable  integrity\n"
+      "copy  1.00 GiB  cuda     event       per_iter  cold   median     537.2   536.8   538.0    4  yes     unverified\n"
+      "tiny  1.00 KiB  cuda     event       graph/20  warm   median     1.052   1.010   1.400  300  NO      FAILED\n"
       "  note copy [event/per_iter/cold/median]: telemetry: unavailable (not sampled)\n"
       "  ! copy [event/per_iter/cold/median]: few samples (n = 4): quantiles are coarse\n"
       "  note tiny [event/graph/20/warm/median]: graph: 20 calls per replay; host launch overhead removed "

@@ -71,6 +71,7 @@ inline BenchmarkResultRow ok_result(const ShapeRow& shape, const std::string& pr
   r.p90_us = median_us * 1.01;
   r.stable = true;
   r.kernel_only = kernel_only_measurement(median_us);
+  r.integrity.record(integrity_check::output_after_timing, CheckOutcome::passed, "the fixture's rows are verified");
   if (eager_us) {
     r.eager_median_us = eager_us;
     r.host_overhead_us = *eager_us - median_us;
