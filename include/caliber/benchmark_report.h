@@ -39,6 +39,14 @@ struct ShapeReport {
   std::optional<ProfileDiagnosis> profile;          // of the candidate, when one is stored
 };
 
+// A cupti measurement of a cell and what tracing did to it (docs/cupti.md, "Perturbation").
+struct PerturbationLine {
+  std::string shape_id;
+  std::string provider;     // the provider's label
+  std::string measurement;  // "kernel-only" | "eager"
+  InstrumentPerturbation perturbation;
+};
+
 struct BenchmarkReport {
   ReportSources sources;
   ComparisonSet comparison;
@@ -48,6 +56,7 @@ struct BenchmarkReport {
   std::optional<DeviceInfo> device;  // the candidate's device, from its measurements
   DecisionInput decision_input;
   Decision decision;
+  std::vector<PerturbationLine> perturbation;  // every cupti measurement of the results
 };
 
 // Builds everything the writers print. `ceilings` is the content of the ceilings file (empty when

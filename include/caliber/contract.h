@@ -48,6 +48,15 @@ enum class CuptiReduction {
   span,  // first kernel start to last kernel end
 };
 
+// With instrument cupti, which clock gives the reported value (docs/cupti.md, "Perturbation").
+// CUPTI's activity tracing slows some kernels (many blocks, on Hopper: it instruments them), so a
+// cupti measurement is paired with the same measurement under events with tracing off.
+//   auto  - the events' value when the call's work is all ordered on the measured stream and the
+//           two medians' 95% intervals do not overlap; else CUPTI's (the default, as asked);
+//   cupti - always CUPTI's; event - always the events' (refused when events cannot see the work).
+// A result's contract records the clock that produced its value: cupti or event, never auto.
+enum class CuptiValue { automatic, cupti, event };
+
 // What happens to samples taken while the device was throttling.
 enum class ThrottlePolicy { flag, discard, fail };
 
@@ -91,6 +100,7 @@ struct Contract {
   IterationRule iterations{};
   std::int64_t graph_calls = 20;   // calls captured per graph (schedule graph)
   CuptiReduction cupti_reduction = CuptiReduction::busy;  // used with instrument cupti
+  CuptiValue cupti_value = CuptiValue::automatic;         // used with instrument cupti
   ThrottlePolicy throttle_policy = ThrottlePolicy::flag;
 
   friend bool operator==(const Contract&, const Contract&) = default;
@@ -114,6 +124,7 @@ std::string_view to_string(Instrument v);
 std::string_view to_string(Schedule v);
 std::string_view to_string(CachePolicy v);
 std::string_view to_string(CuptiReduction v);
+std::string_view to_string(CuptiValue v);
 std::string_view to_string(ThrottlePolicy v);
 
 // Parsers. Unknown names throw UsageError listing the accepted values.
@@ -123,6 +134,7 @@ Instrument parse_instrument(std::string_view s);
 Schedule parse_schedule(std::string_view s);
 CachePolicy parse_cache_policy(std::string_view s);
 CuptiReduction parse_cupti_reduction(std::string_view s);
+CuptiValue parse_cupti_value(std::string_view s);  // auto | cupti | event
 ThrottlePolicy parse_throttle_policy(std::string_view s);
 Statistic parse_statistic(std::string_view s);  // median | mean | min | pNN (0 < NN < 100)
 // The inverse of IterationRule::describe(): "fixed:N" or "adaptive:min_samples=N,min_time_ms=T,

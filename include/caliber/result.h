@@ -34,6 +34,20 @@ struct KernelStat {
   friend bool operator==(const KernelStat&, const KernelStat&) = default;
 };
 
+// Instrument cupti only: the same call measured with tracing off (events, same schedule and cache
+// policy), and how far CUPTI's number is from it (docs/cupti.md, "Perturbation").
+struct InstrumentPerturbation {
+  bool measured = false;
+  std::string reason;            // why not measured, or how the value was chosen
+  double cupti_median_us = 0;    // the CUPTI measurement's median
+  double event_median_us = 0;    // the events measurement's median
+  double delta_us = 0;           // cupti - event, microseconds
+  double delta_pct = 0;          // 100 x delta / event
+  bool significant = false;      // the two medians' 95% intervals do not overlap
+  bool applied = false;          // the result's value is the events' (its contract says cupti_value event)
+  friend bool operator==(const InstrumentPerturbation&, const InstrumentPerturbation&) = default;
+};
+
 struct Result {
   std::string name;               // what was measured: a built-in kernel, an op, a user label
   nlohmann::json params = nlohmann::json::object();  // e.g. {"size_bytes": 1073741824}
@@ -70,6 +84,8 @@ struct Result {
   // What was verified about this number (docs/integrity.md): the checks, their outcomes, what
   // could not be checked and why.
   Integrity integrity;
+  // Instrument cupti: what tracing did to the number (absent for other instruments).
+  std::optional<InstrumentPerturbation> instrument_perturbation;
 };
 
 }  // namespace caliber

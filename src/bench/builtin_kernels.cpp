@@ -10,7 +10,10 @@
 namespace caliber::bench {
 
 std::uint64_t builtin_working_set_bytes(std::string_view kernel, std::uint64_t size_bytes) {
-  if (kernel == "copy" || kernel == "scale" || kernel == "two_streams") return 2 * size_bytes;
+  if (kernel == "copy" || kernel == "scale" || kernel == "two_streams" || kernel == "scale_blocks" ||
+      kernel == "multi_kernel" || kernel == "fork_join" || kernel == "memset_scale") {
+    return 2 * size_bytes;
+  }
   if (kernel == "gemm_bf16") return 3 * kGemmBytesPerMatrix;
   return 2 * kTinyElements * sizeof(float);
 }

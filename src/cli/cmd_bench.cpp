@@ -34,6 +34,7 @@ struct BenchOptions {
   std::optional<std::string> size;
   std::optional<std::string> instrument;
   std::optional<std::string> cupti_reduction;
+  std::optional<std::string> cupti_value;
   std::string throttle_policy = "flag";
   std::string cupti_tracing = "off";
   std::optional<std::string> schedules;
@@ -173,6 +174,20 @@ std::vector<Combo> plan(const BenchOptions& o, BackendKind backend, Instrument i
     if (instrument != Instrument::cupti && o.instrument.value_or("") != "auto") {
       throw UsageError(fmt::format("--cupti-reduction applies to instrument cupti only (the instrument is {})",
                                    to_string(instrument)));
+    }
+  }
+  if (o.cupti_value) {
+    try {
+      base.cupti_value = parse_cupti_value(*o.cupti_value);
+    } catch (const UsageError& e) {
+      throw UsageError(fmt::format("--cupti-value: {}", e.what()));
+    }
+    if (instrument != Instrument::cupti) {
+      if (o.instrument.value_or("") != "auto") {
+        throw UsageError(fmt::format("--cupti-value applies to instrument cupti only (the instrument is {})",
+                                     to_string(instrument)));
+      }
+      base.cupti_value = CuptiValue::automatic;  // auto fell back to event: no CUPTI value to choose
     }
   }
   try {
@@ -403,6 +418,10 @@ const RegisterCommand registration{20, [](CLI::App& root, int& exit_code) {
   cmd->add_option("--instrument", o->instrument,
                   "cupti | event | wallclock | auto (cupti when available, else event, recorded with "
                   "the reason) (default: event on cuda, wallclock on host); docs/cupti.md");
+  cmd->add_option("--cupti-value", o->cupti_value,
+                  "auto (default) | cupti | event: with instrument cupti, which clock gives the value; the same "
+                  "call is also measured with events (tracing off) and the difference reported "
+                  "(docs/cupti.md, Perturbation)");
   cmd->add_option("--cupti-reduction", o->cupti_reduction,
                   "busy (union of kernel intervals, default) | sum | span: how a sample's CUPTI "
                   "records become one duration");

@@ -29,6 +29,8 @@ constexpr NameTable<CachePolicy, 3> kCaches{
     {{CachePolicy::warm, "warm"}, {CachePolicy::cold, "cold"}, {CachePolicy::rotate, "rotate"}}};
 constexpr NameTable<CuptiReduction, 3> kReductions{
     {{CuptiReduction::busy, "busy"}, {CuptiReduction::sum, "sum"}, {CuptiReduction::span, "span"}}};
+constexpr NameTable<CuptiValue, 3> kCuptiValues{
+    {{CuptiValue::automatic, "auto"}, {CuptiValue::cupti, "cupti"}, {CuptiValue::event, "event"}}};
 constexpr NameTable<ThrottlePolicy, 3> kThrottle{{{ThrottlePolicy::flag, "flag"},
                                                   {ThrottlePolicy::discard, "discard"},
                                                   {ThrottlePolicy::fail, "fail"}}};
@@ -43,6 +45,7 @@ std::string_view to_string(Instrument v) { return name_of(kInstruments, v); }
 std::string_view to_string(Schedule v) { return name_of(kSchedules, v); }
 std::string_view to_string(CachePolicy v) { return name_of(kCaches, v); }
 std::string_view to_string(CuptiReduction v) { return name_of(kReductions, v); }
+std::string_view to_string(CuptiValue v) { return name_of(kCuptiValues, v); }
 std::string_view to_string(ThrottlePolicy v) { return name_of(kThrottle, v); }
 
 BackendKind parse_backend(std::string_view s) { return parse_name(kBackends, s, "backend"); }
@@ -53,6 +56,7 @@ CachePolicy parse_cache_policy(std::string_view s) { return parse_name(kCaches, 
 CuptiReduction parse_cupti_reduction(std::string_view s) {
   return parse_name(kReductions, s, "cupti reduction");
 }
+CuptiValue parse_cupti_value(std::string_view s) { return parse_name(kCuptiValues, s, "cupti value"); }
 ThrottlePolicy parse_throttle_policy(std::string_view s) {
   return parse_name(kThrottle, s, "throttle policy");
 }
@@ -187,6 +191,11 @@ std::optional<std::string> why_invalid(const Contract& c, bool per_call_prepare)
   if (c.statistic.kind == Statistic::Kind::quantile &&
       !(c.statistic.quantile > 0 && c.statistic.quantile < 1)) {
     return fmt::format("quantile statistic must be in (0, 1) (got {})", c.statistic.quantile);
+  }
+
+  if (c.cupti_value != CuptiValue::automatic && c.instrument != Instrument::cupti) {
+    return fmt::format("cupti value {} applies to instrument cupti only (the instrument is {})", to_string(c.cupti_value),
+                       to_string(c.instrument));
   }
 
   // Backend capabilities.

@@ -48,6 +48,8 @@ std::vector<ContractField> make_table() {
                                           [](const Contract& c) { return c.schedule == Schedule::graph; }),
       enum_field<CuptiReduction, &Contract::cupti_reduction, parse_cupti_reduction>(
           "cupti_reduction", [](const Contract& c) { return c.instrument == Instrument::cupti; }),
+      enum_field<CuptiValue, &Contract::cupti_value, parse_cupti_value>(
+          "cupti_value", [](const Contract& c) { return c.instrument == Instrument::cupti; }),
       enum_field<ThrottlePolicy, &Contract::throttle_policy, parse_throttle_policy>("throttle_policy"),
   };
 }

@@ -434,6 +434,100 @@ void CheckedSubject::check_graph(Integrity& integ, const GraphExec& graph, std::
 }
 
 Result CheckedSubject::measure(const Contract& contract, const MeasureOptions& options) {
+  Result r = measure_checked(contract, options);
+  if (contract.instrument == Instrument::cupti && contract.quantity == Quantity::device_time) {
+    attach_perturbation(r, contract, options);
+  }
+  return r;
+}
+
+void CheckedSubject::attach_perturbation(Result& r, const Contract& contract, const MeasureOptions& options) {
+  InstrumentPerturbation p;
+  p.cupti_median_us = r.summary.median_us;
+  // The same call, schedule and cache policy under events, with CUPTI's tracing off (the cupti
+  // timer's tracing ended with its measurement).
+  Contract events = contract;
+  events.instrument = Instrument::event;
+  events.cupti_value = CuptiValue::automatic;
+  std::optional<Result> e;
+  std::string why_not;
+  if (auto why = why_invalid(events, static_cast<bool>(options.prepare))) {
+    why_not = "events cannot measure this contract: " + *why;
+  } else {
+    MeasureOptions eo = options;
+    eo.instrument_selection.reset();
+    eo.keep_activity_tracing_on = false;
+    try {
+      e = measure_checked(events, eo);
+      if (e->integrity.failed()) {
+        why_not = "the events measurement failed an integrity check: " + e->integrity.first_failure();
+        e.reset();
+      }
+    } catch (const IntegrityError& x) {
+      why_not = std::string("events cannot time this call: ") + x.what();
+    } catch (const ContractError& x) {
+      why_not = std::string("events cannot measure this contract: ") + x.what();
+    }
+  }
+  if (e) {
+    p.measured = true;
+    p.event_median_us = e->summary.median_us;
+    p.delta_us = p.cupti_median_us - p.event_median_us;
+    p.delta_pct = p.event_median_us > 0 ? 100.0 * p.delta_us / p.event_median_us : 0.0;
+    p.significant = r.median_ci95_us && e->median_ci95_us &&
+                    (r.median_ci95_us->lo > e->median_ci95_us->hi || r.median_ci95_us->hi < e->median_ci95_us->lo);
+  } else {
+    p.reason = why_not;
+  }
+  // Events see the work only when the measured stream orders all of it (the census proved that,
+  // or the events measurement above would have been refused).
+  bool use_events = false;
+  switch (contract.cupti_value) {
+    case CuptiValue::event:
+      if (!e) throw ContractError("cupti value event: " + why_not);
+      use_events = true;
+      p.reason = "the events' value, as asked (cupti_value event)";
+      break;
+    case CuptiValue::cupti:
+      if (e) p.reason = "CUPTI's value, as asked (cupti_value cupti)";
+      break;
+    case CuptiValue::automatic:
+      if (!e) break;
+      if (!p.significant) {
+        p.reason = "CUPTI's value: the two medians agree within their 95% intervals";
+      } else {
+        use_events = true;
+        p.reason = "the events' value: the call's work is all ordered on the measured stream and the medians' 95% "
+                   "intervals do not overlap, so tracing moved the number";
+      }
+      break;
+  }
+  p.applied = use_events;
+  if (use_events) {
+    // The events' samples give the value; CUPTI's attribution and kernel breakdown stay.
+    Result traced = std::move(r);
+    r = std::move(*e);
+    r.contract = contract;
+    r.instrument = traced.instrument;
+    r.kernels = std::move(traced.kernels);
+    r.kernel_set_changes = traced.kernel_set_changes;
+    r.notes.insert(r.notes.begin(), traced.notes.begin(), traced.notes.end());
+    r.notes.push_back(fmt::format("value from events with CUPTI's tracing off ({} us; CUPTI read {} us, {:+.2f}%): "
+                                  "docs/cupti.md, Perturbation",
+                                  p.event_median_us, p.cupti_median_us, p.delta_pct));
+    r.warnings.insert(r.warnings.begin(), traced.warnings.begin(), traced.warnings.end());
+    r.integrity.merge(traced.integrity);
+    r.wall_time_ms += traced.wall_time_ms;
+    r.timed_calls += traced.timed_calls;
+  } else if (e) {
+    r.integrity.merge(e->integrity);
+    r.wall_time_ms += e->wall_time_ms;
+  }
+  r.contract.cupti_value = use_events ? CuptiValue::event : CuptiValue::cupti;
+  r.instrument_perturbation = p;
+}
+
+Result CheckedSubject::measure_checked(const Contract& contract, const MeasureOptions& options) {
   detail::validate_measurement(backend_, contract, options);
   run_untimed_check();
   Integrity integ = untimed_;

@@ -74,9 +74,13 @@ class CheckedSubject {
   // One measurement under `contract`, checked; Result::integrity holds the untimed call's checks
   // and this measurement's. Throws IntegrityError when the contract cannot time this call
   // truthfully, and whatever caliber::measure throws.
+  // Under instrument cupti the same call is also measured with events (tracing off) and the
+  // result carries the instrument's perturbation; its contract says which clock gave the value.
   Result measure(const Contract& contract, const MeasureOptions& options);
 
  private:
+  Result measure_checked(const Contract& contract, const MeasureOptions& options);
+  void attach_perturbation(Result& r, const Contract& contract, const MeasureOptions& options);
   // Whether the outputs are verified: declared buffers, or a workload's own poison and judge.
   bool declared() const { return !subject_.buffers.empty() || (subject_.poison_outputs && subject_.judge); }
   void poison_outputs();

@@ -112,6 +112,19 @@ BenchmarkReport build_benchmark_report(const std::vector<ShapeRow>& ledger, cons
     r.decision_input.hot_geomean_basis = fmt::format("unweighted, {} hot shapes", hot_shapes.size());
   }
   r.decision = decide(r.decision_input);
+  for (const ShapeComparison& sc : r.comparison.shapes) {
+    auto add = [&](const ProviderCell& c) {
+      if (!c.row) return;
+      for (const auto& [what, m] : {std::pair{"kernel-only", &c.row->kernel_only}, std::pair{"eager", &c.row->eager}}) {
+        if (*m && (*m)->instrument_perturbation) {
+          r.perturbation.push_back({sc.shape.shape_id, r.comparison.provider_label(c.provider), what,
+                                    *(*m)->instrument_perturbation});
+        }
+      }
+    };
+    add(sc.candidate);
+    for (const ProviderCell& b : sc.baselines) add(b);
+  }
   return r;
 }
 

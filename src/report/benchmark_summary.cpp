@@ -90,6 +90,8 @@ void header(std::ostream& out, const BenchmarkReport& r) {
     };
     const Ceiling& bw = r.ceilings->memory_bandwidth;
     parts.push_back(bw.available ? "memory " + value(bw) : "memory n/a (" + bw.reason + ")");
+    const Ceiling& cache = r.ceilings->cache_bandwidth;
+    parts.push_back(cache.available ? "cache " + value(cache) : "cache n/a: " + cache.reason);
     for (const auto& [dtype, c] : r.ceilings->matmul) {
       parts.push_back(c.available ? fmt::format("matmul {} {}", dtype, value(c))
                                   : fmt::format("matmul {} n/a ({})", dtype, c.reason));
@@ -312,6 +314,25 @@ void profiler_candidates(std::ostream& out, const BenchmarkReport& r) {
   out << '\n';
 }
 
+// Every cupti measurement: CUPTI's median against the same call under events with tracing off.
+void perturbation(std::ostream& out, const BenchmarkReport& r) {
+  if (r.perturbation.empty()) return;
+  out << "## Instrument perturbation (cupti against events, tracing off)\n\n";
+  out << "Each cupti measurement was repeated under events with CUPTI's tracing off (same schedule and cache "
+         "policy). Applied: the value reported is the events' (docs/cupti.md, Perturbation).\n\n";
+  std::vector<std::vector<std::string>> rows;
+  for (const PerturbationLine& l : r.perturbation) {
+    const InstrumentPerturbation& p = l.perturbation;
+    rows.push_back({l.shape_id, l.provider, l.measurement, p.measured ? rt::us(p.cupti_median_us) : "-",
+                    p.measured ? rt::us(p.event_median_us) : "-",
+                    p.measured ? fmt::format("{:+.3f} us ({:+.2f}%)", p.delta_us, p.delta_pct) : "-",
+                    p.applied ? "yes" : "no", rt::markdown_cell(p.reason)});
+  }
+  rt::markdown_table(out, {"shape", "provider", "measurement", "cupti us", "events us", "perturbation", "applied", "why"},
+                     rows);
+  out << '\n';
+}
+
 void excluded(std::ostream& out, const BenchmarkReport& r) {
   const ComparisonSet& set = r.comparison;
   out << "## Excluded rows (listed, never averaged in)\n\n";
@@ -347,6 +368,7 @@ void write_benchmark_summary(std::ostream& out, const BenchmarkReport& r) {
   classified(out, r, /*hot=*/true);
   profiler_candidates(out, r);
   classified(out, r, /*hot=*/false);
+  perturbation(out, r);
   excluded(out, r);
   out << "Coverage of every shape x provider cell: coverage_matrix.md. Charts: report.html.\n";
 }

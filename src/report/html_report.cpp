@@ -430,6 +430,20 @@ void coverage_grid(std::ostream& out, const BenchmarkReport& r) {
   out << "</figure>\n";
 }
 
+void perturbation_table(std::ostream& out, const BenchmarkReport& r) {
+  out << "<table id=\"perturbation-table\"><tr><th>shape</th><th>provider</th><th>measurement</th><th>cupti us</th>"
+         "<th>events us (tracing off)</th><th>perturbation</th><th>applied</th><th>why</th></tr>\n";
+  for (const PerturbationLine& l : r.perturbation) {
+    const InstrumentPerturbation& p = l.perturbation;
+    out << fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+                       html(l.shape_id), html(l.provider), l.measurement,
+                       p.measured ? rt::us(p.cupti_median_us) : "-", p.measured ? rt::us(p.event_median_us) : "-",
+                       p.measured ? fmt::format("{:+.3f} us ({:+.2f}%)", p.delta_us, p.delta_pct) : "-",
+                       p.applied ? "yes" : "no", html(p.reason));
+  }
+  out << "</table>\n";
+}
+
 void classification_table(std::ostream& out, const BenchmarkReport& r) {
   const ComparisonSet& set = r.comparison;
   out << "<table id=\"classification-table\"><tr><th>#</th><th>shape</th><th>args</th><th>stage</th><th>hot</th>"
@@ -494,6 +508,11 @@ void write_html_report(std::ostream& out, const BenchmarkReport& r) {
   coverage_grid(out, r);
   out << "</section>\n<section id=\"classification\"><h2>Classification</h2>\n";
   classification_table(out, r);
+  if (!r.perturbation.empty()) {
+    out << "</section>\n<section id=\"perturbation\"><h2>Instrument perturbation (cupti against events, tracing "
+           "off)</h2>\n";
+    perturbation_table(out, r);
+  }
   out << "</section>\n<footer class=\"meta\">caliber " << CALIBER_VERSION << "</footer>\n</body></html>\n";
 }
 

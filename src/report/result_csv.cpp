@@ -26,7 +26,7 @@ const std::vector<std::string> kMeasurementColumns = {
     "value_us", "n",       "min_us",   "p10_us",  "p25_us",      "median_us",
     "p75_us",   "p90_us",  "max_us",   "mean_us", "stdev_us",    "rel_iqr",
     "stable",   "stop_reason", "flush_bytes", "rotation_copies", "flags", "warnings",
-    "integrity", "integrity_failure"};
+    "instrument_perturbation_us", "instrument_perturbation_pct", "integrity", "integrity_failure"};
 
 }  // namespace
 
@@ -79,6 +79,12 @@ void write_results_csv(std::ostream& out, const std::vector<Result>& results) {
                            std::to_string(r.rotation_copies),
                            join(r.flags, "|"),
                            join(r.warnings, "; "),
+                           r.instrument_perturbation && r.instrument_perturbation->measured
+                               ? num(r.instrument_perturbation->delta_us)
+                               : "",
+                           r.instrument_perturbation && r.instrument_perturbation->measured
+                               ? num(r.instrument_perturbation->delta_pct)
+                               : "",
                            std::string(to_string(r.integrity.verdict())),
                            r.integrity.first_failure()});
     std::vector<std::string> escaped;

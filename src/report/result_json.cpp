@@ -159,6 +159,13 @@ json to_json(const Result& r, bool with_samples) {
     for (const TelemetrySample& t : r.telemetry_samples) j["telemetry_samples"].push_back(to_json(t));
   }
   j["integrity"] = to_json(r.integrity);
+  if (r.instrument_perturbation) {
+    const InstrumentPerturbation& p = *r.instrument_perturbation;
+    j["instrument_perturbation"] = {{"measured", p.measured},        {"reason", p.reason},
+                                    {"cupti_median_us", p.cupti_median_us}, {"event_median_us", p.event_median_us},
+                                    {"delta_us", p.delta_us},        {"delta_pct", p.delta_pct},
+                                    {"significant", p.significant},  {"applied", p.applied}};
+  }
   return j;
 }
 
@@ -363,6 +370,22 @@ Result result_from_json(const json& j, const std::string& file, long line, const
   // Written before integrity records existed: nothing is known to be verified.
   if (f.has("integrity")) {
     r.integrity = integrity_from_json(f.get("integrity"), file, line, f.field_name("integrity"));
+  }
+  if (f.has("instrument_perturbation")) {
+    const JsonFields p = f.object("instrument_perturbation");
+    InstrumentPerturbation ip;
+    ip.measured = p.boolean("measured");
+    ip.reason = p.str("reason");
+    ip.cupti_median_us = p.number("cupti_median_us");
+    ip.event_median_us = p.number("event_median_us");
+    ip.delta_us = p.number("delta_us");
+    ip.delta_pct = p.number("delta_pct");
+    ip.significant = p.boolean("significant");
+    ip.applied = p.boolean("applied");
+    if (ip.applied && r.contract.cupti_value != CuptiValue::event) {
+      p.fail("applied", "the events' value was applied but the contract's cupti_value is not event");
+    }
+    r.instrument_perturbation = ip;
   }
   return r;
 }

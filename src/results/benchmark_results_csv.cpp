@@ -60,6 +60,17 @@ void add_measurement_columns(std::vector<Column>& cols, const std::string& prefi
   cols.push_back({prefix + "stable", T::boolean, field([](const Result& m) { return json(m.stable); })});
   cols.push_back({prefix + "stop_reason", T::string, field([](const Result& m) { return json(m.stop_reason); })});
   cols.push_back({prefix + "wall_time_ms", T::number, field([](const Result& m) { return json(m.wall_time_ms); })});
+  // Instrument cupti: CUPTI's median minus the events' (tracing off), docs/cupti.md.
+  cols.push_back({prefix + "instrument_perturbation_us", T::number, field([](const Result& m) {
+                    return m.instrument_perturbation && m.instrument_perturbation->measured
+                               ? json(m.instrument_perturbation->delta_us)
+                               : json(nullptr);
+                  })});
+  cols.push_back({prefix + "instrument_perturbation_pct", T::number, field([](const Result& m) {
+                    return m.instrument_perturbation && m.instrument_perturbation->measured
+                               ? json(m.instrument_perturbation->delta_pct)
+                               : json(nullptr);
+                  })});
 }
 
 // The trailing columns schema version 1 files lack; such files are still read (the integrity

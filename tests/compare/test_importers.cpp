@@ -103,9 +103,9 @@ TEST(ImportCaliberCsv, BadFilesNameFileLineAndField) {
 TEST(ImportCaliberCsv, RefusesAnotherHeaderAndShortRows) {
   const std::string header =
       "name,params,device_name,arch,backend,quantity,instrument,schedule,cache,statistic,warmup,"
-      "iterations,graph_calls,cupti_reduction,throttle_policy,value_us,n,min_us,p10_us,p25_us,"
+      "iterations,graph_calls,cupti_reduction,cupti_value,throttle_policy,value_us,n,min_us,p10_us,p25_us,"
       "median_us,p75_us,p90_us,max_us,mean_us,stdev_us,rel_iqr,stable,stop_reason,flush_bytes,"
-      "rotation_copies,flags,warnings,integrity,integrity_failure\n";
+      "rotation_copies,flags,warnings,instrument_perturbation_us,instrument_perturbation_pct,integrity,integrity_failure\n";
   try {
     import_caliber_csv("name,params,device_name,avg_us\n", "old.csv");
     FAIL();
@@ -117,11 +117,11 @@ TEST(ImportCaliberCsv, RefusesAnotherHeaderAndShortRows) {
     import_caliber_csv(header + "copy,{},cpu\n", "short.csv");
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(), "short.csv:2: field 'arch': expected 35 fields, got 3 (truncated row?)");
+    EXPECT_STREQ(e.what(), "short.csv:2: field 'arch': expected 38 fields, got 3 (truncated row?)");
   }
   try {
     import_caliber_csv(header + "copy,{},cpu,x86_64,host,device_time,wallclock,isolatd,warm,median,10,"
-                                "fixed:5,,,flag,1,5,,,,,,,,,,,true,,0,0,,,,\n",
+                                "fixed:5,,,,flag,1,5,,,,,,,,,,,true,,0,0,,,,,,\n",
                        "enum.csv");
     FAIL();
   } catch (const InputError& e) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "caliber/benchmark_results.h"
+#include "caliber/result_json.h"
 #include "ledger/importers.h"
 #include "support/cli_run.h"
 #include "support/cuda_device.h"

@@ -5,7 +5,10 @@
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
+#include <utility>
 #include <cstdint>
 #include <string>
 
@@ -51,14 +54,28 @@ __global__ void tiny_kernel(const float* __restrict__ x, float* __restrict__ y) 
 
 __global__ void fault_kernel(float* p) { p[threadIdx.x] = 1.0f; }
 
-// mode 0: y == x, 1: y == a x, 2: y == x + 1. NaN never matches.
+// y = 2 x with one element per thread: n / 256 blocks (262,144 for 2^26 floats), the grid shape
+// whose timing CUPTI's instrumentation inflates most on Hopper (docs/cupti.md).
+__global__ void scale_blocks_kernel(const float* __restrict__ x, float* __restrict__ y, std::size_t n) {
+  const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  if (i < n) y[i] = 2.0f * x[i];
+}
+
+__global__ void add_one_kernel(float* __restrict__ y, std::size_t n) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n; i += stride) {
+    y[i] += 1.0f;
+  }
+}
+
+// mode 0: y == x, 1: y == a x, 2: y == x + 1, 3: y == a x + 2. NaN never matches.
 __global__ void count_mismatches_kernel(const float* x, const float* y, std::size_t n, int mode,
                                         float a, unsigned long long* bad) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   unsigned long long local = 0;
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
        i += stride) {
-    const float want = mode == 0 ? x[i] : mode == 1 ? a * x[i] : x[i] + 1.0f;
+    const float want = mode == 0 ? x[i] : mode == 1 ? a * x[i] : mode == 2 ? x[i] + 1.0f : a * x[i] + 2.0f;
     if (!(y[i] == want)) ++local;
   }
   if (local) atomicAdd(bad, local);
@@ -88,7 +105,7 @@ class DeviceBuffer {
   std::size_t bytes_;
 };
 
-enum class Kind { copy, scale, tiny, fault, two_streams };
+enum class Kind { copy, scale, tiny, fault, two_streams, scale_blocks, multi_kernel, fork_join, memset_scale };
 
 class CudaWorkload final : public bench::Workload {
  public:
@@ -101,7 +118,7 @@ class CudaWorkload final : public bench::Workload {
         y_(stride_bytes_ * copies),
         z_(kind == Kind::two_streams ? bench::kTinyElements * sizeof(float) : sizeof(float)) {
     rotation_copies = copies;
-    if (kind_ == Kind::two_streams) {
+    if (kind_ == Kind::two_streams || kind_ == Kind::fork_join) {
       CALIBER_CUDA_CHECK(cudaStreamCreateWithFlags(&side_stream_, cudaStreamNonBlocking));
       CALIBER_CUDA_CHECK(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming));
       CALIBER_CUDA_CHECK(cudaEventCreateWithFlags(&join_, cudaEventDisableTiming));
@@ -134,6 +151,32 @@ class CudaWorkload final : public bench::Workload {
         break;
       case Kind::two_streams:
         launch_two_streams(stream, x, y);
+        break;
+      case Kind::scale_blocks:
+        scale_blocks_kernel<<<static_cast<unsigned>((n_ + kThreads - 1) / kThreads), kThreads, 0, stream>>>(x, y, n_);
+        break;
+      case Kind::multi_kernel:  // three kernels in sequence: y = 2 x, then y += 1 twice
+        scale_kernel<<<grid_for(n_ / 4, sms_), kThreads, 0, stream>>>(x, y, n_, 2.0f);
+        CALIBER_CUDA_CHECK_LAUNCH();
+        add_one_kernel<<<grid_for(n_, sms_), kThreads, 0, stream>>>(y, n_);
+        CALIBER_CUDA_CHECK_LAUNCH();
+        add_one_kernel<<<grid_for(n_, sms_), kThreads, 0, stream>>>(y, n_);
+        break;
+      case Kind::fork_join: {  // half of y = 2 x on a second stream, forked and joined back
+        const std::size_t half = n_ / 2;
+        CALIBER_CUDA_CHECK(cudaEventRecord(fork_, stream));
+        CALIBER_CUDA_CHECK(cudaStreamWaitEvent(side_stream_, fork_, 0));
+        scale_kernel<<<grid_for(half / 4, sms_), kThreads, 0, side_stream_>>>(x, y, half, 2.0f);
+        CALIBER_CUDA_CHECK_LAUNCH();
+        scale_kernel<<<grid_for((n_ - half) / 4, sms_), kThreads, 0, stream>>>(x + half, y + half, n_ - half, 2.0f);
+        CALIBER_CUDA_CHECK_LAUNCH();
+        CALIBER_CUDA_CHECK(cudaEventRecord(join_, side_stream_));
+        CALIBER_CUDA_CHECK(cudaStreamWaitEvent(stream, join_, 0));
+        break;
+      }
+      case Kind::memset_scale:  // a fill inside the call, then the kernel
+        CALIBER_CUDA_CHECK(cudaMemsetAsync(y, 0, n_ * sizeof(float), stream));
+        scale_kernel<<<grid_for(n_ / 4, sms_), kThreads, 0, stream>>>(x, y, n_, 2.0f);
         break;
     }
     CALIBER_CUDA_CHECK_LAUNCH();
@@ -172,11 +215,20 @@ class CudaWorkload final : public bench::Workload {
       if (bad.empty()) bad = mismatches(z_.floats(), bench::kTinyElements, 2);  // the caliber stream's tiny
       return bad;
     }
-    return mismatches(y_.floats(), n_, kind_ == Kind::copy ? 0 : kind_ == Kind::scale ? 1 : 2);
+    return mismatches(y_.floats(), n_, expected_mode());
   }
 
  private:
-  // Output elements [0, n) of `y` against mode (0: x, 1: 2x, 2: x + 1) of input copy 0.
+  int expected_mode() const {
+    switch (kind_) {
+      case Kind::copy: return 0;
+      case Kind::tiny: return 2;
+      case Kind::multi_kernel: return 3;
+      default: return 1;  // y = 2 x
+    }
+  }
+
+  // Output elements [0, n) of `y` against mode (0: x, 1: 2x, 2: x + 1, 3: 2x + 2) of input copy 0.
   std::string mismatches(const float* y, std::size_t n, int mode) {
     DeviceBuffer bad(sizeof(unsigned long long));
     CALIBER_CUDA_CHECK(cudaMemset(bad.floats(), 0, sizeof(unsigned long long)));
@@ -322,6 +374,10 @@ std::vector<bench::KernelInfo> builtin_kernels() {
            "joined back (events on the caliber stream miss the scale)",
            false},
           {"gemm_bf16", "cuBLAS GEMM 4096 x 4096 x 4096, bf16 in and out, fp32 accumulation", false},
+          {"scale_blocks", "y = 2 x over --size bytes, one element per thread (262,144 blocks for 256 MiB)", false},
+          {"multi_kernel", "three kernels per call over --size bytes: y = 2 x, then y += 1 twice", false},
+          {"fork_join", "y = 2 x over --size bytes, half on a second stream forked and joined back", false},
+          {"memset_scale", "a cudaMemsetAsync of y, then y = 2 x, over --size bytes", false},
           {"fault", "self-test: writes through an invalid pointer; must fail with a device error", false}};
 }
 
@@ -340,19 +396,25 @@ std::unique_ptr<bench::Workload> make_builtin_workload(Backend& backend, std::st
                  {"flops", 2.0 * kGemmN * kGemmN * kGemmN}, {"library", "cuBLAS"}};
     return w;
   }
-  if (kernel == "copy" || kernel == "scale" || kernel == "two_streams") {
-    if (size_bytes == 0 || size_bytes % sizeof(float) != 0) {
-      throw UsageError("--size must be a positive multiple of 4 bytes (float32 elements), got " +
+  const std::pair<std::string_view, Kind> sized[] = {
+      {"copy", Kind::copy},           {"scale", Kind::scale},               {"two_streams", Kind::two_streams},
+      {"scale_blocks", Kind::scale_blocks}, {"multi_kernel", Kind::multi_kernel}, {"fork_join", Kind::fork_join},
+      {"memset_scale", Kind::memset_scale}};
+  const auto found = std::find_if(std::begin(sized), std::end(sized), [&](const auto& s) { return s.first == kernel; });
+  if (found != std::end(sized)) {
+    if (size_bytes == 0 || size_bytes % 16 != 0) {
+      throw UsageError("--size must be a positive multiple of 16 bytes (float32 elements, float4 loads), got " +
                        std::to_string(size_bytes));
     }
-    kind = kernel == "copy" ? Kind::copy : kernel == "scale" ? Kind::scale : Kind::two_streams;
+    kind = found->second;
     elements = size_bytes / sizeof(float);
   } else if (kernel == "tiny" || kernel == "fault") {
     kind = kernel == "tiny" ? Kind::tiny : Kind::fault;
     elements = bench::kTinyElements;
   } else {
     throw UsageError("unknown kernel '" + std::string(kernel) +
-                     "' for the cuda backend (expected copy|scale|tiny|two_streams|gemm_bf16|fault)");
+                     "' for the cuda backend (expected copy|scale|tiny|two_streams|gemm_bf16|fault|scale_blocks|"
+                     "multi_kernel|fork_join|memset_scale)");
   }
   const std::size_t copies = rotation_copies < 1 ? 1 : rotation_copies;
   auto w = std::make_unique<CudaWorkload>(kind, elements, copies, sms, seed);
