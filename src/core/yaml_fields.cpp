@@ -3,6 +3,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <yaml-cpp/depthguard.h>
 
 #include "caliber/errors.h"
 #include "core/number_text.h"
@@ -61,6 +62,10 @@ YAML::Node parse_yaml_document(const std::string& text, const std::string& file)
   YAML::Node doc;
   try {
     doc = YAML::Load(text);
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp's own guard (its message says "bad file"); the document is too deep either way.
+    throw InputError(file, e.mark.line >= 0 ? e.mark.line + 1 : 0, "",
+                     fmt::format("nested deeper than {} levels", kMaxYamlDepth));
   } catch (const YAML::Exception& e) {
     throw InputError(file, e.mark.line >= 0 ? e.mark.line + 1 : 0, "", "malformed YAML: " + e.msg);
   }

@@ -31,6 +31,11 @@ TEST(YamlFields, AliasesThatExpandBeyondTheBoundAreRefused) {
 TEST(YamlFields, NestingIsBounded) {
   const std::string deep = std::string(100, '[') + std::string(100, ']');
   EXPECT_EQ(error_of(deep), "m.yaml:1: nested deeper than 64 levels");
+  // Deep enough for yaml-cpp's own guard (which says "bad file").
+  std::string block = "a:\n";
+  for (int i = 1; i <= 3000; ++i) block += std::string(static_cast<std::size_t>(i), ' ') + "-\n";
+  EXPECT_EQ(error_of(block).substr(0, 7), "m.yaml:");
+  EXPECT_NE(error_of(block).find(": nested deeper than 64 levels"), std::string::npos) << error_of(block);
 }
 
 TEST(YamlFields, NumbersAreFiniteOrText) {
