@@ -20,4 +20,10 @@ void require_time_option(double ms, std::string_view option, bool positive) {
   }
 }
 
+void require_cell_timeout_option(double seconds, std::string_view option) {
+  if (!(seconds > 0) || seconds > kMaxCellTimeoutS) {
+    throw UsageError(fmt::format("{} must be in (0, {}] (a week; got {})", option, kMaxCellTimeoutS, seconds));
+  }
+}
+
 }  // namespace caliber

@@ -14,10 +14,15 @@ inline constexpr std::int64_t kMaxSampleCount = 10'000'000;
 inline constexpr std::int64_t kMaxWarmupCalls = 1'000'000;
 // Sampling time of one measurement (adaptive rule), milliseconds: one hour.
 inline constexpr double kMaxSamplingTimeMs = 3'600'000.0;
+// Wall-clock limit of one cell (run --cell-timeout-s, ab --cell-timeout), seconds: a week. A
+// cell that runs longer is not a benchmark cell, and a larger limit overflows the clock.
+inline constexpr double kMaxCellTimeoutS = 7 * 24 * 3600.0;
 
 // UsageError "<option> must be >= 1 (got v)" or "... must be <= max (got v)".
 void require_count_option(std::int64_t value, std::string_view option, std::int64_t max);
 // UsageError unless 0 <= ms <= kMaxSamplingTimeMs (and ms > 0 when `positive`).
 void require_time_option(double ms, std::string_view option, bool positive);
+// UsageError unless 0 < seconds <= kMaxCellTimeoutS.
+void require_cell_timeout_option(double seconds, std::string_view option);
 
 }  // namespace caliber
