@@ -1,15 +1,29 @@
-// Files written so that a crash or kill never leaves a partial file behind.
+// Files written so that a crash, a kill or a full disk never leaves a partial file behind.
 #pragma once
 
 #include <functional>
 #include <iosfwd>
 #include <string>
+#include <vector>
 
 namespace caliber {
 
 // Writes the content produced by `write` to a temporary file beside `path`, fsyncs it and renames
-// it over `path`. Throws Error when any step fails; the old file, if any, is left intact.
+// it over `path`. Throws Error when any step fails; the old file, if any, is left intact. `path`
+// must be a new path or a regular file: a device node, FIFO, directory or symbolic link there is
+// refused, never replaced.
 void write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& write);
+
+// One file of a multi-file output.
+struct PendingFile {
+  std::string path;
+  std::string content;
+};
+
+// All or nothing: every file is written to its temporary and fsynced before any is renamed into
+// place, so a failure (a full disk) leaves every old file as it was and no new one. The renames
+// come last and need no space. The same rules for `path` as write_file_atomically.
+void write_files_atomically(const std::vector<PendingFile>& files);
 
 // Appends one line (a newline is added) and fsyncs, so a finished row survives a kill.
 class LineAppender {
@@ -26,7 +40,13 @@ class LineAppender {
 };
 
 // Throws UsageError naming `option` when a file cannot be created at `path` (missing or
-// unwritable directory, or `path` is a directory). Creates nothing.
+// unwritable directory, `path` is a directory or another file that is not a regular file).
+// Creates nothing.
 void require_writable_file(const std::string& path, const std::string& option);
+
+// Throws UsageError naming `option` when `directory` cannot take new files: it exists and is not
+// a directory, is not writable, or does not exist and its nearest existing parent is not
+// writable. Creates nothing.
+void require_writable_directory(const std::string& directory, const std::string& option);
 
 }  // namespace caliber

@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <iosfwd>
 #include <optional>
+#include <unordered_map>
+#include <utility>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -128,12 +130,39 @@ std::vector<std::string> row_flags(const BenchmarkResultRow& row);
 std::string row_instability_reason(const BenchmarkResultRow& row);
 
 nlohmann::json to_json(const BenchmarkResultRow& row, bool with_samples = true);
+
+// The rules that tie a row's timing and correctness fields to its status (docs/runner.md), on
+// what both the JSONL and the CSV hold. The first field that breaks one, with why; nothing when
+// the row keeps them.
+struct StatusFacts {
+  BenchmarkStatus status = BenchmarkStatus::ok;
+  std::optional<bool> correct;
+  bool has_median = false;             // median_us is a number
+  bool has_status_reason = false;      // status_reason is a non-empty text
+  bool has_correctness_error = false;  // correctness_error is a text
+};
+std::optional<std::pair<std::string, std::string>> status_rule_violation(const StatusFacts& row);
+
+// The whole-file rules of a results file, row by row: one run (every row the same run_id) and one
+// row per (shape_id, provider) cell. add() throws InputError naming the row's line.
+class ResultCells {
+ public:
+  explicit ResultCells(std::string file);
+  void add(const std::string& run_id, const std::string& shape_id, const std::string& provider, long line);
+
+ private:
+  std::string file_;
+  std::string run_id_;
+  long first_line_ = 0;
+  std::unordered_map<std::string, long> seen_;
+};
 // Strict reader of one row: every field present (nullable ones may be null), no unknown field,
 // enums known, timing fields consistent with the status (docs/runner.md).
 BenchmarkResultRow benchmark_result_from_json(const nlohmann::json& j, const std::string& file, long line);
 
 // Reads a whole results file. Blank lines are skipped. A malformed line is an InputError naming
-// its line; a duplicated (shape_id, provider) cell of one run is refused.
+// its line; a duplicated (shape_id, provider) cell, or rows of two runs, are refused (one
+// results file holds one run: docs/runner.md).
 std::vector<BenchmarkResultRow> read_benchmark_results(const std::string& file);
 std::vector<BenchmarkResultRow> parse_benchmark_results(const std::string& text, const std::string& file);
 
@@ -154,8 +183,10 @@ const std::vector<std::string>& benchmark_results_csv_columns();
 void write_benchmark_results_csv(std::ostream& out, const std::vector<BenchmarkResultRow>& rows);
 // Reads such a CSV back: one JSON object per row, column name -> value typed by the column
 // (string, integer, number, boolean; an empty cell is null). The header must be exactly
-// benchmark_results_csv_columns(). InputError names file, line and column. With `lines`, the
-// 1-based line where each row starts is appended there.
+// benchmark_results_csv_columns(). As strict as the JSONL reader on what the CSV holds: shape
+// ids, enums, finite non-negative times and counts, the status rules, one row per cell, one run.
+// InputError names file, line and column. With `lines`, the 1-based line where each row starts is
+// appended there.
 std::vector<nlohmann::json> parse_benchmark_results_csv(const std::string& text, const std::string& file,
                                                         std::vector<long>* lines = nullptr);
 std::vector<nlohmann::json> read_benchmark_results_csv(const std::string& file);

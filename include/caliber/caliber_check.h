@@ -58,6 +58,11 @@ CaliberComparison compare_identities(const std::optional<RunIdentity>& a, const 
 
 // Prints every hazard ("warning [caliber] ...") and every difference
 // ("!!! [caliber] <field>: A=<x>, B=<y>", with the given labels in place of A and B) to `out`.
+void print_caliber_differences(const CaliberComparison& comparison, std::ostream& out,
+                               const std::string& label_a = "A", const std::string& label_b = "B");
+
+// Prints every hazard ("warning [caliber] ...") and every difference
+// ("!!! [caliber] <field>: A=<x>, B=<y>", with the given labels in place of A and B) to `out`.
 // Refuses with CaliberMismatchError (CLI exit 4) when a caliber field differs, unless
 // allow_mismatch, in which case it prints that it proceeds anyway and returns.
 void require_same_caliber(const CaliberComparison& comparison, bool allow_mismatch, std::ostream& out,

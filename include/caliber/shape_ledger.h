@@ -91,6 +91,8 @@ nlohmann::json shape_identity(const ShapeRow& row);
 std::string canonical_identity(const ShapeRow& row);
 // "sha1:" + the first 16 lowercase hex digits of SHA-1(canonical_identity(row)).
 std::string stable_shape_id(const ShapeRow& row);
+// Whether `text` has the form of a stable shape id ("sha1:" + 16 lowercase hex digits).
+bool is_shape_id(std::string_view text);
 
 nlohmann::json to_json(const ShapeRow& row);
 // Strict reader of one row (see the header comment). `line` is the row's line.

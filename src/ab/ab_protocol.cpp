@@ -138,10 +138,11 @@ AbRunResult run_ab(const AbPlan& plan, CellRunner& runner, const CellResultsRead
   std::ostringstream tsv;
   tsv << ab_report_tsv_header() << '\n';
   const auto write_reports = [&] {
+    // The three reports are one output: all of them or none.
     const fs::path dir(plan.out_dir);
-    write_file_atomically((dir / "ab_report.txt").string(), [&](std::ostream& o) { o << copy.str(); });
-    write_file_atomically((dir / "ab_report.tsv").string(), [&](std::ostream& o) { o << tsv.str(); });
-    write_file_atomically((dir / "ab_report.json").string(), [&](std::ostream& o) { o << report_json.dump(2) << '\n'; });
+    write_files_atomically({{(dir / "ab_report.txt").string(), copy.str()},
+                            {(dir / "ab_report.tsv").string(), tsv.str()},
+                            {(dir / "ab_report.json").string(), report_json.dump(2) + "\n"}});
   };
 
   try {

@@ -10,6 +10,7 @@
 #include "caliber/errors.h"
 #include "caliber/shape_ledger.h"
 #include "cli/cli_common.h"
+#include "core/sampling_limits.h"
 #include "core/subprocess.h"
 #include "preflight/preflight.h"
 
@@ -73,8 +74,10 @@ AbPlan make_ab_plan(const AbOptions& o) {
   plan.cell_command = o.cell_command.value_or(kDefaultCellCommand);
   plan.shape_ledger = o.shape_ledger;
   plan.seed = o.seed;
-  if (!(o.cell_timeout_s > 0)) throw UsageError(fmt::format("--cell-timeout must be > 0 (got {})", o.cell_timeout_s));
-  if (!(o.kill_after_s >= 0)) throw UsageError(fmt::format("--kill-after must be >= 0 (got {})", o.kill_after_s));
+  require_cell_timeout_option(o.cell_timeout_s, "--cell-timeout");
+  if (!(o.kill_after_s >= 0) || o.kill_after_s > kMaxCellTimeoutS) {
+    throw UsageError(fmt::format("--kill-after must be in [0, {}] (got {})", kMaxCellTimeoutS, o.kill_after_s));
+  }
   plan.cell_timeout_s = o.cell_timeout_s;
   plan.kill_after_s = o.kill_after_s;
   plan.allow_caliber_mismatch = o.allow_caliber_mismatch;

@@ -1,11 +1,11 @@
 #include "cli/cli_common.h"
 
-#include <charconv>
 
 #include <fmt/format.h>
 
 #include "caliber/backend.h"
 #include "caliber/errors.h"
+#include "core/number_text.h"
 
 namespace caliber::cli {
 
@@ -19,15 +19,14 @@ BackendKind parse_backend_option(const std::string& text) {
 }
 
 std::uint64_t parse_size_bytes(const std::string& text, const std::string& option) {
-  std::uint64_t value = 0;
-  const char* begin = text.data();
-  const char* end = text.data() + text.size();
-  auto [p, ec] = std::from_chars(begin, end, value);
-  if (ec != std::errc() || p == begin) {
+  const std::size_t digits = text.find_first_not_of("0123456789");
+  const std::string unit = digits == std::string::npos ? "" : text.substr(digits);
+  const std::optional<std::uint64_t> count = parse_unsigned(std::string_view(text).substr(0, digits));
+  if (!count) {
     throw UsageError(fmt::format("{} '{}': expected a byte count such as 1073741824, 64MiB or 1GiB",
                                  option, text));
   }
-  const std::string unit(p, end);
+  const std::uint64_t value = *count;
   std::uint64_t scale = 0;
   if (unit.empty() || unit == "B") scale = 1;
   else if (unit == "K" || unit == "KiB") scale = 1ull << 10;

@@ -22,6 +22,8 @@ struct AbCommandOptions {
 };
 
 int run(const AbCommandOptions& o) {
+  // Each round is two processes per op; 10,000 rounds is days of cells already.
+  if (o.rounds > 10000) throw UsageError(fmt::format("--rounds must be <= 10000 (got {})", o.rounds));
   if (o.rounds < 2) throw UsageError(fmt::format("--rounds must be >= 2 (got {}): one pair cannot say whether its verdict holds; use caliber screen for one pair", o.rounds));
   if (!(o.alpha > 0 && o.alpha < 1)) throw UsageError(fmt::format("--alpha must be in (0, 1) (got {})", o.alpha));
   RoundOrder order;

@@ -1,10 +1,10 @@
 // caliber bench: the built-in micro-kernels (copy, scale, tiny) under any valid contract.
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -20,6 +20,7 @@
 #include "caliber/run_identity.h"
 #include "cli/cli_common.h"
 #include "cli/command.h"
+#include "core/sampling_limits.h"
 #include "identity/collect_run_identity.h"
 #include "integrity/checked_subject.h"
 #include "preflight/preflight.h"
@@ -57,6 +58,9 @@ struct BenchOptions {
   bool allow_shared_device = false;
   std::optional<std::string> json_path;
   std::optional<std::string> csv_path;
+  // Not an option: the run identity sidecars, collected by run_bench before the backend opens
+  // and written with every write of the results.
+  std::vector<PendingFile> identity_sidecars;
 };
 
 struct Combo {
@@ -64,10 +68,6 @@ struct Combo {
   Contract contract;
   bool cupti_tracing = false;  // keep CUPTI tracing on while measuring with another instrument
 };
-
-void require_positive(std::int64_t v, const char* option) {
-  if (v < 1) throw UsageError(fmt::format("{} must be >= 1 (got {})", option, v));
-}
 
 IterationRule iteration_rule(const BenchOptions& o) {
   IterationRule rule;
@@ -77,22 +77,22 @@ IterationRule iteration_rule(const BenchOptions& o) {
       throw UsageError("--iters (a fixed count) cannot be combined with --min-samples, "
                        "--min-time-ms, --max-time-ms or --target-precision (the adaptive rule)");
     }
-    require_positive(*o.iters, "--iters");
+    require_count_option(*o.iters, "--iters", kMaxSampleCount);
     rule.mode = IterationRule::Mode::fixed;
     rule.count = *o.iters;
     return rule;
   }
   rule.mode = IterationRule::Mode::adaptive;
   if (o.min_samples) {
-    require_positive(*o.min_samples, "--min-samples");
+    require_count_option(*o.min_samples, "--min-samples", kMaxSampleCount);
     rule.min_samples = *o.min_samples;
   }
   if (o.min_time_ms) {
-    if (!(*o.min_time_ms >= 0)) throw UsageError(fmt::format("--min-time-ms must be >= 0 (got {})", *o.min_time_ms));
+    require_time_option(*o.min_time_ms, "--min-time-ms", /*positive=*/false);
     rule.min_time_ms = *o.min_time_ms;
   }
   if (o.max_time_ms) {
-    if (!(*o.max_time_ms > 0)) throw UsageError(fmt::format("--max-time-ms must be > 0 (got {})", *o.max_time_ms));
+    require_time_option(*o.max_time_ms, "--max-time-ms", /*positive=*/true);
     rule.max_time_ms = *o.max_time_ms;
   }
   if (rule.min_time_ms > rule.max_time_ms) {
@@ -160,8 +160,8 @@ std::vector<bool> tracing_modes(const std::string& text) {
 }
 
 std::vector<Combo> plan(const BenchOptions& o, BackendKind backend, Instrument instrument) {
-  require_positive(o.warmup, "--warmup");
-  require_positive(o.graph_calls, "--graph-calls");
+  require_count_option(o.warmup, "--warmup", kMaxWarmupCalls);
+  require_count_option(o.graph_calls, "--graph-calls", kMaxSampleCount);
   Contract base = default_contract(backend);
   base.instrument = instrument;
   if (o.cupti_reduction) {
@@ -255,11 +255,13 @@ std::vector<Combo> plan(const BenchOptions& o, BackendKind backend, Instrument i
 }
 
 // Every results file gets its run identity as a sidecar, <dir>/<stem>.run_identity.json
-// (docs/identity.md, "Run directories"), written before the first measurement.
-void write_identity_sidecars(const BenchOptions& o, const RunIdentity& base) {
+// (docs/identity.md, "Run directories"). Collected before the backend opens; written with the
+// results (write_outputs), so a run that fails before its first result leaves nothing behind.
+std::vector<PendingFile> identity_sidecars(const BenchOptions& o, const RunIdentity& base) {
   std::vector<std::string> files;
   if (o.json_path) files.push_back(*o.json_path);
   if (o.csv_path) files.push_back(*o.csv_path);
+  std::vector<PendingFile> out;
   for (const std::string& f : files) {
     RunIdentity id = base;
     for (const std::string& g : files) {
@@ -267,25 +269,61 @@ void write_identity_sidecars(const BenchOptions& o, const RunIdentity& base) {
         id.outputs.push_back(std::filesystem::path(g).filename().string());
       }
     }
-    write_run_identity(sidecar_identity_path(f), id);
+    const std::string path = sidecar_identity_path(f);
+    // a.json and a.csv share a.run_identity.json (the same content: both list both files).
+    if (std::none_of(out.begin(), out.end(), [&](const PendingFile& p) { return p.path == path; })) {
+      out.push_back({path, to_json(id).dump(2) + "\n"});
+    }
   }
+  return out;
 }
 
+// The results so far and their identity sidecars, all or nothing (a full disk leaves the files
+// of the previous write, never a sidecar without results).
 void write_outputs(const BenchOptions& o, const std::vector<Result>& results, bool complete) {
+  std::vector<PendingFile> files = o.identity_sidecars;
   if (o.json_path) {
-    write_file_atomically(*o.json_path, [&](std::ostream& out) {
-      write_results_json(out, results, complete, o.samples);
-    });
+    std::ostringstream out;
+    write_results_json(out, results, complete, o.samples);
+    files.push_back({*o.json_path, out.str()});
   }
   if (o.csv_path) {
-    write_file_atomically(*o.csv_path, [&](std::ostream& out) { write_results_csv(out, results); });
+    std::ostringstream out;
+    write_results_csv(out, results);
+    files.push_back({*o.csv_path, out.str()});
+  }
+  if (!files.empty()) write_files_atomically(files);
+}
+
+// --json, --csv and their sidecars are distinct files: one written over another would lose it.
+void require_distinct_outputs(const BenchOptions& o) {
+  namespace fs = std::filesystem;
+  std::vector<std::pair<std::string, std::string>> named;  // (normalized path, what it is)
+  auto add = [&](const std::string& path, const std::string& what) {
+    const std::string key = fs::absolute(path).lexically_normal().string();
+    for (const auto& [other, other_what] : named) {
+      if (other == key) throw UsageError(fmt::format("{} {} is also {}: each output needs its own file", what, path, other_what));
+    }
+    named.emplace_back(key, what);
+  };
+  if (o.json_path) add(*o.json_path, "--json");
+  if (o.csv_path) add(*o.csv_path, "--csv");
+  std::vector<std::string> sidecars;
+  for (const auto* f : {&o.json_path, &o.csv_path}) {
+    if (!*f) continue;
+    const std::string sidecar = sidecar_identity_path(**f);
+    if (std::find(sidecars.begin(), sidecars.end(), sidecar) != sidecars.end()) continue;
+    sidecars.push_back(sidecar);
+    add(sidecar, fmt::format("the run identity sidecar of {}", **f));
+    require_writable_file(sidecar, fmt::format("the run identity sidecar of {}", **f));
   }
 }
 
-int run_bench(const BenchOptions& o) {
+int run_bench(BenchOptions o) {
   // Everything the user typed is checked before any device is touched or file created.
   if (o.json_path) require_writable_file(*o.json_path, "--json");
   if (o.csv_path) require_writable_file(*o.csv_path, "--csv");
+  require_distinct_outputs(o);
   const BackendKind kind = parse_backend_option(o.backend);
   if (o.device < 0) throw UsageError(fmt::format("--device must be >= 0 (got {})", o.device));
   const std::uint64_t size = o.size ? parse_size_bytes(*o.size, "--size")
@@ -332,7 +370,7 @@ int run_bench(const BenchOptions& o) {
     if (o.device < static_cast<int>(devices.size())) {
       request.device = devices[static_cast<std::size_t>(o.device)];
       request.contracts = contracts_by_schedule_and_cache(contracts);
-      write_identity_sidecars(o, collect_run_identity(request, system_device_probe()));
+      o.identity_sidecars = identity_sidecars(o, collect_run_identity(request, system_device_probe()));
     }
   }
   auto backend = open_backend(kind, o.device);

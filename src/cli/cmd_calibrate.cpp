@@ -12,6 +12,7 @@
 #include "caliber/errors.h"
 #include "cli/cli_common.h"
 #include "cli/command.h"
+#include "core/sampling_limits.h"
 #include "report/report_text.h"
 
 namespace caliber::cli {
@@ -41,8 +42,11 @@ void print_ceilings(const DeviceCeilings& d) {
 int run_calibrate(const CalibrateOptions& o) {
   const BackendKind kind = parse_backend_option(o.backend);
   if (o.device < 0) throw UsageError(fmt::format("--device must be >= 0 (got {})", o.device));
-  if (o.matmul_size < 0) throw UsageError(fmt::format("--matmul-size must be > 0 (got {})", o.matmul_size));
-  if (!(o.max_time_ms > 0)) throw UsageError(fmt::format("--max-time-ms must be > 0 (got {})", o.max_time_ms));
+  // 0: the backend's default. 32768^2 fp32 is 4 GiB per matrix.
+  if (o.matmul_size < 0 || o.matmul_size > 32768) {
+    throw UsageError(fmt::format("--matmul-size must be in [1, 32768] (got {})", o.matmul_size));
+  }
+  require_time_option(o.max_time_ms, "--max-time-ms", /*positive=*/true);
   calibrate::CalibrationOptions co;
   if (o.copy_size) co.copy_bytes = parse_size_bytes(*o.copy_size, "--copy-size");
   co.matmul_size = o.matmul_size;

@@ -90,8 +90,17 @@ int import_rows(const LedgerOptions& o, SourceKind kind, const std::vector<Shape
                 const std::vector<std::string>& notices) {
   require_writable_file(o.ledger, "--ledger");
   std::vector<ShapeRow> rows;
-  if (std::filesystem::exists(o.ledger)) rows = read_shape_ledger(o.ledger);
+  // An empty file (touch) is a ledger to start; a non-empty one must be a valid ledger.
+  std::error_code ec;
+  if (std::filesystem::exists(o.ledger, ec) && std::filesystem::file_size(o.ledger, ec) > 0) {
+    rows = read_shape_ledger(o.ledger);
+  }
   const ledger::UpsertReport r = ledger::upsert(rows, kind, op_of(o), fresh, replace_set);
+  if (rows.empty()) {
+    throw UsageError(fmt::format("--ledger {}: the import leaves no rows, and a shape ledger lists at least one "
+                                 "shape; nothing written",
+                                 o.ledger));
+  }
   write_shape_ledger(o.ledger, rows);
   for (const auto& n : notices) std::cerr << "caliber ledger: " << n << '\n';
   for (const auto& c : r.conflicts) std::cerr << "caliber ledger: " << c << '\n';

@@ -80,9 +80,9 @@ int run_report(const ReportOptions& o) {
   if (!(o.move_threshold > 0 && o.move_threshold < 1)) {
     throw UsageError(fmt::format("--move-threshold must be in (0, 1) (got {})", o.move_threshold));
   }
-  if (fs::exists(o.out) && !fs::is_directory(o.out)) {
-    throw UsageError(fmt::format("--out {}: exists and is not a directory", o.out));
-  }
+  // The output directory can take the files (a read-only tree is a usage error, before any
+  // input is read).
+  require_writable_directory(o.out, "--out");
   // Every input is read and every output rendered before anything is written: bad input leaves
   // no partial report behind.
   const std::string results_text = read_text_file(o.results);
@@ -144,10 +144,13 @@ int run_report(const ReportOptions& o) {
     });
   }
 
-  fs::create_directories(o.out);
-  for (const auto& [name, content] : files) {
-    write_file_atomically((fs::path(o.out) / name).string(), [&](std::ostream& s) { s << content; });
-  }
+  std::error_code ec;
+  fs::create_directories(o.out, ec);
+  if (ec) throw UsageError(fmt::format("--out {}: cannot create it: {}", o.out, ec.message()));
+  // The report's files are one output: all of them or none (a full disk leaves the old ones).
+  std::vector<PendingFile> pending;
+  for (const auto& [name, content] : files) pending.push_back({(fs::path(o.out) / name).string(), content});
+  write_files_atomically(pending);
   std::cout << fmt::format("decision: {} (rule {}): {}\n", to_string(report.decision.verdict), report.decision.rule,
                            report.decision.reason);
   if (diff) {

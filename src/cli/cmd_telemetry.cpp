@@ -72,7 +72,9 @@ std::unique_ptr<TelemetryReader> open_reader(int device, std::string* why) {
 
 int run_telemetry(const TelemetryOptions& o) {
   if (o.device < 0) throw UsageError(fmt::format("--device must be >= 0 (got {})", o.device));
-  if (!(o.interval_ms > 0)) throw UsageError(fmt::format("--interval-ms must be > 0 (got {})", o.interval_ms));
+  if (!(o.interval_ms > 0) || o.interval_ms > 3'600'000) {
+    throw UsageError(fmt::format("--interval-ms must be in (0, 3600000] (one hour; got {})", o.interval_ms));
+  }
   if (o.count < 0) throw UsageError(fmt::format("--count must be >= 0 (got {})", o.count));
   std::string why;
   const std::unique_ptr<TelemetryReader> reader = open_reader(o.device, &why);

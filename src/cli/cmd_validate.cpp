@@ -6,6 +6,7 @@
 
 #include "caliber/errors.h"
 #include "cli/command.h"
+#include "core/one_line.h"
 #include "validate/validate_file.h"
 
 namespace caliber::cli {
@@ -40,11 +41,12 @@ int run_validate(const ValidateOptions& o) {
   for (std::size_t i = 0; i < o.files.size(); ++i) {
     const validation::Outcome out = validation::validate_file(o.files[i], kinds[i]);
     if (out.valid()) {
-      std::cout << fmt::format("{}: valid {} ({} record{}, {})\n", o.files[i], validation::to_string(kinds[i]), out.records,
-                               out.records == 1 ? "" : "s", validation::schema_name(kinds[i]));
+      std::cout << fmt::format("{}: valid {} ({} record{}, {})\n", one_line(o.files[i]),
+                               validation::to_string(kinds[i]), out.records, out.records == 1 ? "" : "s",
+                               validation::schema_name(kinds[i]));
     } else {
       all_valid = false;
-      for (const auto& p : out.problems) std::cerr << p.text() << '\n';
+      for (const auto& p : out.problems) std::cerr << one_line(p.text()) << '\n';  // input text escaped
     }
   }
   return all_valid ? kExitOk : kExitUsage;

@@ -9,6 +9,9 @@
 #include "caliber/config.h"
 #include "caliber/errors.h"
 #include "cli/command.h"
+#include "cli/number_options.h"
+#include "core/input_file.h"
+#include "core/one_line.h"
 
 namespace caliber::cli {
 
@@ -17,6 +20,32 @@ std::vector<CommandRegistration>& command_registry() {
   return registry;
 }
 
+namespace {
+
+// The first argument, when it is meant as a command and is not one: CLI11 would say "A
+// subcommand is required", which reads as if none was given.
+std::optional<std::string> unknown_command(const CLI::App& app, int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-') return std::nullopt;
+  const std::string name = argv[1];
+  std::string known;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    if (sub->check_name(name)) return std::nullopt;
+    if (!sub->get_group().empty()) known += (known.empty() ? "" : ", ") + sub->get_name();
+  }
+  return fmt::format("unknown command '{}' (commands: {})", name, known);
+}
+
+// Every argument must be text: options end up in messages and JSON files, which hold UTF-8 only.
+std::optional<std::string> argument_not_text(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (first_invalid_text_byte(argv[i])) {
+      return fmt::format("argument {} ('{}') is not valid UTF-8 text", i, argv[i]);
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 }  // namespace caliber::cli
 
 int main(int argc, char** argv) {
@@ -35,8 +64,21 @@ int main(int argc, char** argv) {
   std::sort(registry.begin(), registry.end(),
             [](const auto& a, const auto& b) { return a.order < b.order; });
   for (const auto& r : registry) r.setup(app, exit_code);
+  require_strict_numbers(app);
 
+  // Every message is one line naming what was wrong; text from the input is escaped in it.
   const std::string prog = "caliber";
+  auto error = [&](const std::string& what, const char* label = "error") {
+    std::cerr << prog << ": " << label << ": " << one_line(what) << '\n';
+  };
+  if (const auto why = argument_not_text(argc, argv)) {
+    error(*why);
+    return kExitUsage;
+  }
+  if (const auto why = unknown_command(app, argc, argv)) {
+    error(*why + " (see --help)");
+    return kExitUsage;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -46,31 +88,32 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << prog << ": error: " << e.what() << " (see --help)\n";
+    error(std::string(e.what()) + " (see --help)");
     return kExitUsage;
   } catch (const UsageError& e) {
-    std::cerr << prog << ": error: " << e.what() << '\n';
+    error(e.what());
     return kExitUsage;
   } catch (const ContractError& e) {
-    std::cerr << prog << ": error: " << e.what() << '\n';
+    error(e.what());
     return kExitUsage;
   } catch (const InputError& e) {
-    std::cerr << prog << ": error: " << e.what() << '\n';
+    error(e.what());
     return kExitUsage;
   } catch (const PreflightError& e) {
-    std::cerr << e.what() << '\n';  // the line is the contract: PREFLIGHT_FAILED check=<name>: ...
+    // The lines are the contract: PREFLIGHT_FAILED check=<name>: <detail>, one per failure.
+    for (const auto& f : e.failures()) std::cerr << "PREFLIGHT_FAILED check=" << f.check << ": " << one_line(f.detail) << '\n';
     return kExitPreflight;
   } catch (const CaliberMismatchError& e) {
-    std::cerr << prog << ": refused: " << e.what() << '\n';
+    error(e.what(), "refused");
     return kExitCaliberMismatch;
   } catch (const DeviceError& e) {
-    std::cerr << prog << ": measurement failed: " << e.what() << '\n';
+    error(e.what(), "measurement failed");
     return kExitFailed;
   } catch (const IntegrityError& e) {
     std::cerr << prog << ": integrity check failed, no number reported: " << e.what() << '\n';
     return kExitFailed;
   } catch (const std::exception& e) {
-    std::cerr << prog << ": failed: " << e.what() << '\n';
+    error(e.what(), "failed");
     return kExitFailed;
   }
   std::cout.flush();

@@ -1,6 +1,7 @@
 #include "compare/gate.h"
 
 #include <cmath>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -50,6 +51,17 @@ bool is_broken(RowStatus s) {
 }
 
 bool has_raw_us(const CompareRow& r) { return r.status == RowStatus::ok && r.value_us.has_value(); }
+
+bool is_duration(double us) { return std::isfinite(us) && us >= 0; }
+
+// Why a row's latency or samples are not durations (not finite, or negative); nothing when they are.
+std::optional<std::string> invalid_latency(const CompareRow& r) {
+  if (!is_duration(*r.value_us)) return fmt::format("latency is not a duration: {} us", *r.value_us);
+  for (std::size_t i = 0; i < r.samples_us.size(); ++i) {
+    if (!is_duration(r.samples_us[i])) return fmt::format("sample {} is not a duration: {} us", i, r.samples_us[i]);
+  }
+  return std::nullopt;
+}
 
 std::string status_suffix(const CompareRow& r) {
   if (r.status == RowStatus::ok) return "";
@@ -105,6 +117,11 @@ void classify(RowComparison& row, const PracticalThreshold& threshold, const Sta
   if (b->integrity == "failed") return set(Outcome::skip, "baseline row failed an integrity check: " + b->integrity_detail);
   if (!has_raw_us(*b)) return set(Outcome::skip, "baseline has no raw us" + status_suffix(*b));
   if (!has_raw_us(*c)) return set(Outcome::fail, "current has no raw us" + status_suffix(*c));
+  // The readers refuse such rows; a row built any other way must not pass the gate either (a NaN
+  // compares false with every limit, and -1000 us reads as faster).
+  for (const auto& [side, measured] : {std::pair{"baseline", b}, std::pair{"current", c}}) {
+    if (const auto bad = invalid_latency(*measured)) return set(Outcome::fail, fmt::format("{} {}", side, *bad));
+  }
   row.contract_differences = contract_differences(b->contract, c->contract);
   if (!row.contract_differences.empty()) {
     row.contract_refused = true;

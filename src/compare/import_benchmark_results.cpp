@@ -17,6 +17,7 @@
 #include "caliber/errors.h"
 #include "compare/importers.h"
 #include "core/contract_fields.h"
+#include "core/json_text.h"
 #include "core/jsonl.h"
 
 namespace caliber::compare {
@@ -98,8 +99,11 @@ std::optional<std::string> opt_text(const json& row, const std::string& column) 
 
 std::vector<CompareRow> import_benchmark_results_jsonl(const std::string& text, const std::string& file) {
   std::vector<CompareRow> rows;
+  ResultCells cells(file);  // the reader's whole-file rules: one run, one row per cell
   for_each_jsonl_row(text, file, [&](const json& value, long line) {
-    rows.push_back(row_from_benchmark_result(benchmark_result_from_json(value, file, line), file, line));
+    const BenchmarkResultRow r = benchmark_result_from_json(value, file, line);
+    cells.add(r.run_id, r.shape_id, r.provider, line);
+    rows.push_back(row_from_benchmark_result(r, file, line));
   });
   return rows;
 }
@@ -113,23 +117,13 @@ std::vector<CompareRow> import_benchmark_results_csv(const std::string& text, co
     const long line = lines[i];
     CompareRow row;
     row.name = text_cell(c, "op_type");
-    json args;
-    try {
-      args = json::parse(text_cell(c, "args"));
-    } catch (const json::parse_error&) {
-      throw InputError(file, line, "args", fmt::format("expected a JSON object, got '{}'", text_cell(c, "args")));
-    }
+    const json args = parse_json_text(text_cell(c, "args"), file, line);  // an object: the reader checked
     row.params = cell_params(text_cell(c, "provider"), text_cell(c, "shape_id"), text_cell(c, "dtype"), args, file, line);
     row.arch = text_cell(c, "arch");
     row.arch_field = "arch";
     row.device_name = text_cell(c, "gpu");
     row.line = line;
-      BenchmarkStatus status = BenchmarkStatus::failed;
-    try {
-      status = parse_benchmark_status(text_cell(c, "benchmark_status"));
-    } catch (const UsageError& e) {
-      throw InputError(file, line, "benchmark_status", e.what());
-    }
+    const BenchmarkStatus status = parse_benchmark_status(text_cell(c, "benchmark_status"));  // checked
     const bool marked_incorrect = c.at("correct").is_boolean() && !c.at("correct").get<bool>();
     if (const auto verdict = opt_text(c, "integrity")) {
       try {

@@ -6,7 +6,6 @@
 // before raw latency was kept), which the gate treats by its fail-open / fail-closed rules.
 // The CSV carries no raw samples: rows from it get threshold-only verdicts.
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -17,6 +16,7 @@
 #include "compare/importers.h"
 #include "core/contract_fields.h"
 #include "core/csv_records.h"
+#include "core/json_text.h"
 
 namespace caliber::compare {
 namespace {
@@ -46,14 +46,13 @@ class CsvRow {
       fail(column, e.what());
     }
   }
-  std::string integer_cell(const std::string& column) const {
+  // The text of a count cell ("" when empty); the count itself in *value.
+  std::string integer_cell(const std::string& column, std::int64_t* value = nullptr) const {
     const std::string& v = cell(column);
     if (v.empty()) return v;
-    long long x = 0;
-    auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
-    if (ec != std::errc() || p != v.data() + v.size() || x < 0) {
-      fail(column, fmt::format("expected a non-negative integer, got '{}'", v));
-    }
+    const auto x = parse_integer(v);
+    if (!x || *x < 0) fail(column, fmt::format("expected a non-negative integer, got '{}'", v));
+    if (value) *value = *x;
     return v;
   }
   std::optional<double> microseconds_cell(const std::string& column) const {
@@ -109,9 +108,9 @@ std::vector<CompareRow> import_caliber_csv(const std::string& text, const std::s
     row.name = c.cell("name");
     if (row.name.empty()) c.fail("name", "must not be empty");
     try {
-      row.params = nlohmann::json::parse(c.cell("params"));
-    } catch (const nlohmann::json::parse_error&) {
-      c.fail("params", fmt::format("expected a JSON object, got '{}'", c.cell("params")));
+      row.params = parse_json_text(c.cell("params"), file, rec.line);
+    } catch (const InputError& e) {
+      c.fail("params", fmt::format("expected a JSON object, got '{}' ({})", c.cell("params"), e.reason()));
     }
     if (!row.params.is_object()) c.fail("params", "expected a JSON object");
     row.arch = c.cell("arch");
@@ -119,8 +118,7 @@ std::vector<CompareRow> import_caliber_csv(const std::string& text, const std::s
     row.device_name = c.cell("device_name");
     for (const ContractField& field : contract_field_table()) row.contract[field.name] = c.contract_cell(field);
     row.value_us = c.microseconds_cell("value_us");
-    const std::string n = c.integer_cell("n");
-    row.n = n.empty() ? 0 : std::stoll(n);
+    c.integer_cell("n", &row.n);
     row.integrity = c.cell("integrity");
     if (!row.integrity.empty()) {
       try {

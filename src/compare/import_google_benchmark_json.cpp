@@ -17,6 +17,7 @@
 //   arch    = not recorded (use --assume-arch to gate such rows)
 //   status  = failed when a repetition has error_occurred (error_message as detail), skipped
 //             when it is "skipped"
+#include <cmath>
 #include <map>
 
 #include <fmt/format.h>
@@ -32,13 +33,18 @@ namespace {
 
 using nlohmann::json;
 
-double to_microseconds(const JsonFields& f, double value) {
+// The entry's real_time in microseconds: a finite duration >= 0 in a known unit.
+double real_time_us(const JsonFields& f) {
+  const double value = f.number("real_time");
   const std::string unit = f.str("time_unit");
-  if (unit == "ns") return value * 1e-3;
-  if (unit == "us") return value;
-  if (unit == "ms") return value * 1e3;
-  if (unit == "s") return value * 1e6;
-  f.fail("time_unit", fmt::format("unknown time unit '{}' (expected ns|us|ms|s)", unit));
+  double us = 0;
+  if (unit == "ns") us = value * 1e-3;
+  else if (unit == "us") us = value;
+  else if (unit == "ms") us = value * 1e3;
+  else if (unit == "s") us = value * 1e6;
+  else f.fail("time_unit", fmt::format("unknown time unit '{}' (expected ns|us|ms|s)", unit));
+  if (!(us >= 0) || !std::isfinite(us)) f.fail("real_time", fmt::format("not a duration: {} {}", value, unit));
+  return us;
 }
 
 struct Run {
@@ -91,12 +97,10 @@ std::vector<CompareRow> import_google_benchmark_json(const json& doc, const std:
         const std::string aggregate = b.str("aggregate_name");
         if (aggregate != "median" && aggregate != "mean") continue;  // stddev, cv, BigO, RMS, ...
         if (b.opt_str("aggregate_unit").value_or("time") != "time") continue;
-        const double us = to_microseconds(b, b.number("real_time"));
-        (aggregate == "median" ? run.median_us : run.mean_us) = us;
+        (aggregate == "median" ? run.median_us : run.mean_us) = real_time_us(b);
         continue;
       }
-      const double us = to_microseconds(b, b.number("real_time"));
-      if (!(us >= 0) || !std::isfinite(us)) b.fail("real_time", fmt::format("not a duration: {}", us));
+      const double us = real_time_us(b);
       if (const auto rep = b.opt_integer("repetition_index")) {
         const auto [seen, fresh] = run.repetition_seen.emplace(*rep, i);
         if (!fresh) {

@@ -20,13 +20,13 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 
 #include <fmt/format.h>
 
 #include "caliber/errors.h"
 #include "compare/importers.h"
+#include "core/input_file.h"
 #include "core/json_fields.h"
 #include "core/json_line_index.h"
 
@@ -49,6 +49,17 @@ double nv_number(const JsonFields& f, const std::string& key) {
   return *x;
 }
 
+// An int64 value (axis values, sizes, counts): a whole number that fits, written as a number or
+// a numeric string. "1e30" or "2.5" would not survive a cast to int64.
+std::int64_t nv_integer(const JsonFields& f, const std::string& key) {
+  const double v = nv_number(f, key);
+  // 2^63 is exactly representable; every double below it that is whole fits int64.
+  if (!(std::trunc(v) == v && v >= -9223372036854775808.0 && v < 9223372036854775808.0)) {
+    f.fail(key, fmt::format("expected a whole number within int64, got {}", f.get(key).dump()));
+  }
+  return static_cast<std::int64_t>(v);
+}
+
 // The named values of a summary's "data" array: {name -> entry}.
 std::map<std::string, JsonFields> summary_data(const JsonFields& summary) {
   std::map<std::string, JsonFields> out;
@@ -65,20 +76,28 @@ std::vector<double> read_sample_sidecar(const JsonFields& entry_filename, const 
                                         std::int64_t size, const std::string& json_file) {
   namespace fs = std::filesystem;
   fs::path path = filename;
+  std::error_code ec;
   if (path.is_relative()) {
     const fs::path beside = fs::path(json_file).parent_path() / path;
-    if (fs::exists(beside)) path = beside;
+    if (fs::exists(beside, ec)) path = beside;
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) entry_filename.fail("value", fmt::format("sample file '{}' cannot be read", path.string()));
+  std::string bytes;
+  try {
+    bytes = read_input_bytes(path.string(), kMaxBinaryInputBytes);
+  } catch (const InputError& e) {
+    entry_filename.fail("value", fmt::format("sample file '{}' cannot be read: {}", path.string(), e.reason()));
+  }
+  // Four bytes per sample: the size is checked against the file before anything is allocated.
+  const std::uint64_t have = bytes.size() / 4;
+  if (bytes.size() % 4 != 0 || have != static_cast<std::uint64_t>(size)) {
+    entry_filename.fail("value", fmt::format("sample file '{}' holds {} bytes, not {} float32 values ({} bytes)",
+                                             path.string(), bytes.size(), size,
+                                             static_cast<std::uint64_t>(size) * 4));
+  }
   std::vector<double> samples_us;
   samples_us.reserve(static_cast<std::size_t>(size));
   for (std::int64_t i = 0; i < size; ++i) {
-    unsigned char b[4];
-    if (!in.read(reinterpret_cast<char*>(b), 4)) {
-      entry_filename.fail("value", fmt::format("sample file '{}' holds fewer than {} float32 values",
-                                               path.string(), size));
-    }
+    const auto* b = reinterpret_cast<const unsigned char*>(bytes.data()) + 4 * i;
     const std::uint32_t bits = static_cast<std::uint32_t>(b[0]) | (static_cast<std::uint32_t>(b[1]) << 8) |
                                (static_cast<std::uint32_t>(b[2]) << 16) | (static_cast<std::uint32_t>(b[3]) << 24);
     float seconds;
@@ -87,10 +106,6 @@ std::vector<double> read_sample_sidecar(const JsonFields& entry_filename, const 
       entry_filename.fail("value", fmt::format("sample file '{}': sample {} is {}", path.string(), i, seconds));
     }
     samples_us.push_back(static_cast<double>(seconds) * 1e6);
-  }
-  if (in.peek() != std::char_traits<char>::eof()) {
-    entry_filename.fail("value", fmt::format("sample file '{}' holds more than {} float32 values",
-                                             path.string(), size));
   }
   return samples_us;
 }
@@ -160,7 +175,7 @@ std::vector<CompareRow> import_nvbench_json(const json& doc, const std::string& 
             const std::string axis = ax.str("name");
             const std::string type = ax.str("type");
             if (type == "int64") {
-              row.params[axis] = static_cast<std::int64_t>(nv_number(ax, "value"));
+              row.params[axis] = nv_integer(ax, "value");
             } else if (type == "float64") {
               row.params[axis] = nv_number(ax, "value");
             } else if (type == "string" || type == "type") {
@@ -195,7 +210,7 @@ std::vector<CompareRow> import_nvbench_json(const json& doc, const std::string& 
               // No filename: nvbench could not write the sidecar; the samples are unavailable.
               if (!data.count("filename")) continue;
               if (!data.count("size")) sum.fail("data", "sample file entry without \"size\"");
-              const auto size = static_cast<std::int64_t>(nv_number(data.at("size"), "value"));
+              const std::int64_t size = nv_integer(data.at("size"), "value");
               if (size < 0) data.at("size").fail("value", "must be >= 0");
               sidecar = std::make_pair(data.at("filename").str("value"), size);
               sidecar_entry.emplace(data.at("filename"));
@@ -204,10 +219,13 @@ std::vector<CompareRow> import_nvbench_json(const json& doc, const std::string& 
             if (!data.count("value")) sum.fail("data", "no \"value\" entry");
             const double v = nv_number(data.at("value"), "value");
             if (tag == kColdMeanTag) {
-              if (!std::isfinite(v) || v < 0) data.at("value").fail("value", fmt::format("not a duration: {}", v));
+              if (!std::isfinite(v * 1e6) || v < 0) {
+                data.at("value").fail("value", fmt::format("not a duration: {}", v));
+              }
               row.value_us = v * 1e6;  // seconds -> microseconds
             } else {
-              row.n = static_cast<std::int64_t>(v);
+              row.n = nv_integer(data.at("value"), "value");
+              if (row.n < 0) data.at("value").fail("value", "must be >= 0");
             }
           }
           if (sidecar) row.samples_us = read_sample_sidecar(*sidecar_entry, sidecar->first, sidecar->second, file);

@@ -8,6 +8,7 @@
 #include "compare/importers.h"
 #include "compare/row_matching.h"
 #include "core/json_fields.h"
+#include "core/json_text.h"
 
 namespace caliber::compare {
 
@@ -50,8 +51,14 @@ InputFormat recognize(const std::string& text, const std::string& file, nlohmann
   if (text[first] == '{') {
     // JSON Lines: the first line alone is a results row of caliber run.
     const std::size_t eol = text.find('\n', first);
-    const nlohmann::json line = nlohmann::json::parse(
-        text.substr(first, eol == std::string::npos ? std::string::npos : eol - first), nullptr, false);
+    nlohmann::json line;
+    try {
+      line = parse_json_text(std::string_view(text).substr(first, eol == std::string::npos ? std::string::npos
+                                                                                          : eol - first),
+                             file, line_of_offset(text, first));
+    } catch (const InputError&) {
+      // not a JSON document on its own line: a multi-line document, parsed as a whole below
+    }
     if (line.is_object() && line.contains("shape_id") && line.contains("benchmark_status")) {
       return InputFormat::benchmark_results_jsonl;
     }

@@ -1,9 +1,8 @@
 #include "core/json_fields.h"
 
-#include <fstream>
-#include <sstream>
-
 #include <fmt/format.h>
+
+#include "core/json_text.h"
 
 namespace caliber {
 
@@ -56,7 +55,24 @@ std::optional<double> JsonFields::opt_number(const std::string& key) const {
 std::int64_t JsonFields::integer(const std::string& key) const {
   const auto& v = get(key);
   if (!v.is_number_integer()) fail(key, fmt::format("expected an integer, got {}", v.type_name()));
-  return v.get<std::int64_t>();
+  return v.get<std::int64_t>();  // within int64: the parser (core/json_text.h) refuses larger ones
+}
+
+std::int64_t JsonFields::integer_in(const std::string& key, std::int64_t min, std::int64_t max) const {
+  const std::int64_t v = integer(key);
+  if (v < min || v > max) fail(key, fmt::format("must be in [{}, {}] (got {})", min, max, v));
+  return v;
+}
+
+double JsonFields::non_negative(const std::string& key) const {
+  const double v = number(key);
+  if (!(v >= 0)) fail(key, fmt::format("must be >= 0 (got {})", v));
+  return v;
+}
+
+std::optional<double> JsonFields::opt_non_negative(const std::string& key) const {
+  if (!has(key) || object_.at(key).is_null()) return std::nullopt;
+  return non_negative(key);
 }
 
 std::optional<std::int64_t> JsonFields::opt_integer(const std::string& key) const {
@@ -111,34 +127,8 @@ std::vector<std::string> JsonFields::strings(const std::string& key) const {
   return out;
 }
 
-long line_of_offset(const std::string& text, std::size_t offset) {
-  long line = 1;
-  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
-    if (text[i] == '\n') ++line;
-  }
-  return line;
-}
-
 nlohmann::json parse_json_document(const std::string& text, const std::string& file) {
-  try {
-    return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    // e.byte is 1-based and points just past the offending character.
-    const std::size_t at = e.byte > 0 ? e.byte - 1 : 0;
-    std::string what = e.what();
-    const auto colon = what.find("syntax error");
-    if (colon != std::string::npos) what = what.substr(colon);
-    throw InputError(file, line_of_offset(text, at), "", "malformed JSON: " + what);
-  }
-}
-
-std::string read_text_file(const std::string& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw InputError(file, 0, "", "cannot open file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw InputError(file, 0, "", "read error");
-  return ss.str();
+  return parse_json_text(text, file);
 }
 
 }  // namespace caliber

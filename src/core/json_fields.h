@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "caliber/errors.h"
+#include "core/input_file.h"
 
 namespace caliber {
 
@@ -24,7 +25,13 @@ class JsonFields {
   std::optional<std::string> opt_str(const std::string& key) const;  // absent or null -> nullopt
   double number(const std::string& key) const;
   std::optional<double> opt_number(const std::string& key) const;
+  // A number >= 0 (durations, sizes, rates); a negative one fails with its value.
+  double non_negative(const std::string& key) const;
+  std::optional<double> opt_non_negative(const std::string& key) const;  // absent or null -> nullopt
   std::int64_t integer(const std::string& key) const;
+  // An integer within [min, max]: one that must fit a narrower type (an int) or be a count >= 0
+  // (a uint64 size). Outside, it fails with its value and the range.
+  std::int64_t integer_in(const std::string& key, std::int64_t min, std::int64_t max) const;
   std::optional<std::int64_t> opt_integer(const std::string& key) const;
   bool boolean(const std::string& key) const;
   std::optional<bool> opt_boolean(const std::string& key) const;
@@ -63,13 +70,8 @@ class JsonFields {
 void require_document_header(const JsonFields& root, const std::string& kind, std::int64_t version,
                              std::int64_t oldest_readable = 0);
 
-// Line (1-based) of a byte offset in `text`, for parse errors of whole documents.
-long line_of_offset(const std::string& text, std::size_t offset);
-
-// Parses a whole JSON document; a syntax error or truncation becomes InputError with its line.
+// Parses a whole JSON document strictly (core/json_text.h): a syntax error, a truncation, an
+// overflowing number, a duplicate key or too deep a nesting is an InputError with its line.
 nlohmann::json parse_json_document(const std::string& text, const std::string& file);
-
-// Reads a whole file; a missing or unreadable file becomes InputError.
-std::string read_text_file(const std::string& file);
 
 }  // namespace caliber

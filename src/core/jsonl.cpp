@@ -1,13 +1,13 @@
 #include "core/jsonl.h"
 
-#include <fmt/format.h>
-
 #include "caliber/errors.h"
+#include "core/json_text.h"
 
 namespace caliber {
 
 void for_each_jsonl_row(const std::string& text, const std::string& file,
-                        const std::function<void(const nlohmann::json& value, long line)>& row) {
+                        const std::function<void(const nlohmann::json& value, long line)>& row,
+                        const std::function<void(const InputError& error)>& malformed) {
   long line = 0;
   std::size_t start = 0;
   while (start < text.size()) {
@@ -20,13 +20,18 @@ void for_each_jsonl_row(const std::string& text, const std::string& file,
     if (item.find_first_not_of(" \t\r") == std::string_view::npos) continue;
     nlohmann::json value;
     try {
-      value = nlohmann::json::parse(item);
-    } catch (const nlohmann::json::parse_error& e) {
-      std::string what = e.what();
-      const auto at = what.find("syntax error");
-      if (at != std::string::npos) what = what.substr(at);
-      throw InputError(file, line, "",
-                       fmt::format("malformed JSON{}: {}", terminated ? "" : " (truncated last line?)", what));
+      try {
+        value = parse_json_text(item, file, line);
+      } catch (const InputError& e) {
+        // A row cut by a kill during its write is the last line, without its newline.
+        if (terminated || e.reason().rfind("malformed JSON: ", 0) != 0) throw;
+        throw InputError(e.file(), e.line(), e.field(),
+                         "malformed JSON (truncated last line?): " + e.reason().substr(16));
+      }
+    } catch (const InputError& e) {
+      if (!malformed) throw;
+      malformed(e);
+      continue;
     }
     row(value, line);
   }

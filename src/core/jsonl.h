@@ -6,12 +6,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "caliber/errors.h"
+
 namespace caliber {
 
-// Calls `row` for every non-blank line of `text` with the parsed value and its 1-based line.
-// A line that is not valid JSON (a truncated last line included) is an InputError naming file
-// and line.
+// Calls `row` for every non-blank line of `text` with the parsed value (core/json_text.h) and its
+// 1-based line. A line that is not valid JSON (a truncated last line included) is an InputError
+// naming file and line: thrown, or, with `malformed`, handed to it and the walk goes on (caliber
+// validate reports every bad line).
 void for_each_jsonl_row(const std::string& text, const std::string& file,
-                        const std::function<void(const nlohmann::json& value, long line)>& row);
+                        const std::function<void(const nlohmann::json& value, long line)>& row,
+                        const std::function<void(const InputError& error)>& malformed = nullptr);
 
 }  // namespace caliber

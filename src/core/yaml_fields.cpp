@@ -1,11 +1,12 @@
 #include "core/yaml_fields.h"
 
-#include <charconv>
 #include <set>
 
 #include <fmt/format.h>
+#include <yaml-cpp/depthguard.h>
 
 #include "caliber/errors.h"
+#include "core/number_text.h"
 
 namespace caliber {
 namespace {
@@ -31,14 +32,46 @@ bool is_plain(const YAML::Node& n) { return n.Tag() == "?" || n.Tag().empty(); }
 
 }  // namespace
 
+namespace {
+
+// Counts the nodes of `node` as a reader sees them, aliases expanded (yaml-cpp shares an aliased
+// node, so the document in memory stays small while a walk over it is exponential: "billion
+// laughs"). Refuses more than kMaxYamlNodes, or nesting deeper than kMaxYamlDepth.
+void bound_expansion(const YAML::Node& node, int depth, std::size_t& nodes, const std::string& file) {
+  if (++nodes > kMaxYamlNodes) {
+    throw InputError(file, line_of_node(node), "",
+                     fmt::format("expands to more than {} nodes (aliases of aliases?); caliber refuses it",
+                                 kMaxYamlNodes));
+  }
+  if (depth > kMaxYamlDepth) {
+    throw InputError(file, line_of_node(node), "", fmt::format("nested deeper than {} levels", kMaxYamlDepth));
+  }
+  if (node.IsSequence()) {
+    for (const YAML::Node& item : node) bound_expansion(item, depth + 1, nodes, file);
+  } else if (node.IsMap()) {
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      bound_expansion(it->first, depth + 1, nodes, file);
+      bound_expansion(it->second, depth + 1, nodes, file);
+    }
+  }
+}
+
+}  // namespace
+
 YAML::Node parse_yaml_document(const std::string& text, const std::string& file) {
+  YAML::Node doc;
   try {
-    return YAML::Load(text);
-  } catch (const YAML::ParserException& e) {
-    throw InputError(file, e.mark.line >= 0 ? e.mark.line + 1 : 0, "", "malformed YAML: " + e.msg);
+    doc = YAML::Load(text);
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp's own guard (its message says "bad file"); the document is too deep either way.
+    throw InputError(file, e.mark.line >= 0 ? e.mark.line + 1 : 0, "",
+                     fmt::format("nested deeper than {} levels", kMaxYamlDepth));
   } catch (const YAML::Exception& e) {
     throw InputError(file, e.mark.line >= 0 ? e.mark.line + 1 : 0, "", "malformed YAML: " + e.msg);
   }
+  std::size_t nodes = 0;
+  bound_expansion(doc, 0, nodes, file);
+  return doc;
 }
 
 YamlFields::YamlFields(const YAML::Node& node, std::string file, std::string path)
@@ -129,10 +162,7 @@ bool YamlFields::boolean(const std::string& key) const {
 std::int64_t YamlFields::integer(const std::string& key) const {
   const YAML::Node v = get(key);
   if (v.IsScalar() && is_plain(v)) {
-    const std::string& s = v.Scalar();
-    std::int64_t out = 0;
-    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-    if (ec == std::errc() && p == s.data() + s.size()) return out;
+    if (const auto out = parse_integer(v.Scalar())) return *out;
   }
   fail(key, fmt::format("expected an integer, got {}", v.IsScalar() ? "'" + v.Scalar() + "'" : type_name(v)));
 }
@@ -171,12 +201,8 @@ nlohmann::json typed_scalar(const YAML::Node& n) {
   if (s == "null" || s == "~" || s == "Null" || s == "NULL") return nullptr;
   if (s == "true" || s == "True" || s == "TRUE") return true;
   if (s == "false" || s == "False" || s == "FALSE") return false;
-  std::int64_t i = 0;
-  auto [pi, eci] = std::from_chars(s.data(), s.data() + s.size(), i);
-  if (eci == std::errc() && pi == s.data() + s.size()) return i;
-  double d = 0;
-  auto [pd, ecd] = std::from_chars(s.data(), s.data() + s.size(), d);
-  if (ecd == std::errc() && pd == s.data() + s.size() && !s.empty()) return d;
+  if (const auto i = parse_integer(s)) return *i;
+  if (const auto d = parse_decimal(s)) return *d;  // finite only: 1e400 and nan stay text
   return s;
 }
 

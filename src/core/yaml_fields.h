@@ -12,7 +12,13 @@
 
 namespace caliber {
 
-// Parses YAML text; a syntax error becomes InputError with its line.
+// A baseline matrix has ~50 nodes and 4 levels; these bounds leave room for any hand-written
+// file and none for an alias bomb.
+inline constexpr std::size_t kMaxYamlNodes = 100000;
+inline constexpr int kMaxYamlDepth = 64;
+
+// Parses YAML text; a syntax error becomes InputError with its line, and so does a document
+// whose aliases expand beyond kMaxYamlNodes nodes or that nests deeper than kMaxYamlDepth.
 YAML::Node parse_yaml_document(const std::string& text, const std::string& file);
 
 class YamlFields {

@@ -55,7 +55,7 @@ bool cubin_kernel_code_hashes(std::string_view image, std::map<std::string, std:
 }
 
 std::string elf_code_sha256(const std::string& path) {
-  const std::string image = read_text_file(path);
+  const std::string image = read_input_bytes(path, kMaxBinaryInputBytes);  // binary: not UTF-8
   std::vector<ElfSection> sections;
   std::string error;
   if (!read_elf_sections(image, &sections, &error)) throw InputError(path, 0, "", error);

@@ -10,6 +10,16 @@ namespace caliber {
 
 bool ElfSection::executable() const { return (flags & SHF_EXECINSTR) != 0; }
 
+namespace {
+
+// Whether [offset, offset + size) lies inside an image of `image_size` bytes (without the sum
+// wrapping around, which a hostile header can make it do).
+bool inside(std::uint64_t offset, std::uint64_t size, std::size_t image_size) {
+  return offset <= image_size && size <= image_size - offset;
+}
+
+}  // namespace
+
 bool read_elf_sections(std::string_view image, std::vector<ElfSection>* sections, std::string* error) {
   const auto fail = [&](const std::string& why) {
     if (error) *error = why;
@@ -28,7 +38,7 @@ bool read_elf_sections(std::string_view image, std::vector<ElfSection>* sections
   std::memcpy(headers.data(), image.data() + eh.e_shoff, eh.e_shnum * sizeof(Elf64_Shdr));
   if (eh.e_shstrndx >= eh.e_shnum) return fail("no section name table");
   const Elf64_Shdr& names = headers[eh.e_shstrndx];
-  if (names.sh_offset + names.sh_size > image.size()) return fail("section name table outside the image");
+  if (!inside(names.sh_offset, names.sh_size, image.size())) return fail("section name table outside the image");
   const std::string_view name_table = image.substr(names.sh_offset, names.sh_size);
   sections->clear();
   for (std::size_t i = 0; i < headers.size(); ++i) {
@@ -40,7 +50,7 @@ bool read_elf_sections(std::string_view image, std::vector<ElfSection>* sections
     s.type = h.sh_type;
     s.flags = h.sh_flags;
     if (h.sh_type != SHT_NOBITS && h.sh_size > 0) {
-      if (h.sh_offset + h.sh_size > image.size() || h.sh_offset + h.sh_size < h.sh_offset) {
+      if (!inside(h.sh_offset, h.sh_size, image.size())) {
         return fail(fmt::format("section {} lies outside the image", s.name));
       }
       s.bytes = image.substr(h.sh_offset, h.sh_size);

@@ -70,12 +70,17 @@ CaliberComparison compare_identities(const std::optional<RunIdentity>& a, const 
   return out;
 }
 
-void require_same_caliber(const CaliberComparison& c, bool allow_mismatch, std::ostream& out,
-                          const std::string& label_a, const std::string& label_b) {
+void print_caliber_differences(const CaliberComparison& c, std::ostream& out, const std::string& label_a,
+                               const std::string& label_b) {
   for (const std::string& h : c.hazards) out << "warning [caliber] " << h << '\n';
   for (const CaliberDifference& d : c.differences) {
     out << fmt::format("!!! [caliber] {}: {}={}, {}={}\n", d.field, label_a, shown(d.a), label_b, shown(d.b));
   }
+}
+
+void require_same_caliber(const CaliberComparison& c, bool allow_mismatch, std::ostream& out,
+                          const std::string& label_a, const std::string& label_b) {
+  print_caliber_differences(c, out, label_a, label_b);
   if (c.comparable()) return;
   if (allow_mismatch) {
     out << "!!! [caliber] proceeding anyway (--allow-caliber-mismatch): every number below compares runs of "

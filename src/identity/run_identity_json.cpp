@@ -1,6 +1,7 @@
 // run_identity.json: writer, strict reader, and where a run's identity lives.
 #include <algorithm>
 #include <filesystem>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -9,6 +10,7 @@
 #include "caliber/result_json.h"
 #include "caliber/run_identity.h"
 #include "core/json_fields.h"
+#include "core/json_line_index.h"
 
 namespace caliber {
 
@@ -18,6 +20,8 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kKind = "caliber.run_identity";
+constexpr std::int64_t kMaxInt = std::numeric_limits<int>::max();
+constexpr std::int64_t kMaxInt64 = std::numeric_limits<std::int64_t>::max();
 
 json to_json(const HashedFile& f) { return json{{"role", f.role}, {"path", f.path}, {"sha256", f.sha256}}; }
 
@@ -107,7 +111,8 @@ RunIdentity run_identity_from_json(const json& j, const std::string& file) {
   }
   const JsonFields k = root.object("clocks_at_start");
   id.clocks_at_start = {k.boolean("available"), k.str("source"), k.str("reason"),
-                        static_cast<int>(k.integer("sm_clock_mhz")), static_cast<int>(k.integer("mem_clock_mhz"))};
+                        static_cast<int>(k.integer_in("sm_clock_mhz", -1, kMaxInt)),
+                        static_cast<int>(k.integer_in("mem_clock_mhz", -1, kMaxInt))};
   const JsonFields p = root.object("device_processes_at_start");
   id.device_processes_at_start.available = p.boolean("available");
   id.device_processes_at_start.source = p.str("source");
@@ -115,7 +120,7 @@ RunIdentity run_identity_from_json(const json& j, const std::string& file) {
   for (std::size_t i = 0; i < p.array("processes").size(); ++i) {
     const JsonFields d = element(p, "processes", i);
     id.device_processes_at_start.processes.push_back(
-        {d.integer("pid"), d.str("name"), static_cast<std::uint64_t>(d.integer("used_memory_bytes"))});
+        {d.integer("pid"), d.str("name"), static_cast<std::uint64_t>(d.integer_in("used_memory_bytes", 0, kMaxInt64))});
   }
   const JsonFields h = root.object("harness");
   if (const std::string name = h.str("name"); name != "caliber") h.fail("name", fmt::format("expected 'caliber', got '{}'", name));
@@ -135,7 +140,9 @@ void write_run_identity(const std::string& path, const RunIdentity& identity) {
 }
 
 RunIdentity read_run_identity(const std::string& path) {
-  return run_identity_from_json(parse_json_document(read_text_file(path), path), path);
+  const std::string text = read_text_file(path);
+  // A wrong field names its line as well (the reader knows only the field).
+  return with_json_lines(text, path, [&] { return run_identity_from_json(parse_json_document(text, path), path); });
 }
 
 std::string sidecar_identity_path(const std::string& results_file) {

@@ -87,6 +87,12 @@ std::string stable_shape_id(const ShapeRow& row) {
   return "sha1:" + sha1_hex(canonical_identity(row)).substr(0, 16);
 }
 
+bool is_shape_id(std::string_view text) {
+  constexpr std::string_view prefix = "sha1:";
+  return text.size() == prefix.size() + 16 && text.substr(0, prefix.size()) == prefix &&
+         text.find_first_not_of("0123456789abcdef", prefix.size()) == std::string_view::npos;
+}
+
 json to_json(const ShapeRow& r) {
   json j = json::object();
   j["schema_version"] = kShapeLedgerSchemaVersion;
@@ -192,6 +198,8 @@ std::vector<ShapeRow> parse_shape_ledger(const std::string& text, const std::str
   for_each_jsonl_row(text, file, [&](const json& value, long line) {
     rows.push_back(shape_row_from_json(value, file, line));
   });
+  // caliber run refuses a ledger without shapes; so does every reader, validate included.
+  if (rows.empty()) throw InputError(file, 0, "", "no rows: a shape ledger lists at least one shape");
   refuse_duplicates(rows, file);
   return rows;
 }

@@ -1,6 +1,5 @@
 #include "ops/op_shape.h"
 
-#include <charconv>
 #include <algorithm>
 #include <set>
 
@@ -8,6 +7,7 @@
 
 #include "caliber/errors.h"
 #include "core/json_fields.h"
+#include "core/number_text.h"
 
 namespace caliber::ops {
 namespace {
@@ -129,19 +129,13 @@ nlohmann::json parse_args_text(OpType op, const std::string& text, const std::st
     const std::string value = item.substr(eq + 1);
     if (j.contains(key)) throw UsageError(fmt::format("{} '{}': '{}' given twice", option, text, key));
     if (key == "eps") {
-      double v = 0;
-      auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
-      if (ec != std::errc() || p != value.data() + value.size()) {
-        throw UsageError(fmt::format("{} '{}': eps '{}' is not a number", option, text, value));
-      }
-      j[key] = v;
+      const auto v = parse_decimal(value);
+      if (!v) throw UsageError(fmt::format("{} '{}': eps '{}' is not a finite number", option, text, value));
+      j[key] = *v;
     } else {
-      std::int64_t v = 0;
-      auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
-      if (ec != std::errc() || p != value.data() + value.size()) {
-        throw UsageError(fmt::format("{} '{}': {} '{}' is not an integer", option, text, key, value));
-      }
-      j[key] = v;
+      const auto v = parse_integer(value);
+      if (!v) throw UsageError(fmt::format("{} '{}': {} '{}' is not an integer", option, text, key, value));
+      j[key] = *v;
     }
     if (comma == std::string::npos) break;
     start = comma + 1;

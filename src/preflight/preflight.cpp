@@ -6,12 +6,12 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <ostream>
 
 #include <fmt/format.h>
 
 #include "caliber/errors.h"
+#include "core/input_file.h"
 
 namespace caliber {
 namespace {
@@ -174,10 +174,11 @@ PreflightCheck check_plugin_loads(const PluginSpec& plugin, SharedLibraries& lib
 
 PreflightCheck check_input_file(const InputFileSpec& input) {
   return {"input_valid", [input] {
-            std::error_code ec;
-            if (!fs::exists(input.path, ec)) return PreflightOutcome::fail(fmt::format("{} {} does not exist", input.kind, input.path));
-            if (fs::is_directory(input.path, ec)) return PreflightOutcome::fail(fmt::format("{} {} is a directory", input.kind, input.path));
-            if (!std::ifstream(input.path).good()) return PreflightOutcome::fail(fmt::format("{} {} is not readable", input.kind, input.path));
+            // Never blocks (a FIFO is refused, not opened for a writer); the size is the reader's
+            // to limit, with its own message.
+            if (const auto problem = input_file_problem(input.path, kMaxBinaryInputBytes)) {
+              return PreflightOutcome::fail(fmt::format("{} {} {}", input.kind, input.path, *problem));
+            }
             if (input.validate) {
               try {
                 input.validate(input.path);

@@ -2,7 +2,6 @@
 #include "caliber/profiler_gate.h"
 
 #include <algorithm>
-#include <charconv>
 #include <filesystem>
 #include <ostream>
 #include <set>
@@ -15,6 +14,7 @@
 #include "caliber/result_table.h"
 #include "core/csv_reader.h"
 #include "core/json_fields.h"
+#include "core/number_text.h"
 
 namespace caliber {
 namespace {
@@ -27,13 +27,10 @@ constexpr const char* kDramWrite = "dram__bytes_write.sum";
 constexpr const char* kLocalLoad = "l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum";
 constexpr const char* kLocalStore = "l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum";
 
+// ncu writes thousands separators ("1,234.5").
 std::optional<double> parse_number(std::string text) {
   text.erase(std::remove(text.begin(), text.end(), ','), text.end());
-  if (text.empty()) return std::nullopt;
-  double v = 0;
-  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || p != text.data() + text.size()) return std::nullopt;
-  return v;
+  return parse_decimal(text);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "caliber/result_json.h"
 
+#include <limits>
 #include <ostream>
 
 #include <fmt/format.h>
@@ -13,6 +14,11 @@
 namespace caliber {
 
 using nlohmann::json;
+
+// The ranges of the narrower types integers are read into (a larger value would wrap).
+constexpr std::int64_t kMaxInt = std::numeric_limits<int>::max();
+constexpr std::int64_t kMaxInt64 = std::numeric_limits<std::int64_t>::max();
+
 
 namespace {
 
@@ -206,16 +212,16 @@ DeviceInfo device_from_json(const json& j, const std::string& file, long line,
   JsonFields f(j, file, line, path);
   DeviceInfo d;
   d.backend = f.parse("backend", [](const std::string& s) { return parse_backend(s); });
-  d.index = static_cast<int>(f.integer("index"));
+  d.index = static_cast<int>(f.integer_in("index", 0, kMaxInt));
   d.name = f.str("name");
   d.arch = f.str("arch");
   d.uuid = f.str("uuid");
-  d.multiprocessors = static_cast<int>(f.integer("multiprocessors"));
-  d.llc_bytes = static_cast<std::uint64_t>(f.integer("llc_bytes"));
+  d.multiprocessors = static_cast<int>(f.integer_in("multiprocessors", -1, kMaxInt));
+  d.llc_bytes = static_cast<std::uint64_t>(f.integer_in("llc_bytes", 0, kMaxInt64));
   d.llc_source = f.str("llc_source");
-  d.memory_bytes = static_cast<std::uint64_t>(f.integer("memory_bytes"));
-  d.sm_clock_max_mhz = static_cast<int>(f.integer("sm_clock_max_mhz"));
-  d.mem_clock_max_mhz = static_cast<int>(f.integer("mem_clock_max_mhz"));
+  d.memory_bytes = static_cast<std::uint64_t>(f.integer_in("memory_bytes", 0, kMaxInt64));
+  d.sm_clock_max_mhz = static_cast<int>(f.integer_in("sm_clock_max_mhz", -1, kMaxInt));
+  d.mem_clock_max_mhz = static_cast<int>(f.integer_in("mem_clock_max_mhz", -1, kMaxInt));
   d.driver_version = f.str("driver_version");
   d.runtime_version = f.str("runtime_version");
   return d;
@@ -304,19 +310,20 @@ Result result_from_json(const json& j, const std::string& file, long line, const
   r.params = f.object("params").json();
   r.device = device_from_json(f.get("device"), file, line, f.field_name("device"));
   r.contract = contract_from_json(f.get("contract"), file, line, f.field_name("contract"));
-  r.value_us = f.number("value_us");
+  // Latencies are durations: a negative one is an input error, never a number to compare.
+  r.value_us = f.non_negative("value_us");
   const JsonFields s = f.object("summary");
   r.summary.n = s.integer("n");
-  r.summary.min_us = s.number("min_us");
-  r.summary.p10_us = s.number("p10_us");
-  r.summary.p25_us = s.number("p25_us");
-  r.summary.median_us = s.number("median_us");
-  r.summary.p75_us = s.number("p75_us");
-  r.summary.p90_us = s.number("p90_us");
-  r.summary.max_us = s.number("max_us");
-  r.summary.mean_us = s.number("mean_us");
-  r.summary.stdev_us = s.number("stdev_us");
-  r.summary.rel_iqr = s.number("rel_iqr");
+  r.summary.min_us = s.non_negative("min_us");
+  r.summary.p10_us = s.non_negative("p10_us");
+  r.summary.p25_us = s.non_negative("p25_us");
+  r.summary.median_us = s.non_negative("median_us");
+  r.summary.p75_us = s.non_negative("p75_us");
+  r.summary.p90_us = s.non_negative("p90_us");
+  r.summary.max_us = s.non_negative("max_us");
+  r.summary.mean_us = s.non_negative("mean_us");
+  r.summary.stdev_us = s.non_negative("stdev_us");
+  r.summary.rel_iqr = s.non_negative("rel_iqr");
   r.stable = f.boolean("stable");
   if (!f.get("median_ci95_us").is_null()) {
     const auto ci = number_list(f, "median_ci95_us");
@@ -325,13 +332,18 @@ Result result_from_json(const json& j, const std::string& file, long line, const
   }
   r.stop_reason = f.str("stop_reason");
   r.wall_time_ms = f.number("wall_time_ms");
-  r.timed_calls = static_cast<std::uint64_t>(f.integer("timed_calls"));
-  r.flush_bytes = static_cast<std::uint64_t>(f.integer("flush_bytes"));
-  r.rotation_copies = static_cast<std::uint64_t>(f.integer("rotation_copies"));
+  r.timed_calls = static_cast<std::uint64_t>(f.integer_in("timed_calls", 0, kMaxInt64));
+  r.flush_bytes = static_cast<std::uint64_t>(f.integer_in("flush_bytes", 0, kMaxInt64));
+  r.rotation_copies = static_cast<std::uint64_t>(f.integer_in("rotation_copies", 0, kMaxInt64));
   r.notes = f.strings("notes");
   r.warnings = f.strings("warnings");
   if (f.has("flags")) r.flags = f.strings("flags");  // a file written before flags existed has none
-  if (f.has("samples_us")) r.samples_us = number_list(f, "samples_us");
+  if (f.has("samples_us")) {
+    r.samples_us = number_list(f, "samples_us");
+    for (std::size_t i = 0; i < r.samples_us.size(); ++i) {
+      if (r.samples_us[i] < 0) f.fail(fmt::format("samples_us[{}]", i), fmt::format("must be >= 0 (got {})", r.samples_us[i]));
+    }
+  }
   // instrument_selection and telemetry arrived with the cupti instrument; a file written before
   // them means: the contract's instrument was asked for by name, and telemetry was not recorded.
   if (f.has("instrument_selection")) {

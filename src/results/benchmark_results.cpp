@@ -1,6 +1,7 @@
 // Results rows of the multi-shape runner: JSON codec, strict JSONL reading, fsynced appending.
 #include "caliber/benchmark_results.h"
 
+#include <limits>
 #include <set>
 #include <unordered_map>
 
@@ -10,6 +11,7 @@
 #include "caliber/errors.h"
 #include "caliber/result_flags.h"
 #include "caliber/result_json.h"
+#include "caliber/shape_ledger.h"
 #include "core/enum_names.h"
 #include "core/json_fields.h"
 #include "core/jsonl.h"
@@ -67,37 +69,24 @@ CorrectnessCheck correctness_from_json(const JsonFields& f) {
     if (!kCorrectnessKeys.count(key)) f.fail(key, "unknown field");
   }
   CorrectnessCheck c;
-  c.rel_fro_error = f.opt_number("rel_fro_error").value_or(INFINITY);
-  c.max_scaled_error = f.opt_number("max_scaled_error").value_or(INFINITY);
+  c.rel_fro_error = f.opt_non_negative("rel_fro_error").value_or(INFINITY);
+  c.max_scaled_error = f.opt_non_negative("max_scaled_error").value_or(INFINITY);
   require_present(f, "rel_fro_error");
   require_present(f, "max_scaled_error");
   c.nonfinite = f.integer("nonfinite");
   c.checked_rows = f.integer("checked_rows");
   c.total_rows = f.integer("total_rows");
-  c.tolerance_rel_fro = f.number("tolerance_rel_fro");
-  c.rtol = f.number("rtol");
-  c.atol = f.number("atol");
+  c.tolerance_rel_fro = f.non_negative("tolerance_rel_fro");
+  c.rtol = f.non_negative("rtol");
+  c.atol = f.non_negative("atol");
   return c;
 }
 
 void check_consistency(const BenchmarkResultRow& r, const JsonFields& f) {
   const BenchmarkStatus s = r.benchmark_status;
-  if (s == BenchmarkStatus::ok) {
-    if (r.correct != true) f.fail("correct", "must be true when benchmark_status is ok");
-    if (!r.median_us) f.fail("median_us", "must be a number when benchmark_status is ok");
-    if (r.status_reason) f.fail("status_reason", "must be null when benchmark_status is ok");
-  } else if (!r.status_reason || r.status_reason->empty()) {
-    f.fail("status_reason", fmt::format("must say why when benchmark_status is {}", to_string(s)));
-  }
-  if (s == BenchmarkStatus::incorrect) {
-    if (r.correct != false) f.fail("correct", "must be false when benchmark_status is incorrect");
-    if (!r.correctness_error) f.fail("correctness_error", "must say why when benchmark_status is incorrect");
-  }
-  if (s == BenchmarkStatus::unsupported || s == BenchmarkStatus::not_configured ||
-      s == BenchmarkStatus::skipped) {
-    if (r.correct) f.fail("correct", fmt::format("must be null when benchmark_status is {}", to_string(s)));
-    if (r.median_us) f.fail("median_us", fmt::format("must be null when benchmark_status is {}", to_string(s)));
-  }
+  const StatusFacts facts{r.benchmark_status, r.correct, r.median_us.has_value(),
+                          r.status_reason && !r.status_reason->empty(), r.correctness_error.has_value()};
+  if (const auto v = status_rule_violation(facts)) f.fail(v->first, v->second);
   if (r.median_us && !(*r.median_us >= 0)) f.fail("median_us", "must be >= 0");
   if (s == BenchmarkStatus::ok && r.integrity.failed()) {
     f.fail("integrity", "a failed integrity check cannot end ok: " + r.integrity.first_failure());
@@ -117,6 +106,27 @@ std::optional<Result> measurement_from_json(const JsonFields& f, const char* key
 }
 
 }  // namespace
+
+std::optional<std::pair<std::string, std::string>> status_rule_violation(const StatusFacts& r) {
+  using V = std::optional<std::pair<std::string, std::string>>;
+  const BenchmarkStatus s = r.status;
+  if (s == BenchmarkStatus::ok) {
+    if (r.correct != true) return V({"correct", "must be true when benchmark_status is ok"});
+    if (!r.has_median) return V({"median_us", "must be a number when benchmark_status is ok"});
+    if (r.has_status_reason) return V({"status_reason", "must be null when benchmark_status is ok"});
+  } else if (!r.has_status_reason) {
+    return V({"status_reason", fmt::format("must say why when benchmark_status is {}", to_string(s))});
+  }
+  if (s == BenchmarkStatus::incorrect) {
+    if (r.correct != false) return V({"correct", "must be false when benchmark_status is incorrect"});
+    if (!r.has_correctness_error) return V({"correctness_error", "must say why when benchmark_status is incorrect"});
+  }
+  if (s == BenchmarkStatus::unsupported || s == BenchmarkStatus::not_configured || s == BenchmarkStatus::skipped) {
+    if (r.correct) return V({"correct", fmt::format("must be null when benchmark_status is {}", to_string(s))});
+    if (r.has_median) return V({"median_us", fmt::format("must be null when benchmark_status is {}", to_string(s))});
+  }
+  return std::nullopt;
+}
 
 std::string_view to_string(BenchmarkStatus s) { return name_of(kStatuses, s); }
 BenchmarkStatus parse_benchmark_status(std::string_view s) {
@@ -226,7 +236,7 @@ BenchmarkResultRow benchmark_result_from_json(const json& j, const std::string& 
   r.run_id = f.str("run_id");
   if (r.run_id.empty()) f.fail("run_id", "must not be empty");
   r.shape_id = f.str("shape_id");
-  if (r.shape_id.empty()) f.fail("shape_id", "must not be empty");
+  if (!is_shape_id(r.shape_id)) f.fail("shape_id", fmt::format("'{}' is not a shape id (sha1: and 16 hex digits)", r.shape_id));
   r.op_type = f.str("op_type");
   r.kernel_name = f.str("kernel_name");
   r.dtype = f.str("dtype");
@@ -239,7 +249,7 @@ BenchmarkResultRow benchmark_result_from_json(const json& j, const std::string& 
   r.harness_version = f.str("harness_version");
   r.backend = f.str("backend");
   f.parse("backend", [](const std::string& s) { return parse_backend(s); });
-  r.device_index = static_cast<int>(f.integer("device_index"));
+  r.device_index = static_cast<int>(f.integer_in("device_index", 0, std::numeric_limits<int>::max()));
   r.gpu = f.str("gpu");
   r.arch = f.str("arch");
   r.driver_version = f.str("driver_version");
@@ -262,12 +272,12 @@ BenchmarkResultRow benchmark_result_from_json(const json& j, const std::string& 
                           "p10_us", "p90_us", "timing_method", "stable"}) {
     require_present(f, key);
   }
-  r.median_us = f.opt_number("median_us");
-  r.eager_median_us = f.opt_number("eager_median_us");
-  r.graph_median_us = f.opt_number("graph_median_us");
-  r.host_overhead_us = f.opt_number("host_overhead_us");
-  r.p10_us = f.opt_number("p10_us");
-  r.p90_us = f.opt_number("p90_us");
+  r.median_us = f.opt_non_negative("median_us");
+  r.eager_median_us = f.opt_non_negative("eager_median_us");
+  r.graph_median_us = f.opt_non_negative("graph_median_us");
+  r.host_overhead_us = f.opt_number("host_overhead_us");  // eager minus kernel-only: may be < 0
+  r.p10_us = f.opt_non_negative("p10_us");
+  r.p90_us = f.opt_non_negative("p90_us");
   r.timing_method = f.opt_str("timing_method");
   r.stable = f.opt_boolean("stable");
   r.includes_allocation = f.boolean("includes_allocation");
@@ -287,7 +297,7 @@ BenchmarkResultRow benchmark_result_from_json(const json& j, const std::string& 
   }
   require_present(f, "telemetry");
   if (!f.get("telemetry").is_null()) r.telemetry = f.object("telemetry").json();
-  r.cell_wall_time_ms = f.number("cell_wall_time_ms");
+  r.cell_wall_time_ms = f.non_negative("cell_wall_time_ms");
   r.finished_at = f.str("finished_at");
   if (version >= 2) {
     r.integrity = integrity_from_json(f.get("integrity"), file, line, "integrity");
@@ -303,19 +313,33 @@ BenchmarkResultRow benchmark_result_from_json(const json& j, const std::string& 
 
 std::vector<BenchmarkResultRow> parse_benchmark_results(const std::string& text, const std::string& file) {
   std::vector<BenchmarkResultRow> rows;
-  std::unordered_map<std::string, long> seen;
+  ResultCells cells(file);
   for_each_jsonl_row(text, file, [&](const json& value, long line) {
     BenchmarkResultRow r = benchmark_result_from_json(value, file, line);
-    const std::string cell = r.run_id + '\n' + r.shape_id + '\n' + r.provider;
-    auto [it, inserted] = seen.emplace(cell, line);
-    if (!inserted) {
-      throw InputError(file, line, "provider",
-                       fmt::format("duplicate cell: run {} shape {} provider {} already on line {}",
-                                   r.run_id, r.shape_id, r.provider, it->second));
-    }
+    cells.add(r.run_id, r.shape_id, r.provider, line);
     rows.push_back(std::move(r));
   });
   return rows;
+}
+
+ResultCells::ResultCells(std::string file) : file_(std::move(file)) {}
+
+void ResultCells::add(const std::string& run_id, const std::string& shape_id, const std::string& provider, long line) {
+  if (run_id_.empty()) {
+    run_id_ = run_id;
+    first_line_ = line;
+  } else if (run_id != run_id_) {
+    throw InputError(file_, line, "run_id",
+                     fmt::format("'{}' differs from run {} on line {}: a results file holds one run (two "
+                                 "writers in one --out?)",
+                                 run_id, run_id_, first_line_));
+  }
+  const auto [it, inserted] = seen_.emplace(shape_id + '\n' + provider, line);
+  if (!inserted) {
+    throw InputError(file_, line, "provider",
+                     fmt::format("duplicate cell: shape {} provider {} already on line {}", shape_id, provider,
+                                 it->second));
+  }
 }
 
 std::vector<BenchmarkResultRow> read_benchmark_results(const std::string& file) {

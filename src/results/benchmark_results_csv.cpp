@@ -1,5 +1,4 @@
 // benchmark_results.csv: the flat projection of the results rows, and its typed reader.
-#include <charconv>
 #include <functional>
 #include <ostream>
 
@@ -8,9 +7,11 @@
 #include "caliber/benchmark_results.h"
 #include "caliber/errors.h"
 #include "caliber/result_csv.h"
+#include "caliber/shape_ledger.h"
 #include "core/contract_fields.h"
 #include "core/csv_records.h"
 #include "core/json_fields.h"
+#include "core/json_text.h"
 #include "core/number_text.h"
 
 namespace caliber {
@@ -18,13 +19,44 @@ namespace {
 
 using nlohmann::json;
 
-enum class ColumnType { string, integer, number, boolean };
+// integer and number cells are >= 0 (counts, sizes, times, errors); signed_number is the one
+// difference of two times (host_overhead_us).
+enum class ColumnType { string, integer, number, signed_number, boolean };
+
+// What a string cell must be, beyond text: "" when `text` is one, else why not.
+using CellCheck = std::function<std::string(const std::string& text)>;
 
 struct Column {
   std::string name;
   ColumnType type;
   std::function<json(const BenchmarkResultRow&)> value;  // null -> empty cell
+  CellCheck check = nullptr;
 };
+
+// Runs an enum parser of caliber's (which throws UsageError) as a cell check.
+template <auto Parse>
+std::string parses(const std::string& text) {
+  try {
+    Parse(text);
+    return "";
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+}
+
+std::string shape_id_check(const std::string& text) {
+  return is_shape_id(text) ? "" : fmt::format("'{}' is not a shape id (sha1: and 16 hex digits)", text);
+}
+
+std::string statistic_check(const std::string& text) { return parses<parse_statistic>(text); }
+
+std::string args_check(const std::string& text) {
+  try {
+    if (parse_json_text(text, "args").is_object()) return "";
+  } catch (const InputError&) {
+  }
+  return fmt::format("expected a JSON object, got '{}'", text);
+}
 
 template <typename T>
 json opt(const std::optional<T>& v) {
@@ -41,7 +73,8 @@ void add_measurement_columns(std::vector<Column>& cols, const std::string& prefi
     };
   };
   using T = ColumnType;
-  // Every contract field (core/contract_fields.h); one that does not apply is an empty cell.
+  // Every contract field (core/contract_fields.h); one that does not apply is an empty cell, and a
+  // cell is read back by the field's own parser.
   for (const ContractField& f : contract_field_table()) {
     cols.push_back({prefix + std::string(f.name),
                     f.type == ContractFieldType::integer ? T::integer : T::string,
@@ -49,7 +82,16 @@ void add_measurement_columns(std::vector<Column>& cols, const std::string& prefi
                       if (!f.applies(m.contract)) return json(nullptr);
                       if (f.type == ContractFieldType::integer) return json(*parse_integer(f.text(m.contract)));
                       return json(f.text(m.contract));
-                    })});
+                    }),
+                    [&f](const std::string& text) -> std::string {
+                      Contract c;
+                      try {
+                        f.set(c, text);
+                        return "";
+                      } catch (const UsageError& e) {
+                        return e.what();
+                      }
+                    }});
   }
   cols.push_back({prefix + "value_us", T::number, field([](const Result& m) { return json(m.value_us); })});
   cols.push_back({prefix + "n", T::integer, field([](const Result& m) { return json(m.summary.n); })});
@@ -83,22 +125,23 @@ const std::vector<Column>& columns() {
     using R = BenchmarkResultRow;
     std::vector<Column> c = {
         {"run_id", T::string, [](const R& r) { return json(r.run_id); }},
-        {"shape_id", T::string, [](const R& r) { return json(r.shape_id); }},
+        {"shape_id", T::string, [](const R& r) { return json(r.shape_id); }, shape_id_check},
         {"op_type", T::string, [](const R& r) { return json(r.op_type); }},
         {"kernel_name", T::string, [](const R& r) { return json(r.kernel_name); }},
-        {"dtype", T::string, [](const R& r) { return json(r.dtype); }},
-        {"args", T::string, [](const R& r) { return json(r.args.dump()); }},
+        {"dtype", T::string, [](const R& r) { return json(r.dtype); }, parses<parse_dtype>},
+        {"args", T::string, [](const R& r) { return json(r.args.dump()); }, args_check},
         {"provider", T::string, [](const R& r) { return json(r.provider); }},
         {"provider_detail", T::string, [](const R& r) { return json(r.provider_detail); }},
         {"candidate_commit", T::string, [](const R& r) { return json(r.candidate_commit); }},
         {"harness_version", T::string, [](const R& r) { return json(r.harness_version); }},
-        {"backend", T::string, [](const R& r) { return json(r.backend); }},
+        {"backend", T::string, [](const R& r) { return json(r.backend); }, parses<parse_backend>},
         {"device_index", T::integer, [](const R& r) { return json(r.device_index); }},
         {"gpu", T::string, [](const R& r) { return json(r.gpu); }},
         {"arch", T::string, [](const R& r) { return json(r.arch); }},
         {"driver_version", T::string, [](const R& r) { return json(r.driver_version); }},
         {"runtime_version", T::string, [](const R& r) { return json(r.runtime_version); }},
-        {"benchmark_status", T::string, [](const R& r) { return json(to_string(r.benchmark_status)); }},
+        {"benchmark_status", T::string, [](const R& r) { return json(to_string(r.benchmark_status)); },
+         parses<parse_benchmark_status>},
         {"status_reason", T::string, [](const R& r) { return opt(r.status_reason); }},
         {"correct", T::boolean, [](const R& r) { return opt(r.correct); }},
         {"correctness_error", T::string, [](const R& r) { return opt(r.correctness_error); }},
@@ -116,7 +159,7 @@ const std::vector<Column>& columns() {
         {"median_us", T::number, [](const R& r) { return opt(r.median_us); }},
         {"eager_median_us", T::number, [](const R& r) { return opt(r.eager_median_us); }},
         {"graph_median_us", T::number, [](const R& r) { return opt(r.graph_median_us); }},
-        {"host_overhead_us", T::number, [](const R& r) { return opt(r.host_overhead_us); }},
+        {"host_overhead_us", T::signed_number, [](const R& r) { return opt(r.host_overhead_us); }},
         {"p10_us", T::number, [](const R& r) { return opt(r.p10_us); }},
         {"p90_us", T::number, [](const R& r) { return opt(r.p90_us); }},
         {"timing_method", T::string, [](const R& r) { return opt(r.timing_method); }},
@@ -155,32 +198,52 @@ std::string cell_text(const json& v) {
   return v.dump();
 }
 
-json typed_cell(const std::string& text, ColumnType type, const std::string& file, long line,
-                const std::string& column) {
+json typed_cell(const std::string& text, const Column& column, const std::string& file, long line) {
   if (text.empty()) return nullptr;
-  auto fail = [&](const char* expected) -> json {
-    throw InputError(file, line, column, fmt::format("expected {}, got '{}'", expected, text));
-  };
-  switch (type) {
-    case ColumnType::string: return text;
+  auto fail = [&](const std::string& why) -> json { throw InputError(file, line, column.name, why); };
+  auto expected = [&](const char* what) { return fmt::format("expected {}, got '{}'", what, text); };
+  switch (column.type) {
+    case ColumnType::string:
+      if (column.check) {
+        if (const std::string why = column.check(text); !why.empty()) return fail(why);
+      }
+      return text;
     case ColumnType::boolean:
       if (text == "true") return true;
       if (text == "false") return false;
-      return fail("true or false");
+      return fail(expected("true or false"));
     case ColumnType::integer: {
-      std::int64_t v = 0;
-      auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-      if (ec != std::errc() || p != text.data() + text.size()) return fail("an integer");
-      return v;
+      const auto v = parse_integer(text);
+      if (!v || *v < 0) return fail(expected("an integer >= 0"));
+      return *v;
     }
-    case ColumnType::number: {
-      double v = 0;
-      auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-      if (ec != std::errc() || p != text.data() + text.size()) return fail("a number");
-      return v;
+    case ColumnType::number:
+    case ColumnType::signed_number: {
+      const auto v = parse_decimal(text);  // finite only
+      if (!v) return fail(expected("a finite number"));
+      if (column.type == ColumnType::number && *v < 0) return fail(expected("a number >= 0"));
+      return *v;
     }
   }
   return nullptr;
+}
+
+// The row rules the JSONL reader applies to the same fields (status rules, one run, one row per
+// cell), on a typed CSV row.
+void check_row(const json& row, ResultCells& cells, const std::string& file, long line) {
+  auto text = [&](const char* column) { return row.at(column).is_null() ? std::string() : row.at(column).get<std::string>(); };
+  if (row.at("benchmark_status").is_null()) throw InputError(file, line, "benchmark_status", "missing");
+  StatusFacts facts;
+  facts.status = parse_benchmark_status(text("benchmark_status"));  // the column's check passed
+  if (row.at("correct").is_boolean()) facts.correct = row.at("correct").get<bool>();
+  facts.has_median = !row.at("median_us").is_null();
+  facts.has_status_reason = !text("status_reason").empty();
+  facts.has_correctness_error = !row.at("correctness_error").is_null();
+  if (const auto v = status_rule_violation(facts)) throw InputError(file, line, v->first, v->second);
+  for (const char* column : {"run_id", "shape_id", "provider"}) {
+    if (text(column).empty()) throw InputError(file, line, column, "must not be empty");
+  }
+  cells.add(text("run_id"), text("shape_id"), text("provider"), line);
 }
 
 }  // namespace
@@ -225,6 +288,7 @@ std::vector<json> parse_benchmark_results_csv(const std::string& text, const std
     }
   }
   std::vector<json> rows;
+  ResultCells cells(file);
   for (std::size_t r = 1; r < records.size(); ++r) {
     const CsvRecord& rec = records[r];
     if (rec.fields.size() != cols.size()) {
@@ -234,9 +298,10 @@ std::vector<json> parse_benchmark_results_csv(const std::string& text, const std
     }
     json row = json::object();
     for (std::size_t i = 0; i < cols.size(); ++i) {
-      row[cols[i].name] = typed_cell(rec.fields[i], cols[i].type, file, rec.line, cols[i].name);
+      row[cols[i].name] = typed_cell(rec.fields[i], cols[i], file, rec.line);
     }
     for (std::size_t i = cols.size(); i < all.size(); ++i) row[all[i].name] = nullptr;
+    check_row(row, cells, file, rec.line);
     rows.push_back(std::move(row));
     if (lines) lines->push_back(rec.line);
   }

@@ -59,4 +59,10 @@ struct RunOptions {
   std::vector<std::string> worker_arguments() const;
 };
 
+// The options' values that need no file or device: counts >= 1 and within the sampling limits
+// (core/sampling_limits.h), times within one hour, min <= max, the precision in (0, 1), a cell
+// timeout of at most a week, a device index >= 0, --limit >= 1. UsageError naming the option;
+// checked before anything is created.
+void check_run_options(const RunOptions& options);
+
 }  // namespace caliber::runner

@@ -38,9 +38,9 @@ T parse_option(const std::string& option, const std::string& value, Parse parse)
 }  // namespace
 
 RunPlan make_run_plan(const RunOptions& o) {
+  check_run_options(o);
   RunPlan plan;
   plan.op = parse_option<ops::OpType>("--op", o.op, [](const std::string& s) { return ops::parse_op_type(s); });
-  if (o.limit && *o.limit < 1) throw UsageError(fmt::format("--limit must be >= 1 (got {})", *o.limit));
   std::set<Stage> stages;
   if (o.stages) {
     for (const auto& s : split_commas(*o.stages, "--stages")) {

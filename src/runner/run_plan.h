@@ -29,8 +29,8 @@ struct RunPlan {
   bool selected_provider(const std::string& name) const { return selected.empty() || selected.count(name) > 0; }
 };
 
-// Reads and checks the ledger and the matrix (InputError), applies the filters, checks the
-// options (UsageError). Loads no plugin and opens no device.
+// Checks the options (check_run_options, UsageError), reads and checks the ledger and the matrix
+// (InputError), applies the filters. Loads no plugin and opens no device.
 RunPlan make_run_plan(const RunOptions& options);
 
 // The plugin_loads preflight of every enabled plugin provider of the matrix (docs/preflight.md):

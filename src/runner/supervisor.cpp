@@ -8,6 +8,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -19,11 +20,14 @@
 #include "caliber/result_json.h"
 #include "caliber/run_identity.h"
 #include "core/json_fields.h"
+#include "core/one_line.h"
 #include "core/shared_library.h"
 #include "core/subprocess.h"
 #include "core/utc_time.h"
 #include "identity/collect_run_identity.h"
 #include "preflight/preflight.h"
+#include "runner/interrupt.h"
+#include "runner/out_lock.h"
 #include "runner/progress.h"
 #include "runner/result_rows.h"
 #include "runner/run_plan.h"
@@ -37,6 +41,7 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 constexpr int kEventsFd = 3;
+constexpr const char* kRunSummaryFileName = "run_summary.json";
 constexpr double kReadyTimeoutS = 300;  // opening a device (and loading libraries) can take a while
 
 // A results file ends with a newline after every row; a last line without one is a row torn by
@@ -56,17 +61,35 @@ struct ExistingResults {
   std::set<std::pair<std::string, std::string>> cells;  // (shape_id, provider)
 };
 
+// This process's command line as one line of text, for the lock file.
+std::string join_command_line() {
+  std::string out;
+  for (const std::string& a : current_command_line()) out += (out.empty() ? "" : " ") + a;
+  return one_line(out);
+}
+
+// The rows of the run being resumed (the reader refuses a file with rows of two runs).
 ExistingResults read_existing(const std::string& file) {
   ExistingResults e;
   for (BenchmarkResultRow& r : read_benchmark_results(file)) {
-    if (e.run_id.empty()) e.run_id = r.run_id;
-    if (r.run_id != e.run_id) {
-      throw InputError(file, 0, "run_id", fmt::format("holds rows of two runs ({} and {}); --resume continues one run",
-                                                      e.run_id, r.run_id));
-    }
+    e.run_id = r.run_id;
     e.cells.insert({r.shape_id, r.provider});
   }
   return e;
+}
+
+// Fields a resume must keep beyond the caliber of docs/identity.md: the rows already written were
+// measured with these providers and this matrix, and a resumed run is one run.
+constexpr const char* kResumeOnlyFields[] = {"inputs.baseline_matrix", "providers"};
+
+void add_resume_differences(const RunIdentity& recorded, const RunIdentity& current, CaliberComparison& c) {
+  for (const IdentityField& f : identity_fields()) {
+    for (const char* name : kResumeOnlyFields) {
+      if (f.name != name) continue;
+      const std::string a = f.value(recorded), b = f.value(current);
+      if (a != b) c.differences.push_back({std::string(f.name), a, b});
+    }
+  }
 }
 
 class Supervisor {
@@ -74,7 +97,6 @@ class Supervisor {
   Supervisor(RunOptions options, bool strict) : options_(std::move(options)), strict_(strict) {}
 
   int run() {
-    if (!(options_.cell_timeout_s > 0)) throw UsageError("--cell-timeout-s must be > 0");
     // Preflight, parent half (docs/preflight.md): the input files are there (their content is read
     // next, and an error in it is exit 2), every plugin loads with this ABI, the output directory
     // takes files. The device half runs in the first worker: this process never initializes CUDA.
@@ -87,6 +109,9 @@ class Supervisor {
     std::vector<PreflightCheck> checks = plugin_preflight_checks(plan_, system_shared_libraries());
     checks.push_back(check_output_writable(options_.out, /*must_be_empty=*/false));
     run_preflight(checks, std::cerr);
+    // One writer per --out, from before the existing rows are read to the last file written.
+    lock_ = std::make_unique<OutDirectoryLock>(
+        options_.out, fmt::format("pid {} since {}: {}", ::getpid(), utc_timestamp_now(), join_command_line()));
 
     results_file_ = (fs::path(options_.out) / kBenchmarkResultsFileName).string();
     require_writable_file(results_file_, "--out");
@@ -138,9 +163,11 @@ class Supervisor {
 
     progress_ = std::make_unique<Progress>(std::cerr, ::isatty(STDERR_FILENO) == 1, steady_clock(), plan_.cells(),
                                            already);
-    if (!pending.empty()) {
-      // The first worker runs the device preflight and brings the run identity; nothing is
-      // written into --out before both passed.
+    interrupts_ = std::make_unique<InterruptRequests>();
+    // The first worker runs the device preflight and brings the run identity; nothing is written
+    // into --out before both passed. A resume checks the identity even when no cell is left, so a
+    // changed ledger, matrix or build is refused rather than summarized as the old run.
+    if (!pending.empty() || resuming_) {
       if (auto code = ensure_worker()) {
         progress_->done();
         return *code;
@@ -150,12 +177,14 @@ class Supervisor {
     started_at_ = utc_timestamp_now();
     start_us_ = steady_clock().now_us();
     for (auto& [index, providers] : pending) {
+      if (interrupted()) break;
       if (auto code = run_shape(index, providers)) {
         progress_->done();
         return *code;
       }
     }
     if (worker_) {
+      if (interrupted()) worker_->kill_now();  // it may be inside the next cell: that cell is not kept
       worker_->close_input();
       worker_->wait_exit();
       worker_.reset();
@@ -179,7 +208,13 @@ class Supervisor {
       worker_ = std::make_unique<WorkerProcess>(executable_, arguments, kEventsFd);
       ++worker_starts_;
       std::string line;
-      const auto r = worker_->read_line(line, kReadyTimeoutS);
+      const auto r = worker_->read_line(line, kReadyTimeoutS, [this] { return interrupted(); });
+      if (r == WorkerProcess::ReadResult::interrupted) {
+        worker_->kill_now();
+        worker_->wait_exit();
+        worker_.reset();
+        return finish();
+      }
       if (r == WorkerProcess::ReadResult::line) {
         const json ev = parse_json_document(line, "(worker events)");
         const std::string kind = ev.value("event", "");
@@ -199,7 +234,7 @@ class Supervisor {
           throw PreflightError(std::move(failures));
         }
         if (kind == "fatal") {
-          std::cerr << "caliber run: error: " << ev.value("message", "") << '\n';
+          std::cerr << "caliber run: error: " << one_line(ev.value("message", "")) << '\n';
           worker_->wait_exit();
           worker_.reset();
           return ev.value("exit_code", 1);
@@ -227,18 +262,21 @@ class Supervisor {
     }
     std::string why_missing;
     const std::optional<RunIdentity> recorded = find_run_identity(options_.out, &why_missing);
-    const CaliberComparison c = compare_identities(recorded, identity, why_missing);
+    CaliberComparison c = compare_identities(recorded, identity, why_missing);
+    if (recorded) add_resume_differences(*recorded, identity, c);
     if (!c.comparable() || !c.hazards.empty()) {
       std::cerr << fmt::format("caliber run: --resume: A = the run in {} ({}), B = this session\n", options_.out,
                                recorded ? recorded->run_id : "no identity");
     }
-    try {
-      require_same_caliber(c, /*allow_mismatch=*/false, std::cerr);
-    } catch (const CaliberMismatchError&) {
+    print_caliber_differences(c, std::cerr);
+    if (!c.comparable()) {
+      // A resume appends to one run: no option makes rows of two different runs one run.
       throw CaliberMismatchError(fmt::format(
-          "{} was measured with another caliber; resume it with the same build on the same device and contracts, or "
-          "choose another --out",
-          results_file_));
+          "{} cannot be resumed by this session ({}; see the !!! [caliber] lines): resume with the same build, "
+          "device, contracts, ledger and matrix, or choose another --out",
+          results_file_,
+          c.differences.size() == 1 ? "field " + c.differences.front().field + " differs"
+                                    : fmt::format("{} fields differ", c.differences.size())));
     }
   }
 
@@ -264,7 +302,7 @@ class Supervisor {
     const ShapeRow& shape = plan_.shapes[index];
     const std::string label = shape_label(shape);
     int deaths_between_cells = 0;
-    while (!remaining.empty()) {
+    while (!remaining.empty() && !interrupted()) {
       if (auto code = ensure_worker()) return code;
       const json cmd = {{"shape_index", index}, {"shape_id", shape.shape_id}, {"providers", remaining}};
       std::optional<std::string> in_flight;
@@ -273,7 +311,7 @@ class Supervisor {
       if (!worker_->send_line(cmd.dump())) ended = "it stopped reading commands";
       while (ended.empty()) {
         std::string line;
-        const auto r = worker_->read_line(line, options_.cell_timeout_s);
+        const auto r = worker_->read_line(line, options_.cell_timeout_s, [this] { return note_interrupt(); });
         if (r == WorkerProcess::ReadResult::timeout) {
           worker_->kill_now();
           ended = fmt::format("no result within --cell-timeout-s {} s; the worker was killed", options_.cell_timeout_s);
@@ -298,6 +336,7 @@ class Supervisor {
           record(row, label);
           remaining.erase(it);
           in_flight.reset();
+          if (interrupted()) return std::nullopt;  // this row is kept; the worker is stopped by run()
         } else if (kind == "shape_done") {
           if (!ev.value("healthy", true)) {
             const std::string how = worker_->wait_exit();
@@ -307,7 +346,7 @@ class Supervisor {
           }
           break;
         } else if (kind == "fatal") {
-          std::cerr << "caliber run: error: " << ev.value("message", "") << '\n';
+          std::cerr << "caliber run: error: " << one_line(ev.value("message", "")) << '\n';
           return ev.value("exit_code", 1);
         }
       }
@@ -330,23 +369,48 @@ class Supervisor {
     return std::nullopt;
   }
 
+  // The signal that asked the run to stop (0 when none).
+  int interrupted() const { return interrupts_ ? interrupts_->requested() : 0; }
+  // While a cell runs: says once that the run stops after it; never gives up the wait.
+  bool note_interrupt() {
+    if (interrupted() && !interrupt_noted_) {
+      interrupt_noted_ = true;
+      progress_->note(fmt::format("caliber run: {}: the run stops after the cell it is measuring (its row is kept); "
+                                  "another signal stops it at once",
+                                  signal_name(interrupted())));
+    }
+    return false;
+  }
+
+  // The CSV projection and run_summary.json, written together (all or nothing), and the last
+  // line. An interrupted run says what it kept and exits 128 + the signal.
   int finish() {
+    const int signo = interrupted();
+    std::error_code ec;
+    if (signo && !fs::exists(results_file_, ec)) {
+      std::cerr << fmt::format("caliber run: {} before the first cell: nothing was written into {}\n",
+                               signal_name(signo), options_.out);
+      return 128 + signo;
+    }
     const std::vector<BenchmarkResultRow> rows = read_benchmark_results(results_file_);
     const std::string csv_file = (fs::path(options_.out) / kBenchmarkResultsCsvFileName).string();
-    write_file_atomically(csv_file, [&](std::ostream& out) { write_benchmark_results_csv(out, rows); });
+    std::ostringstream csv;
+    write_benchmark_results_csv(csv, rows);
 
     std::map<std::string, std::size_t> statuses;
     for (BenchmarkStatus s : all_benchmark_statuses()) statuses[std::string(to_string(s))] = 0;
     std::set<std::string> planned;
     for (const ShapeRow& s : plan_.shapes) planned.insert(s.shape_id);
     bool bad = false;
+    std::size_t kept = 0;
     for (const auto& r : rows) {
       if (!planned.count(r.shape_id)) continue;
+      ++kept;
       ++statuses[std::string(to_string(r.benchmark_status))];
       bad = bad || r.benchmark_status == BenchmarkStatus::failed || r.benchmark_status == BenchmarkStatus::incorrect ||
             r.benchmark_status == BenchmarkStatus::faster_than_physical;
     }
-    const double wall_s = (steady_clock().now_us() - start_us_) / 1e6;
+    const double wall_s = start_us_ > 0 ? (steady_clock().now_us() - start_us_) / 1e6 : 0.0;
     const double contract_s = contract_ms_ / 1000.0;
     json summary = {
         {"schema_version", 1},
@@ -367,14 +431,22 @@ class Supervisor {
           {"harness_overhead", contract_s > 0 ? json(wall_s / contract_s - 1.0) : json(nullptr)},
           {"cells", cells_this_session_},
           {"cells_per_minute", wall_s > 0 ? json(60.0 * static_cast<double>(cells_this_session_) / wall_s) : json(nullptr)},
-          {"worker_starts", worker_starts_}}},
+          {"worker_starts", worker_starts_},
+          {"interrupted_by", signo ? json(signal_name(signo)) : json(nullptr)}}},
         {"cells_total", plan_.cells()},
         {"statuses", statuses},
         {"notices", plan_.notices},
     };
-    write_file_atomically((fs::path(options_.out) / "run_summary.json").string(),
-                          [&](std::ostream& out) { out << summary.dump(2) << '\n'; });
+    write_files_atomically({{csv_file, csv.str()},
+                            {(fs::path(options_.out) / kRunSummaryFileName).string(), summary.dump(2) + "\n"}});
 
+    if (signo) {
+      std::cerr << fmt::format("caliber run: interrupted by {}: kept {} of {} cells ({} this session) in {}, with {} "
+                               "and {}; --resume continues with the other {}\n",
+                               signal_name(signo), kept, plan_.cells(), cells_this_session_, results_file_,
+                               kBenchmarkResultsCsvFileName, kRunSummaryFileName, plan_.cells() - kept);
+      return 128 + signo;
+    }
     std::string counts;
     for (const auto& [k, v] : statuses) {
       if (v) counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", v, k);
@@ -398,6 +470,9 @@ class Supervisor {
   std::unique_ptr<BenchmarkResultsAppender> appender_;
   std::unique_ptr<Progress> progress_;
   std::unique_ptr<WorkerProcess> worker_;
+  std::unique_ptr<OutDirectoryLock> lock_;
+  std::unique_ptr<InterruptRequests> interrupts_;
+  bool interrupt_noted_ = false;
   std::string started_at_;
   double start_us_ = 0;
   double contract_ms_ = 0;

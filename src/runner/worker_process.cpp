@@ -40,6 +40,10 @@ WorkerProcess::WorkerProcess(const std::string& executable, const std::vector<st
     // Child: only async-signal-safe calls until exec.
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) ::_exit(127);  // the parent died before prctl
+    // Ignored dispositions survive exec (and signal() is async-signal-safe).
+    ::signal(SIGINT, SIG_IGN);
+    ::signal(SIGTERM, SIG_IGN);
+    ::signal(SIGHUP, SIG_IGN);
     ::dup2(to_child[0], STDIN_FILENO);
     ::dup2(from_child[1], events_fd);  // dup2 clears O_CLOEXEC on the new descriptor
     ::execv(executable.c_str(), argv.data());
@@ -81,7 +85,8 @@ void WorkerProcess::close_input() {
   to_child_ = -1;
 }
 
-WorkerProcess::ReadResult WorkerProcess::read_line(std::string& line, double timeout_s) {
+WorkerProcess::ReadResult WorkerProcess::read_line(std::string& line, double timeout_s,
+                                                   const std::function<bool()>& give_up) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   while (true) {
     const auto nl = buffer_.find('\n');
@@ -91,6 +96,7 @@ WorkerProcess::ReadResult WorkerProcess::read_line(std::string& line, double tim
       return ReadResult::line;
     }
     if (eof_) return ReadResult::eof;
+    if (give_up && give_up()) return ReadResult::interrupted;
     const auto left = std::chrono::duration<double, std::milli>(deadline - std::chrono::steady_clock::now()).count();
     if (left <= 0) return ReadResult::timeout;
     pollfd pfd{from_child_, POLLIN, 0};

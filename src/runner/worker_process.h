@@ -4,6 +4,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,7 +14,9 @@ namespace caliber::runner {
 class WorkerProcess {
  public:
   // Forks and execs `executable` with `arguments`; the child gets the event pipe as descriptor
-  // `events_fd` and dies with the parent (PR_SET_PDEATHSIG). Throws Error when fork/exec fails.
+  // `events_fd` and dies with the parent (PR_SET_PDEATHSIG). It ignores SIGINT, SIGTERM and
+  // SIGHUP: a Ctrl-C reaches the whole process group, and the parent decides what a stop means
+  // (finish the cell, then stop the worker). Throws Error when fork/exec fails.
   WorkerProcess(const std::string& executable, const std::vector<std::string>& arguments, int events_fd);
   ~WorkerProcess();  // kills the child if it still runs
   WorkerProcess(const WorkerProcess&) = delete;
@@ -24,9 +27,10 @@ class WorkerProcess {
   // Closes the child's stdin (it then finishes and exits).
   void close_input();
 
-  enum class ReadResult { line, eof, timeout };
-  // Waits up to timeout_s for the next line of the event pipe.
-  ReadResult read_line(std::string& line, double timeout_s);
+  enum class ReadResult { line, eof, timeout, interrupted };
+  // Waits up to timeout_s for the next line of the event pipe. With `give_up`, asked at least
+  // once a second and after every signal: `interrupted` as soon as it says true.
+  ReadResult read_line(std::string& line, double timeout_s, const std::function<bool()>& give_up = nullptr);
 
   void kill_now();
   // Waits for the child to exit; returns a description: "exit code 3", "signal 11 (Segmentation fault)".

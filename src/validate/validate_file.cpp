@@ -24,6 +24,8 @@
 #include "caliber/errors.h"
 #include "caliber/shape_ledger.h"
 #include "core/json_fields.h"
+#include "core/json_text.h"
+#include "core/jsonl.h"
 #include "core/yaml_fields.h"
 #include "validate/embedded_schemas.h"
 
@@ -38,7 +40,7 @@ class CompiledSchema {
   explicit CompiledSchema(std::string_view name) {
     for (const EmbeddedSchema& s : embedded_schemas()) {
       if (s.name == name) {
-        document_ = json::parse(s.text);
+        document_ = parse_json_text(s.text, std::string(name));
         valijson::SchemaParser parser;
         valijson::adapters::NlohmannJsonAdapter adapter(document_);
         parser.populateSchema(adapter, schema_);
@@ -144,47 +146,36 @@ class Collector {
 // Schema first (it names every violation), then the strict reader (ids, args, cross-field rules).
 void validate_jsonl(const std::string& path, FileKind kind, Collector& c) {
   const std::string text = read_text_file(path);
-  long line = 0;
-  std::size_t start = 0;
   bool records_ok = true;
-  while (start < text.size() && !c.full()) {
-    ++line;
-    std::size_t end = text.find('\n', start);
-    const bool terminated = end != std::string::npos;
-    if (!terminated) end = text.size();
-    const std::string item = text.substr(start, end - start);
-    start = end + 1;
-    if (item.find_first_not_of(" \t\r") == std::string::npos) continue;
-    ++c.outcome.records;
-    json value;
-    try {
-      value = json::parse(item);
-    } catch (const json::parse_error& e) {
-      std::string what = e.what();
-      const auto at = what.find("syntax error");
-      c.add(line, "", fmt::format("malformed JSON{}: {}", terminated ? "" : " (truncated last line?)",
-                                  at == std::string::npos ? what : what.substr(at)));
-      records_ok = false;
-      continue;
-    }
-    const auto errors = schema_for(kind).check(value);
-    for (const auto& [field, pointer, message] : errors) c.add(line, field, message);
-    if (!errors.empty()) {
-      records_ok = false;
-      continue;
-    }
-    try {
-      if (kind == FileKind::shape_ledger) {
-        shape_row_from_json(value, path, line);
-      } else {
-        benchmark_result_from_json(value, path, line);
-      }
-    } catch (const InputError& e) {
-      c.add(e);
-      records_ok = false;
-    }
-  }
-  // Whole-file rules (duplicate ids or cells), once every record is valid on its own.
+  for_each_jsonl_row(
+      text, path,
+      [&](const json& value, long line) {
+        ++c.outcome.records;
+        if (c.full()) return;
+        const auto errors = schema_for(kind).check(value);
+        for (const auto& [field, pointer, message] : errors) c.add(line, field, message);
+        if (!errors.empty()) {
+          records_ok = false;
+          return;
+        }
+        try {
+          if (kind == FileKind::shape_ledger) {
+            shape_row_from_json(value, path, line);
+          } else {
+            benchmark_result_from_json(value, path, line);
+          }
+        } catch (const InputError& e) {
+          c.add(e);
+          records_ok = false;
+        }
+      },
+      [&](const InputError& e) {
+        ++c.outcome.records;
+        c.add(e);
+        records_ok = false;
+      });
+  // Whole-file rules (duplicate ids or cells, one run, at least one shape), once every record is
+  // valid on its own: the reader caliber itself uses.
   if (records_ok && !c.full()) {
     try {
       if (kind == FileKind::shape_ledger) {
@@ -236,35 +227,17 @@ void validate_matrix(const std::string& path, Collector& c) {
 
 void validate_csv(const std::string& path, Collector& c) {
   std::vector<json> rows;
+  std::vector<long> lines;
   try {
-    rows = read_benchmark_results_csv(path);
+    rows = parse_benchmark_results_csv(read_text_file(path), path, &lines);
   } catch (const InputError& e) {
     c.add(e);
     return;
   }
-  // Line numbers: parse_benchmark_results_csv keeps the row order; recover each row's line.
-  const std::string text = read_text_file(path);
-  std::vector<long> row_lines;
-  {
-    long line = 1;
-    bool in_quotes = false, at_start = true;
-    for (char ch : text) {
-      if (at_start && ch != '\n') {
-        row_lines.push_back(line);
-        at_start = false;
-      }
-      if (ch == '"') in_quotes = !in_quotes;
-      if (ch == '\n') {
-        ++line;
-        if (!in_quotes) at_start = true;
-      }
-    }
-  }
   c.outcome.records = rows.size();
   for (std::size_t i = 0; i < rows.size() && !c.full(); ++i) {
-    const long line = i + 1 < row_lines.size() ? row_lines[i + 1] : 0;
     for (const auto& [field, pointer, message] : schema_for(FileKind::benchmark_results_csv).check(rows[i])) {
-      c.add(line, field, message);
+      c.add(lines[i], field, message);
     }
   }
 }

@@ -166,7 +166,7 @@ TEST(CompareCli, BadInputFilesAreOneLineErrors) {
   expect_refused_input(gate("nvbench_version2.json", "nvbench_base.json"),
                        data("nvbench_version2.json") + ":10: field 'meta.version.json.major': unsupported "
                                                        "nvbench JSON format version 2 (this caliber reads 1.x)");
-  expect_refused_input(gate("base.csv", "no_such_file.csv"), data("no_such_file.csv") + ": cannot open file");
+  expect_refused_input(gate("base.csv", "no_such_file.csv"), data("no_such_file.csv") + ": does not exist");
 }
 
 TEST(CompareCli, BadThresholdsFilesAreOneLineErrors) {

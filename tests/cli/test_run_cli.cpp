@@ -9,6 +9,7 @@
 #include <set>
 #include <thread>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "caliber/backend.h"
@@ -18,6 +19,7 @@
 #include "core/sha256.h"
 #include "fingerprint/code_fingerprint.h"
 #include "ledger/importers.h"
+#include "runner/out_lock.h"
 #include "support/cli_run.h"
 
 namespace caliber {
@@ -56,6 +58,15 @@ std::vector<std::string> run_args(const std::string& dir, std::vector<std::strin
                                 "--max-time-ms", sampling_ms, "--min-samples", "6", "--warmup", "1"};
   a.insert(a.end(), extra.begin(), extra.end());
   return a;
+}
+
+// Waits (at most a minute) until a running caliber run has appended `n` rows to `results`.
+void wait_for_rows(const std::string& results, std::size_t n) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (std::filesystem::exists(results) && count_lines(slurp(results)) >= n) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
 }
 
 std::map<std::string, BenchmarkStatus> statuses_by_cell(const std::vector<BenchmarkResultRow>& rows) {
@@ -170,11 +181,7 @@ TEST(RunCli, KilledMidRunThenResumedLosesAndDuplicatesNothing) {
   const std::vector<std::string> args = run_args(dir, {}, "20");
   const std::string results = dir + "/out/benchmark_results.jsonl";
   const pid_t pid = testing_support::start_caliber(args, dir);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (std::filesystem::exists(results) && count_lines(slurp(results)) >= 8) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+  wait_for_rows(results, 8);
   ::kill(pid, SIGKILL);
   testing_support::wait_exit_code(pid);
   // Complete rows only: a row torn by the kill has no newline yet (resume cuts it off).
@@ -354,6 +361,105 @@ TEST(RunCli, WritesTheRunIdentityAndResumesOnlyTheSameCaliber) {
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_EQ(read_benchmark_results(dir + "/out/benchmark_results.jsonl").size(), 4u);
   EXPECT_EQ(read_run_identity(identity_file), id);
+}
+
+// --resume with another matrix was accepted, and rows labelled naive were then measured with the
+// caliber kernel under the same run id (161,160 us -> 38,796 us).
+TEST(RunCli, ResumeRefusesAnotherMatrix) {
+  const std::string dir = fresh_dir("run_resume_matrix");
+  write_shape_ledger(dir + "/shape_ledger.jsonl", {rms_row(2, 8, DType::fp32), rms_row(3, 8, DType::fp32)});
+  const std::string naive = "  naive: {enabled: true, entrypoint: \"builtin:naive\", provider: caliber}\n";
+  write_text(dir + "/baseline_matrix.yaml",
+             matrix("  caliber: {enabled: true, entrypoint: \"builtin:caliber\", provider: caliber}\n" + naive));
+  ASSERT_EQ(run_caliber(run_args(dir, {"--limit", "1"})).exit_code, 0);
+  write_text(dir + "/baseline_matrix.yaml",
+             matrix("  caliber: {enabled: true, entrypoint: \"builtin:caliber\", provider: caliber}\n"
+                    "  naive: {enabled: true, entrypoint: \"builtin:caliber\", provider: caliber}\n"));
+  const auto r = run_caliber(run_args(dir, {"--resume"}));
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_NE(r.err.find("!!! [caliber] inputs.baseline_matrix: A="), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("caliber: refused: " + dir + "/out/benchmark_results.jsonl cannot be resumed by this session "
+                       "(field inputs.baseline_matrix differs; see the !!! [caliber] lines)"),
+            std::string::npos)
+      << r.err;
+  // The refusal names what run has: no --allow-caliber-mismatch, which run does not take.
+  EXPECT_EQ(r.err.find("--allow-caliber-mismatch"), std::string::npos) << r.err;
+  EXPECT_EQ(read_benchmark_results(dir + "/out/benchmark_results.jsonl").size(), 2u);
+}
+
+// With another ledger whose cells were all done, or with no run_identity.json, --resume exited 0
+// and rewrote run_summary.json next to the old rows: the identity is checked even when nothing
+// is left to run.
+TEST(RunCli, ResumeWithNothingLeftStillChecksTheIdentity) {
+  const std::string dir = fresh_dir("run_resume_done");
+  write_shape_ledger(dir + "/shape_ledger.jsonl", {rms_row(2, 8, DType::fp32), rms_row(3, 8, DType::fp32)});
+  write_text(dir + "/baseline_matrix.yaml",
+             matrix("  caliber: {enabled: true, entrypoint: \"builtin:caliber\", provider: caliber}\n"));
+  ASSERT_EQ(run_caliber(run_args(dir)).exit_code, 0);
+  const std::string summary = slurp(dir + "/out/run_summary.json");
+  // The same cells in another ledger file (another row order): every cell is done.
+  write_shape_ledger(dir + "/shape_ledger.jsonl", {rms_row(3, 8, DType::fp32), rms_row(2, 8, DType::fp32)});
+  auto r = run_caliber(run_args(dir, {"--resume"}));
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_NE(r.err.find("!!! [caliber] inputs.shape_ledger: A="), std::string::npos) << r.err;
+  EXPECT_EQ(slurp(dir + "/out/run_summary.json"), summary);
+  write_shape_ledger(dir + "/shape_ledger.jsonl", {rms_row(2, 8, DType::fp32), rms_row(3, 8, DType::fp32)});
+  std::filesystem::remove(dir + "/out/run_identity.json");
+  r = run_caliber(run_args(dir, {"--resume"}));
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_NE(r.err.find("!!! [caliber] run_identity.json: A=<missing: no run_identity.json for " + dir + "/out>"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(slurp(dir + "/out/run_summary.json"), summary);
+}
+
+// Two concurrent `run ... --out D` both exited 0 and left 24 rows for 12 cells with two run ids.
+TEST(RunCli, OneWriterPerOut) {
+  const std::string dir = fresh_dir("run_lock");
+  write_shape_ledger(dir + "/shape_ledger.jsonl", {rms_row(2, 8, DType::fp32)});
+  write_text(dir + "/baseline_matrix.yaml",
+             matrix("  caliber: {enabled: true, entrypoint: \"builtin:caliber\", provider: caliber}\n"));
+  std::filesystem::create_directories(dir + "/out");
+  const runner::OutDirectoryLock holder(dir + "/out", "pid 42 since 2026-12-01T00:00:00Z: caliber run");
+  const auto r = run_caliber(run_args(dir));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "caliber: error: --out " + dir +
+                       "/out is in use by another caliber run (pid 42 since 2026-12-01T00:00:00Z: caliber run); wait "
+                       "for it to finish, or choose another --out\n");
+  EXPECT_FALSE(std::filesystem::exists(dir + "/out/benchmark_results.jsonl"));
+}
+
+// SIGTERM or SIGINT ended a run without saying what was kept and without the CSV and summary:
+// the run now finishes its current cell, writes both, says what it kept and exits 128 + signal.
+TEST(RunCli, AnInterruptedRunFinishesItsCellAndSaysWhatItKept) {
+  const std::string dir = fresh_dir("run_sigterm");
+  std::vector<ShapeRow> shapes;
+  for (std::int64_t m = 1; m <= 30; ++m) shapes.push_back(rms_row(m, 64, DType::fp32));
+  write_shape_ledger(dir + "/shape_ledger.jsonl", shapes);
+  write_text(dir + "/baseline_matrix.yaml",
+             matrix("  caliber: {enabled: true, entrypoint: \"builtin:caliber\", provider: caliber}\n"));
+  const std::string results = dir + "/out/benchmark_results.jsonl";
+  const pid_t pid = testing_support::start_caliber(run_args(dir, {}, "20"), dir);
+  wait_for_rows(results, 3);
+  ::kill(pid, SIGTERM);
+  EXPECT_EQ(testing_support::wait_exit_code(pid), 128 + SIGTERM);
+  const std::string err = slurp(dir + "/stderr.txt");
+  const auto rows = read_benchmark_results(results);
+  ASSERT_GE(rows.size(), 3u);
+  ASSERT_LT(rows.size(), 30u) << "the run finished before the signal; the test proves nothing";
+  EXPECT_NE(err.find(fmt::format("caliber run: interrupted by SIGTERM: kept {} of 30 cells ({} this session) in {}, "
+                                 "with benchmark_results.csv and run_summary.json; --resume continues with the other {}\n",
+                                 rows.size(), rows.size(), results, 30 - rows.size())),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(read_benchmark_results_csv(dir + "/out/benchmark_results.csv").size(), rows.size());
+  const auto summary = nlohmann::json::parse(slurp(dir + "/out/run_summary.json"));
+  EXPECT_EQ(summary["session"]["interrupted_by"], "SIGTERM");
+  EXPECT_EQ(summary["session"]["cells"].get<std::size_t>(), rows.size());
+  for (const auto& row : rows) EXPECT_EQ(row.benchmark_status, BenchmarkStatus::ok);  // no cell cut short
+  const auto again = run_caliber(run_args(dir, {"--resume"}, "20"));
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(read_benchmark_results(results).size(), 30u);
 }
 
 TEST(RunCli, TheExamplePluginRunsAgainstTheBuiltins) {

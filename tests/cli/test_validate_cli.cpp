@@ -104,7 +104,7 @@ TEST(ValidateCli, KindFromTheNameOrKindAndRefusals) {
   EXPECT_NE(r.err.find("--kind: unknown kind 'nonsense'"), std::string::npos) << r.err;
   r = run_caliber({"validate", dir + "/missing_shape_ledger.jsonl"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("cannot open file"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("missing_shape_ledger.jsonl: does not exist"), std::string::npos) << r.err;
 }
 
 TEST(Schemas, TheCsvSchemaListsExactlyTheProjectedColumns) {

@@ -235,7 +235,7 @@ TEST(ReadCompareInput, RefusesUnrecognizedAndEmptyInput) {
   const std::string empty = caliber::testing_support::temp_path("caliber_compare_empty.csv");
   std::ofstream(empty) << "\n";
   EXPECT_EQ(error_of(empty), empty + ": empty file");
-  EXPECT_EQ(error_of(data("no_such_file.json")), data("no_such_file.json") + ": cannot open file");
+  EXPECT_EQ(error_of(data("no_such_file.json")), data("no_such_file.json") + ": does not exist");
 }
 
 TEST(ParseDecimal, WholeTextOnly) {

@@ -42,14 +42,6 @@ TEST(JsonLineIndex, AMissingFieldGetsTheLineOfItsParent) {
   const JsonLineIndex index(kDoc);
   EXPECT_EQ(index.line_of("architectures.sm_90.rules[1].calibration"), 9);
   EXPECT_EQ(index.line_of("nothing.here"), 0);
-  EXPECT_FALSE(index.first_duplicate_key().has_value());
-}
-
-TEST(JsonLineIndex, FindsTheFirstDuplicateKey) {
-  const JsonLineIndex index("{\"a\": 1,\n \"b\": {\"x\": 1,\n \"x\": 2}}\n");
-  ASSERT_TRUE(index.first_duplicate_key().has_value());
-  EXPECT_EQ(index.first_duplicate_key()->first, "b.x");
-  EXPECT_EQ(index.first_duplicate_key()->second, 3);
 }
 
 TEST(JsonLineIndex, ToleratesMalformedText) {

@@ -2,8 +2,11 @@
 // recorder that keeps only the kernels that ran, host library code hashes, and the file.
 #include "fingerprint/code_fingerprint.h"
 
+#include <elf.h>
+
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -17,7 +20,8 @@ namespace {
 
 std::string cubin(int variant) {
 #ifdef CALIBER_TEST_CUBIN_DIR
-  return read_text_file(std::string(CALIBER_TEST_CUBIN_DIR) + "/two_kernels_v" + std::to_string(variant) + ".cubin");
+  return read_input_bytes(std::string(CALIBER_TEST_CUBIN_DIR) + "/two_kernels_v" + std::to_string(variant) + ".cubin",
+                          kMaxBinaryInputBytes);
 #else
   (void)variant;
   return {};
@@ -79,7 +83,8 @@ TEST(CodeFingerprint, HostLibrariesHashTheirCodeNotTheirFile) {
   const std::string fast = elf_code_sha256(CALIBER_AB_FIXTURE_FAST);
   EXPECT_EQ(fast, elf_code_sha256(CALIBER_AB_FIXTURE_FAST_COPY));
   EXPECT_NE(fast, elf_code_sha256(CALIBER_AB_FIXTURE_SLOW));
-  EXPECT_NE(read_text_file(CALIBER_AB_FIXTURE_FAST), read_text_file(CALIBER_AB_FIXTURE_FAST_COPY));
+  EXPECT_NE(read_input_bytes(CALIBER_AB_FIXTURE_FAST, kMaxBinaryInputBytes),
+            read_input_bytes(CALIBER_AB_FIXTURE_FAST_COPY, kMaxBinaryInputBytes));
   const std::string not_elf = testing_support::temp_path("not-elf.so");
   std::ofstream(not_elf) << "hello";
   EXPECT_THROW(elf_code_sha256(not_elf), InputError);
@@ -140,6 +145,35 @@ TEST(CodeFingerprint, FileRoundTripsAndRefusesATamperedDigest) {
   EXPECT_EQ(f.digest(), g.digest());
   g.unresolved.clear();
   EXPECT_NE(f.digest(), g.digest());
+}
+
+}  // namespace
+}  // namespace caliber
+
+namespace caliber {
+namespace {
+
+// A section header whose offset plus size wraps around 2^64 passed the bounds check, and the
+// name table was then cut out of the image with std::string_view::substr: std::out_of_range.
+TEST(ElfSections, OffsetsThatWrapAroundAreOutsideTheImage) {
+  std::string image(sizeof(Elf64_Ehdr) + sizeof(Elf64_Shdr), '\0');
+  Elf64_Ehdr eh{};
+  std::memcpy(eh.e_ident, ELFMAG, SELFMAG);
+  eh.e_ident[EI_CLASS] = ELFCLASS64;
+  eh.e_ident[EI_DATA] = ELFDATA2LSB;
+  eh.e_shentsize = sizeof(Elf64_Shdr);
+  eh.e_shnum = 1;
+  eh.e_shoff = sizeof(Elf64_Ehdr);
+  eh.e_shstrndx = 0;
+  Elf64_Shdr names{};
+  names.sh_offset = ~std::uint64_t{0} - 1;
+  names.sh_size = 4;
+  std::memcpy(image.data(), &eh, sizeof eh);
+  std::memcpy(image.data() + sizeof eh, &names, sizeof names);
+  std::vector<ElfSection> sections;
+  std::string error;
+  EXPECT_FALSE(read_elf_sections(image, &sections, &error));
+  EXPECT_EQ(error, "section name table outside the image");
 }
 
 }  // namespace

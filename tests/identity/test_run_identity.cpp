@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -90,6 +91,26 @@ TEST(RunIdentity, TruncatedFileIsAnInputErrorWithItsLine) {
   } catch (const InputError& e) {
     EXPECT_EQ(e.file(), path);
     EXPECT_GT(e.line(), 1);
+  }
+}
+
+// Identity errors carried no line (the reader knows only the field).
+TEST(RunIdentity, AFileErrorNamesItsLine) {
+  const std::string dir = fresh_dir("identity-line");
+  const std::string path = dir + "/run_identity.json";
+  nlohmann::json j = to_json(sample_identity());
+  j["clocks_at_start"]["sm_clock_mhz"] = "fast";
+  const std::string text = j.dump(2);
+  std::ofstream(path) << text;
+  const long line = 1 + static_cast<long>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(
+                                                                                  text.find("\"sm_clock_mhz\"")),
+                                                     '\n'));
+  try {
+    read_run_identity(path);
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), path + ":" + std::to_string(line) +
+                                         ": field 'clocks_at_start.sm_clock_mhz': expected an integer, got string");
   }
 }
 

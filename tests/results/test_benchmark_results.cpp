@@ -107,6 +107,15 @@ std::string input_error(const std::string& text) {
   return "";
 }
 
+std::string csv_error(const std::string& text) {
+  try {
+    parse_benchmark_results_csv(text, "r.csv");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(accepted)";
+}
+
 TEST(BenchmarkResults, RoundTripsOkAndNotConfiguredRows) {
   const auto rows = parse_benchmark_results(jsonl({ok_row(), not_configured_row()}), "r.jsonl");
   ASSERT_EQ(rows.size(), 2u);
@@ -197,9 +206,29 @@ TEST(BenchmarkResults, DuplicateCellsOfOneRunAreRefused) {
   const std::string msg = input_error(jsonl({ok_row(), not_configured_row(), ok_row()}));
   EXPECT_NE(msg.find("benchmark_results.jsonl:3"), std::string::npos) << msg;
   EXPECT_NE(msg.find("already on line 1"), std::string::npos) << msg;
-  BenchmarkResultRow other_run = ok_row();
+}
+
+// Two writers on one --out left 24 rows for 12 cells under two run ids, and validate called the
+// file valid: a results file holds one run.
+TEST(BenchmarkResults, RowsOfTwoRunsAreRefused) {
+  BenchmarkResultRow other_run = not_configured_row();
   other_run.run_id = "run-2";
-  EXPECT_EQ(parse_benchmark_results(jsonl({ok_row(), other_run}), "r.jsonl").size(), 2u);
+  EXPECT_EQ(input_error(jsonl({ok_row(), other_run})),
+            "benchmark_results.jsonl:2: field 'run_id': 'run-2' differs from run run-1 on line 1: a results file "
+            "holds one run (two writers in one --out?)");
+}
+
+TEST(BenchmarkResults, ShapeIdsAndLatenciesAreChecked) {
+  BenchmarkResultRow bad_id = ok_row();
+  bad_id.shape_id = "sha1:NOT-AN-ID";
+  EXPECT_EQ(input_error(jsonl({bad_id})),
+            "benchmark_results.jsonl:1: field 'shape_id': 'sha1:NOT-AN-ID' is not a shape id (sha1: and 16 hex digits)");
+  BenchmarkResultRow negative = ok_row();
+  negative.eager_median_us = -1000;
+  EXPECT_EQ(input_error(jsonl({negative})), "benchmark_results.jsonl:1: field 'eager_median_us': must be >= 0 (got -1000)");
+  BenchmarkResultRow overhead = ok_row();
+  overhead.host_overhead_us = -0.5;  // eager minus kernel-only: may be negative
+  EXPECT_EQ(parse_benchmark_results(jsonl({overhead}), "r.jsonl").size(), 1u);
 }
 
 TEST(BenchmarkResults, AppenderWritesOneLinePerRow) {
@@ -244,21 +273,41 @@ TEST(BenchmarkResultsCsv, RefusesBadHeadersTruncatedRowsAndBadCells) {
   std::ostringstream out;
   write_benchmark_results_csv(out, {ok_row()});
   const std::string text = out.str();
-  auto error = [](const std::string& t) -> std::string {
-    try {
-      parse_benchmark_results_csv(t, "r.csv");
-    } catch (const InputError& e) {
-      return e.what();
-    }
-    return "(accepted)";
-  };
+  const auto error = csv_error;
   EXPECT_NE(error("run_id,oops\n").find("r.csv:1: field 'column 2'"), std::string::npos) << error("run_id,oops\n");
   const std::string truncated = text.substr(0, text.size() - 40);
   EXPECT_NE(error(truncated).find("r.csv:2"), std::string::npos) << error(truncated);
   std::string bad = text;
   bad.replace(bad.find(",40,"), 4, ",4x,");
-  EXPECT_NE(error(bad).find("'repeat_iters': expected an integer, got '4x'"), std::string::npos) << error(bad);
+  EXPECT_NE(error(bad).find("'repeat_iters': expected an integer >= 0, got '4x'"), std::string::npos) << error(bad);
   EXPECT_NE(error("").find("empty file"), std::string::npos);
+}
+
+// The CSV reader keeps the JSONL reader's rules: validate called each of these valid, and
+// compare gated a NaN median as "same +nan%" and -1000 us as faster.
+TEST(BenchmarkResultsCsv, IsAsStrictAsTheJsonlReader) {
+  std::ostringstream out;
+  write_benchmark_results_csv(out, {ok_row(), not_configured_row()});
+  const std::string text = out.str();
+  const auto error = csv_error;
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string t = text;
+    const auto at = t.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return t.replace(at, from.size(), to);
+  };
+  EXPECT_EQ(error(with(",20,24.5,", ",nan,24.5,")), "r.csv:2: field 'median_us': expected a finite number, got 'nan'");
+  EXPECT_EQ(error(with(",20,24.5,", ",inf,24.5,")), "r.csv:2: field 'median_us': expected a finite number, got 'inf'");
+  EXPECT_EQ(error(with(",20,24.5,", ",-1000,24.5,")), "r.csv:2: field 'median_us': expected a number >= 0, got '-1000'");
+  EXPECT_EQ(error(with(",20,24.5,", ",1e400,24.5,")), "r.csv:2: field 'median_us': expected a finite number, got '1e400'");
+  EXPECT_EQ(error(with("run-1,sha1:72b18e806ceb3d6b", "run-1,sha1:NOT-AN-ID")),
+            "r.csv:2: field 'shape_id': 'sha1:NOT-AN-ID' is not a shape id (sha1: and 16 hex digits)");
+  EXPECT_EQ(error(with(",median,", ",bogus_stat,")).substr(0, 45), "r.csv:2: field 'kernel_only.statistic': unkno");
+  EXPECT_EQ(error(with(",cudnn,", ",caliber,")),
+            "r.csv:3: field 'provider': duplicate cell: shape sha1:72b18e806ceb3d6b provider caliber already on line 2");
+  EXPECT_EQ(error(with("\nrun-1,", "\nrun-2,")).substr(0, 60), "r.csv:3: field 'run_id': 'run-1' differs from run run-2 on l");
+  EXPECT_EQ(error(with(",ok,,true,", ",ok,,false,")), "r.csv:2: field 'correct': must be true when benchmark_status is ok");
+  EXPECT_EQ(error(text), "(accepted)");
 }
 
 }  // namespace

@@ -1,0 +1,95 @@
+// Outputs: atomic, only onto regular files or new paths, and multi-file outputs all or nothing.
+#include "caliber/atomic_file.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "caliber/errors.h"
+
+namespace caliber {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string scratch_dir(const std::string& name) {
+  const std::string dir = ::testing::TempDir() + "/caliber_atomic_" + name + "_" + std::to_string(::getpid());
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "(written)";
+}
+
+// bench --json onto a device node (/dev/full as root) replaced the node with a regular file; a
+// FIFO is the same case without root.
+TEST(AtomicFile, ANodeThatIsNotARegularFileIsNeverReplaced) {
+  const std::string dir = scratch_dir("node");
+  const std::string fifo = dir + "/out.json";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  EXPECT_EQ(error_of([&] { write_file_atomically(fifo, [](std::ostream& o) { o << "{}"; }); }),
+            fifo + ": is a FIFO; caliber writes its outputs only as new or regular files");
+  struct stat st {};
+  ASSERT_EQ(::lstat(fifo.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+  EXPECT_EQ(error_of([&] { require_writable_file(fifo, "--json"); }),
+            "--json " + fifo + ": is a FIFO; outputs are written only as new or regular files");
+  EXPECT_EQ(error_of([&] { require_writable_file("/dev/null", "--csv"); }),
+            "--csv /dev/null: is a device node; outputs are written only as new or regular files");
+  const std::string link = dir + "/link.json";
+  fs::create_symlink(dir + "/target.json", link);
+  EXPECT_EQ(error_of([&] { write_file_atomically(link, [](std::ostream& o) { o << "{}"; }); }),
+            link + ": is a symbolic link; caliber writes its outputs only as new or regular files");
+  EXPECT_FALSE(fs::exists(dir + "/target.json"));
+}
+
+// A nearly full disk left report with two of its three files.
+TEST(AtomicFile, AGroupIsWrittenAllOrNothing) {
+  const std::string dir = scratch_dir("group");
+  { std::ofstream(dir + "/a.md") << "old a"; }
+  // The second file's temporary cannot be created (its directory is missing): neither is written.
+  const std::string why = error_of([&] {
+    write_files_atomically({{dir + "/a.md", "new a"}, {dir + "/missing/b.md", "new b"}});
+  });
+  EXPECT_EQ(why.substr(0, why.find(": cannot create")), dir + "/missing/b.md.tmp." + std::to_string(::getpid()));
+  EXPECT_EQ(slurp(dir + "/a.md"), "old a");
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);  // no temporary left
+  write_files_atomically({{dir + "/a.md", "new a"}, {dir + "/b.md", "new b"}});
+  EXPECT_EQ(slurp(dir + "/a.md"), "new a");
+  EXPECT_EQ(slurp(dir + "/b.md"), "new b");
+  EXPECT_EQ(error_of([&] { write_files_atomically({{dir + "/a.md", "1"}, {dir + "/./a.md", "2"}}); }),
+            dir + "/./a.md: named twice among the files of one output");
+}
+
+TEST(AtomicFile, AWritableDirectoryIsCheckedBeforeAnythingIsCreated) {
+  const std::string dir = scratch_dir("dir");
+  { std::ofstream(dir + "/file") << "x"; }
+  EXPECT_EQ(error_of([&] { require_writable_directory(dir + "/file", "--out"); }),
+            "--out " + dir + "/file: exists and is not a directory");
+  EXPECT_EQ(error_of([&] { require_writable_directory(dir + "/file/report", "--out"); }),
+            "--out " + dir + "/file/report: " + dir + "/file is not a directory");
+  EXPECT_EQ(error_of([&] { require_writable_directory(dir + "/new/deeper", "--out"); }), "(written)");
+  EXPECT_FALSE(fs::exists(dir + "/new"));
+}
+
+}  // namespace
+}  // namespace caliber
