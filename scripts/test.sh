@@ -6,3 +6,4 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh chromium  # chromium: the HTML report is opened headless by the tests
 scripts/build.sh
 ctest --test-dir "${BUILD_DIR:-build}" --label-exclude gpu --output-on-failure --parallel "$(nproc)"
+scripts/slurm_ci.sh "${BUILD_DIR:-build}"  # caliber batch --slurm against a real single-node Slurm

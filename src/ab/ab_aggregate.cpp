@@ -55,10 +55,36 @@ const char* to_string(AbVerdict v) {
   return "?";
 }
 
-OpAb aggregate_ab(const AbInput& in, double alpha) {
+const char* to_string(PracticalClass c) {
+  switch (c) {
+    case PracticalClass::gain: return "gain";
+    case PracticalClass::loss: return "loss";
+    case PracticalClass::neutral: return "neutral";
+    case PracticalClass::unstable: return "unstable";
+  }
+  return "?";
+}
+
+PracticalClass practical_class(const std::vector<double>& delta_pct, const PracticalThresholds& t) {
+  if (delta_pct.empty()) return PracticalClass::unstable;
+  bool gain = true, loss = true, neutral = true;
+  for (double d : delta_pct) {
+    const double improvement = -d;
+    gain = gain && improvement >= t.gain_pct;
+    loss = loss && improvement <= -t.loss_pct;
+    neutral = neutral && improvement > -t.loss_pct && improvement < t.gain_pct;
+  }
+  if (gain) return PracticalClass::gain;
+  if (loss) return PracticalClass::loss;
+  if (neutral) return PracticalClass::neutral;
+  return PracticalClass::unstable;
+}
+
+OpAb aggregate_ab(const AbInput& in, double alpha, const PracticalThresholds& thresholds) {
   OpAb out;
   out.op = in.op;
   out.alpha = alpha;
+  out.thresholds = thresholds;
   out.rounds = static_cast<int>(in.rounds.size());
   if (const std::string bad = first_bad_cell(in); !bad.empty()) {
     out.no_report_reason = bad + "; no report: a report missing rounds reads exactly like a complete one";
@@ -114,6 +140,7 @@ OpAb aggregate_ab(const AbInput& in, double alpha) {
     for (std::size_t k = 0; k < in.rounds.size(); ++k) {
       const ShapeMeasurement& a = *a_rows[k][key];
       const ShapeMeasurement& b = *b_rows[k][key];
+      sh.eager_fallback = sh.eager_fallback || a.eager_fallback || b.eager_fallback;
       sh.a_us.push_back(a.value_us);
       sh.b_us.push_back(b.value_us);
       sh.delta_pct.push_back((b.value_us / a.value_us - 1.0) * 100.0);
@@ -137,6 +164,16 @@ OpAb aggregate_ab(const AbInput& in, double alpha) {
     if (sh.test.n > 0 && sh.test.p_two_sided < alpha) {
       sh.verdict = sh.test.w_plus > sh.test.w_minus ? AbVerdict::b_slower : AbVerdict::b_faster;
     }
+    sh.practical = practical_class(sh.delta_pct, thresholds);
+    if (sh.eager_fallback) {
+      // Not pooled with kernel-only shapes: another quantity (launch overhead included).
+      out.fallback_shapes.push_back(std::move(sh));
+      continue;
+    }
+    out.gain_shapes += sh.practical == PracticalClass::gain;
+    out.loss_shapes += sh.practical == PracticalClass::loss;
+    out.neutral_shapes += sh.practical == PracticalClass::neutral;
+    out.practically_unstable_shapes += sh.practical == PracticalClass::unstable;
     out.unstable_shapes += sh.sign_stable ? 0 : 1;
     out.faster_shapes += sh.verdict == AbVerdict::b_faster;
     out.slower_shapes += sh.verdict == AbVerdict::b_slower;
@@ -150,7 +187,10 @@ OpAb aggregate_ab(const AbInput& in, double alpha) {
   // The smallest p any shape could reach with this many rounds (no ties): 2 / 2^rounds.
   out.min_attainable_p = std::min(1.0, 2.0 / static_cast<double>(1ull << std::min(out.rounds, 62)));
   if (out.shapes.empty()) {
-    out.no_report_reason = "no shape was measured successfully on both sides in every round";
+    out.no_report_reason = out.fallback_shapes.empty()
+                               ? "no shape was measured successfully on both sides in every round"
+                               : "no kernel-only shape was measured on both sides in every round (only eager "
+                                 "fallbacks, which are kept apart)";
     return out;
   }
   out.reported = true;

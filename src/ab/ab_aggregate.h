@@ -23,6 +23,9 @@ struct ShapeMeasurement {
   std::string label;  // what a reader sees
   double value_us = 0;             // the contract's statistic (the median by default), microseconds
   std::optional<double> rel_iqr;   // (p75 - p25) / median of the cell's samples, when known
+  // The row fell back from kernel-only to eager (its kernel-only measurement failed; timing_method
+  // says why): its key and label say so, and it is never paired or pooled with kernel-only rows.
+  bool eager_fallback = false;
 };
 
 // What one cell produced.
@@ -62,6 +65,21 @@ enum class AbVerdict {
 };
 const char* to_string(AbVerdict v);
 
+// The practical size of a shape's change, next to the exact test (docs/ab.md, "Practical size"):
+// with improvement = -delta per round (positive: B takes less time),
+//   gain      every round improves by at least gain_pct,
+//   loss      every round worsens by at least loss_pct,
+//   neutral   every round stays strictly inside (-loss_pct, +gain_pct),
+//   unstable  anything else: the rounds straddle a threshold.
+// A steady 0.1% shift is `neutral` however small its p-value.
+enum class PracticalClass { gain, loss, neutral, unstable };
+const char* to_string(PracticalClass c);
+struct PracticalThresholds {
+  double gain_pct = 2.0;
+  double loss_pct = 2.0;
+};
+PracticalClass practical_class(const std::vector<double>& delta_pct, const PracticalThresholds& t);
+
 struct ShapeAb {
   std::string key, label;
   std::vector<double> a_us, b_us;  // per round, microseconds
@@ -75,6 +93,8 @@ struct ShapeAb {
   std::optional<double> cell_rel_iqr_pct;   // median over this shape's cells of the samples' rel. IQR
   WilcoxonResult test;                      // over the per-round deltas
   AbVerdict verdict = AbVerdict::undecided;
+  PracticalClass practical = PracticalClass::unstable;
+  bool eager_fallback = false;  // both sides' rows were eager fallbacks (kept apart)
 };
 
 struct OpAb {
@@ -84,6 +104,11 @@ struct OpAb {
   int rounds = 0;
   double alpha = 0.05;
   std::vector<ShapeAb> shapes;
+  // Shapes whose rows fell back to eager on both sides in every round: reported apart, never in
+  // the op's medians, counts or verdict stability.
+  std::vector<ShapeAb> fallback_shapes;
+  PracticalThresholds thresholds;
+  int gain_shapes = 0, loss_shapes = 0, neutral_shapes = 0, practically_unstable_shapes = 0;
   // Shapes that were not measured successfully on both sides in every round: left out, named.
   std::vector<std::string> excluded_shapes;
   int unstable_shapes = 0;  // sign changed across rounds
@@ -97,6 +122,6 @@ struct OpAb {
 
 // Rules: an op gets a report only when every planned round has both cells ok (a report missing
 // rounds reads exactly like a complete one); at least 2 rounds; only shapes ok in every cell.
-OpAb aggregate_ab(const AbInput& input, double alpha = 0.05);
+OpAb aggregate_ab(const AbInput& input, double alpha = 0.05, const PracticalThresholds& thresholds = {});
 
 }  // namespace caliber

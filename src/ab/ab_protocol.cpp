@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <ostream>
+#include <map>
 #include <sstream>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -13,7 +15,11 @@
 #include "caliber/config.h"
 #include "caliber/errors.h"
 #include "core/sha256.h"
+#include "core/json_fields.h"
 #include "core/tee_stream.h"
+#include "caliber/clock.h"
+#include "caliber/telemetry.h"
+#include "telemetry/telemetry_sampler.h"
 
 namespace caliber {
 namespace {
@@ -43,6 +49,117 @@ json side_json(const AbSide& s) {
 }
 
 std::string short_digest(const CodeFingerprint& f) { return f.digest().substr(0, 12); }
+
+// A cell that finished before an interruption: its recorded exit, replayed so that run_cell reads
+// the directory it left exactly as it did then.
+class RecordedCellRunner final : public CellRunner {
+ public:
+  RecordedCellRunner(int exit_code, double elapsed_s) : exit_code_(exit_code), elapsed_s_(elapsed_s) {}
+  SubprocessResult run(const CellSpec&, const std::string&) override {
+    SubprocessResult r;
+    r.exit_code = exit_code_;
+    r.elapsed_s = elapsed_s_;
+    return r;
+  }
+
+ private:
+  int exit_code_;
+  double elapsed_s_;
+};
+
+using CellId = std::tuple<std::string, int, char>;  // op, round, side
+
+// status.tsv of an interrupted A/B: its finished cells with their exit code and time.
+std::map<CellId, std::pair<int, double>> finished_cells(const std::string& status_file) {
+  std::map<CellId, std::pair<int, double>> out;
+  std::istringstream in(read_text_file(status_file));
+  std::string line;
+  std::getline(in, line);  // header
+  long number = 1;
+  while (std::getline(in, line)) {
+    ++number;
+    std::vector<std::string> f;
+    std::size_t start = 0;
+    while (true) {
+      const auto tab = line.find('\t', start);
+      f.push_back(line.substr(start, tab == std::string::npos ? std::string::npos : tab - start));
+      if (tab == std::string::npos) break;
+      start = tab + 1;
+    }
+    if (f.size() < 5 || f[1].size() != 1) throw InputError(status_file, number, "round", "not a status.tsv line");
+    try {
+      out[{f[2], std::stoi(f[0]), f[1][0]}] = {std::stoi(f[3]), std::stod(f[4])};
+    } catch (const std::exception&) {
+      throw InputError(status_file, number, "rc", "not a number");
+    }
+  }
+  return out;
+}
+
+// The telemetry of the whole A/B: one NVML sampler from the first cell to the last, and the
+// cells' start and end on the same clock, so a throttle or a clock drop lines up with its cells.
+class AbTelemetryTrace {
+ public:
+  AbTelemetryTrace(const AbPlan& plan) : dir_(plan.out_dir) {
+    int k = 1;
+    while (fs::exists(fs::path(dir_) / fmt::format("telemetry_trace_s{}.csv", k)) ||
+           fs::exists(fs::path(dir_) / fmt::format("telemetry_trace_s{}.json", k))) {
+      ++k;
+    }
+    stem_ = fmt::format("telemetry_trace_s{}", k);
+    if (plan.telemetry_device < 0) {
+      why_ = "off (--telemetry-device -1)";
+    } else {
+      reader_ = open_nvml_telemetry("", plan.telemetry_device, &why_);
+    }
+    if (reader_) {
+      sampler_ = std::make_unique<TelemetrySampler>(*reader_, steady_clock(), plan.telemetry_period_ms);
+      sampler_->start();
+      origin_us_ = sampler_->origin_us();
+    } else {
+      origin_us_ = steady_clock().now_us();
+    }
+  }
+  double now_ms() const { return (steady_clock().now_us() - origin_us_) / 1000.0; }
+  void cell(const CellSpec& c, double start_ms, double end_ms) {
+    timeline_ += fmt::format("{}\t{}\t{}\t{:.1f}\t{:.1f}\n", c.op, c.round, c.side, start_ms, end_ms);
+  }
+  void write() {
+    if (written_) return;
+    written_ = true;
+    const fs::path dir(dir_);
+    write_file_atomically((dir / (stem_ + ".cells.tsv")).string(), [&](std::ostream& o) {
+      o << "op\tround\tside\tstart_ms\tend_ms\n" << timeline_;
+    });
+    if (!sampler_) {
+      write_file_atomically((dir / (stem_ + ".json")).string(), [&](std::ostream& o) {
+        o << nlohmann::json{{"available", false}, {"reason", why_}}.dump(2) << '\n';
+      });
+      return;
+    }
+    const std::vector<TelemetrySample> readings = sampler_->stop();
+    write_file_atomically((dir / (stem_ + ".csv")).string(), [&](std::ostream& o) {
+      o << "timestamp_ms,sm_clock_mhz,mem_clock_mhz,temp_c,power_w,util_pct,throttle_reasons\n";
+      for (const TelemetrySample& r : readings) {
+        o << fmt::format("{:.1f},{},{},{},{:.1f},{},{}\n", r.timestamp_ms, r.sm_clock_mhz, r.mem_clock_mhz, r.temp_c,
+                         r.power_w, r.util_pct, describe_throttle_reasons(r.throttle_reasons));
+      }
+    });
+  }
+  ~AbTelemetryTrace() {
+    try {
+      write();
+    } catch (...) {
+    }
+  }
+
+ private:
+  std::string dir_, stem_, why_, timeline_;
+  std::unique_ptr<TelemetryReader> reader_;
+  std::unique_ptr<TelemetrySampler> sampler_;
+  double origin_us_ = 0;
+  bool written_ = false;
+};
 
 }  // namespace
 
@@ -102,6 +219,7 @@ json ab_plan_json(const AbPlan& plan, bool identical_sides) {
           {"cell_timeout_s", plan.cell_timeout_s},
           {"kill_after_s", plan.kill_after_s},
           {"alpha", plan.alpha},
+          {"practical_thresholds", {{"gain_pct", plan.practical.gain_pct}, {"loss_pct", plan.practical.loss_pct}}},
           {"allow_caliber_mismatch", plan.allow_caliber_mismatch},
           {"allow_no_code_diff", plan.allow_no_code_diff},
           {"sides", {{"A", side_json(plan.a)}, {"B", side_json(plan.b)}}},
@@ -126,9 +244,25 @@ AbRunResult run_ab(const AbPlan& plan, CellRunner& runner, const CellResultsRead
   std::error_code ec;
   fs::create_directories(plan.out_dir, ec);
   const bool identical = side_signature(plan.a) == side_signature(plan.b);
-  write_file_atomically((fs::path(plan.out_dir) / "ab_plan.json").string(),
-                        [&](std::ostream& o) { o << ab_plan_json(plan, identical).dump(2) << '\n'; });
-  StatusTsv status((fs::path(plan.out_dir) / "status.tsv").string());
+  const std::string plan_file = (fs::path(plan.out_dir) / "ab_plan.json").string();
+  const std::string status_file = (fs::path(plan.out_dir) / "status.tsv").string();
+  std::map<CellId, std::pair<int, double>> finished;
+  if (plan.resume && fs::exists(plan_file)) {
+    // The interrupted A/B must be this one: same sides (by content), cells, rounds, order, seed.
+    const nlohmann::json recorded = parse_json_document(read_text_file(plan_file), plan_file);
+    const nlohmann::json now = ab_plan_json(plan, identical);
+    for (auto it = now.begin(); it != now.end(); ++it) {
+      if (!recorded.contains(it.key()) || recorded.at(it.key()) != it.value()) {
+        throw UsageError(fmt::format("--resume: {} is another A/B ({} differs); resume it with its own options",
+                                     plan_file, it.key()));
+      }
+    }
+    if (fs::exists(status_file)) finished = finished_cells(status_file);
+  } else {
+    write_file_atomically(plan_file, [&](std::ostream& o) { o << ab_plan_json(plan, identical).dump(2) << '\n'; });
+  }
+  StatusTsv status(status_file, /*append=*/plan.resume && fs::exists(status_file));
+  AbTelemetryTrace trace(plan);
 
   std::ostringstream copy;
   TeeStream out(report, copy);
@@ -159,7 +293,17 @@ AbRunResult run_ab(const AbPlan& plan, CellRunner& runner, const CellResultsRead
       bool first_done[2] = {false, false};  // round 1 of A, of B
       bool stopped = false, skipped = false;
       for (const CellSpec& spec : planned[i]) {
-        done.push_back(run_logged_cell(spec, plan.rounds, runner, reader, status, progress, "ab"));
+        if (const auto f = finished.find({op, spec.round, spec.side}); f != finished.end()) {
+          RecordedCellRunner replay(f->second.first, f->second.second);
+          done.push_back(run_cell(spec, replay, reader));
+          progress << fmt::format("[ab] {} round {}/{} side {}: finished before the interruption (rc {})\n", op,
+                                  spec.round, plan.rounds, spec.side, f->second.first);
+        } else {
+          if (plan.resume) fs::remove_all(spec.dir);  // what an interrupted cell left
+          const double start_ms = trace.now_ms();
+          done.push_back(run_logged_cell(spec, plan.rounds, runner, reader, status, progress, "ab"));
+          trace.cell(spec, start_ms, trace.now_ms());
+        }
         const CellRun& c = done.back();
         if (static_cast<int>(input.rounds.size()) < spec.round) input.rounds.push_back({spec.round, {}, {}});
         (spec.side == 'A' ? input.rounds.back().a : input.rounds.back().b) = c.outcome;
@@ -179,8 +323,16 @@ AbRunResult run_ab(const AbPlan& plan, CellRunner& runner, const CellResultsRead
           const CellRun& ca = done[0].spec.side == 'A' ? done[0] : done[1];
           const CellRun& cb = done[0].spec.side == 'A' ? done[1] : done[0];
           check_cells_comparable(ca, cb, plan.allow_caliber_mismatch, out, "A", "B");
-          if (ca.fingerprint && cb.fingerprint) {
-            if (ca.fingerprint->digest() == cb.fingerprint->digest()) {
+          std::string not_comparable;
+          const CodeComparison code = ca.fingerprint && cb.fingerprint
+                                          ? compare_code(*ca.fingerprint, *cb.fingerprint, &not_comparable)
+                                          : CodeComparison::not_comparable;
+          if (ca.fingerprint && cb.fingerprint && code == CodeComparison::not_comparable) {
+            out << fmt::format("??? {}: code fingerprints not comparable ({}): the check that the sides executed "
+                               "different code was skipped; this is not \"identical\"\n",
+                               op, not_comparable);
+          } else if (ca.fingerprint && cb.fingerprint) {
+            if (code == CodeComparison::identical) {
               if (identical) {
                 out << fmt::format(">>> {}: both sides executed identical code, as expected of identical sides\n", op);
               } else {
@@ -224,7 +376,7 @@ AbRunResult run_ab(const AbPlan& plan, CellRunner& runner, const CellResultsRead
             }
           }
         }
-        op_ab = aggregate_ab(input, plan.alpha);
+        op_ab = aggregate_ab(input, plan.alpha, plan.practical);
         write_ab_op_text(out, op_ab, identical);
         write_ab_op_tsv_rows(tsv, op_ab);
         if (!op_ab.reported) result.exit_code = 1;
@@ -234,9 +386,11 @@ AbRunResult run_ab(const AbPlan& plan, CellRunner& runner, const CellResultsRead
     }
   } catch (...) {
     write_reports();
+    trace.write();
     throw;
   }
   write_reports();
+  trace.write();
   return result;
 }
 

@@ -37,6 +37,14 @@ struct AbPlan {
   bool allow_caliber_mismatch = false;
   bool allow_no_code_diff = false;
   double alpha = 0.05;
+  PracticalThresholds practical;  // --gain-pct / --loss-pct (docs/ab.md, "Practical size")
+  // --resume: continue the A/B in out_dir (its ab_plan.json must be this plan); finished cells
+  // (a status.tsv line) are read back, interrupted ones run again from an empty directory.
+  bool resume = false;
+  // The NVML index whose telemetry is traced across the whole A/B (telemetry_trace_s<k>.csv);
+  // -1: no trace.
+  int telemetry_device = 0;
+  double telemetry_period_ms = 1000;
 };
 
 // A content signature of a side (binary and plugin bytes, matrix bytes, environment): equal

@@ -29,17 +29,29 @@ void write_ab_op_text(std::ostream& out, const OpAb& op, bool noise_floor) {
     out << fmt::format("== A and B are identical: every delta below is this machine's noise floor for {}, not a "
                        "finding ==\n", op.op);
   }
-  out << fmt::format("  {:>9}  {:>20}  {:>6}  {:>8}  {:>8}  {:>8}  {:>7}  {:>9}  {:>10}  {:>10}  {}\n", "B vs A",
-                     "per-round [min,max]", "sign", "A spread", "B spread", "cell IQR", "p", "verdict", "A median",
-                     "B median", "shape");
-  for (const ShapeAb& s : op.shapes) {
-    out << fmt::format("  {:>9}  {:>20}  {:>6}  {:>8}  {:>8}  {:>8}  {:>7}  {:>9}  {:>10}  {:>10}  {}\n",
-                       format_pct(s.change_pct),
-                       fmt::format("[{}, {}]", format_pct(s.delta_min_pct), format_pct(s.delta_max_pct)),
-                       s.sign_stable ? "stable" : "FLIPS", fmt::format("{:.2f}%", s.a_spread_pct),
-                       fmt::format("{:.2f}%", s.b_spread_pct), opt_pct(s.cell_rel_iqr_pct), p_text(s.test),
-                       noise_floor ? "noise" : to_string(s.verdict), format_us(s.a_median_us) + " us",
-                       format_us(s.b_median_us) + " us", s.label);
+  out << fmt::format("  practical size (every round): gain >= {:g}% less time, loss >= {:g}% more time, neutral "
+                     "inside both, unstable otherwise\n",
+                     op.thresholds.gain_pct, op.thresholds.loss_pct);
+  const auto table = [&](const std::vector<ShapeAb>& shapes) {
+    out << fmt::format("  {:>9}  {:>20}  {:>6}  {:>8}  {:>8}  {:>8}  {:>7}  {:>9}  {:>8}  {:>10}  {:>10}  {}\n",
+                       "B vs A", "per-round [min,max]", "sign", "A spread", "B spread", "cell IQR", "p", "verdict",
+                       "class", "A median", "B median", "shape");
+    for (const ShapeAb& s : shapes) {
+      out << fmt::format("  {:>9}  {:>20}  {:>6}  {:>8}  {:>8}  {:>8}  {:>7}  {:>9}  {:>8}  {:>10}  {:>10}  {}\n",
+                         format_pct(s.change_pct),
+                         fmt::format("[{}, {}]", format_pct(s.delta_min_pct), format_pct(s.delta_max_pct)),
+                         s.sign_stable ? "stable" : "FLIPS", fmt::format("{:.2f}%", s.a_spread_pct),
+                         fmt::format("{:.2f}%", s.b_spread_pct), opt_pct(s.cell_rel_iqr_pct), p_text(s.test),
+                         noise_floor ? "noise" : to_string(s.verdict), noise_floor ? "noise" : to_string(s.practical),
+                         format_us(s.a_median_us) + " us", format_us(s.b_median_us) + " us", s.label);
+    }
+  };
+  table(op.shapes);
+  if (!op.fallback_shapes.empty()) {
+    out << fmt::format("  {} shape(s) fell back from kernel-only to eager on both sides (eager medians: launch "
+                       "overhead included); kept apart, not in the medians below:\n",
+                       op.fallback_shapes.size());
+    table(op.fallback_shapes);
   }
   double lo = op.per_round_median_delta_pct.front(), hi = lo;
   for (double d : op.per_round_median_delta_pct) {
@@ -59,6 +71,11 @@ void write_ab_op_text(std::ostream& out, const OpAb& op, bool noise_floor) {
                        "B_SLOWER, {} UNDECIDED (undecided is not \"no difference\")\n",
                        op.op, op.alpha, op.rounds, op.faster_shapes, op.slower_shapes, op.undecided_shapes);
   }
+  if (!noise_floor) {
+    out << fmt::format("{}: practical size: {} gain, {} loss, {} neutral, {} unstable (thresholds +{:g}% / -{:g}%)\n",
+                       op.op, op.gain_shapes, op.loss_shapes, op.neutral_shapes, op.practically_unstable_shapes,
+                       op.thresholds.gain_pct, op.thresholds.loss_pct);
+  }
   if (op.unstable_shapes > 0) {
     out << fmt::format("!!! {}: {}/{} shapes changed the sign of their delta across rounds: their direction is not a "
                        "conclusion\n", op.op, op.unstable_shapes, op.shapes.size());
@@ -77,16 +94,20 @@ void write_ab_op_text(std::ostream& out, const OpAb& op, bool noise_floor) {
 
 const char* ab_report_tsv_header() {
   return "op\tshape\tkey\trounds\ta_median_us\tb_median_us\tchange_pct\tdelta_min_pct\tdelta_max_pct\tsign_stable\t"
-         "a_spread_pct\tb_spread_pct\tcell_rel_iqr_pct\twilcoxon_p\tverdict";
+         "a_spread_pct\tb_spread_pct\tcell_rel_iqr_pct\twilcoxon_p\tverdict\tpractical_class\ttiming";
 }
 
 void write_ab_op_tsv_rows(std::ostream& out, const OpAb& op) {
-  for (const ShapeAb& s : op.shapes) {
-    out << fmt::format("{}\t{}\t{}\t{}\t{:.6g}\t{:.6g}\t{:.4f}\t{:.4f}\t{:.4f}\t{}\t{:.4f}\t{:.4f}\t{}\t{:.6g}\t{}\n",
+  std::vector<const ShapeAb*> all;
+  for (const ShapeAb& s : op.shapes) all.push_back(&s);
+  for (const ShapeAb& s : op.fallback_shapes) all.push_back(&s);
+  for (const ShapeAb* p : all) {
+    const ShapeAb& s = *p;
+    out << fmt::format("{}\t{}\t{}\t{}\t{:.6g}\t{:.6g}\t{:.4f}\t{:.4f}\t{:.4f}\t{}\t{:.4f}\t{:.4f}\t{}\t{:.6g}\t{}\t{}\t{}\n",
                        op.op, s.label, s.key, op.rounds, s.a_median_us, s.b_median_us, s.change_pct, s.delta_min_pct,
                        s.delta_max_pct, s.sign_stable ? "yes" : "no", s.a_spread_pct, s.b_spread_pct,
                        s.cell_rel_iqr_pct ? fmt::format("{:.4f}", *s.cell_rel_iqr_pct) : "", s.test.p_two_sided,
-                       to_string(s.verdict));
+                       to_string(s.verdict), to_string(s.practical), s.eager_fallback ? "eager_fallback" : "kernel_only");
   }
 }
 
@@ -107,9 +128,20 @@ nlohmann::json to_json(const OpAb& op) {
             {"median_cell_rel_iqr_pct", op.median_cell_rel_iqr_pct ? json(*op.median_cell_rel_iqr_pct) : json(nullptr)},
             {"min_attainable_p", op.min_attainable_p},
             {"excluded_shapes", op.excluded_shapes},
-            {"shapes", json::array()}};
-  for (const ShapeAb& s : op.shapes) {
-    j["shapes"].push_back({{"key", s.key},
+            {"practical_thresholds", {{"gain_pct", op.thresholds.gain_pct}, {"loss_pct", op.thresholds.loss_pct}}},
+            {"practical_counts",
+             {{"gain", op.gain_shapes}, {"loss", op.loss_shapes}, {"neutral", op.neutral_shapes},
+              {"unstable", op.practically_unstable_shapes}}},
+            {"shapes", json::array()},
+            {"fallback_shapes", json::array()}};
+  std::vector<std::pair<const char*, const ShapeAb*>> all;
+  for (const ShapeAb& s : op.shapes) all.emplace_back("shapes", &s);
+  for (const ShapeAb& s : op.fallback_shapes) all.emplace_back("fallback_shapes", &s);
+  for (const auto& [where, p] : all) {
+    const ShapeAb& s = *p;
+    j[where].push_back({{"key", s.key},
+                        {"practical_class", to_string(s.practical)},
+                        {"eager_fallback", s.eager_fallback},
                            {"label", s.label},
                            {"a_us", s.a_us},
                            {"b_us", s.b_us},

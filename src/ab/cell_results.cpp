@@ -105,6 +105,13 @@ CellResults read_benchmark_results_cell(const std::string& file) {
     m.key = r.shape_id + "/" + r.provider;
     m.label = fmt::format("{} {} {} {} ({})", r.provider, r.kernel_name, r.dtype, compact(r.args), r.shape_id);
     m.value_us = *r.median_us;
+    if (!r.kernel_only) {
+      // median_us is the eager median (timing_method says why kernel-only failed): another
+      // quantity, keyed apart so it is never paired with a kernel-only row of the other side.
+      m.eager_fallback = true;
+      m.key += " [eager fallback]";
+      m.label += " [eager fallback: kernel-only failed]";
+    }
     if (const Result* primary = primary_measurement(r)) {
       m.rel_iqr = primary->summary.rel_iqr;
       if (!primary->warnings.empty()) ++cell.rows_warned;

@@ -134,7 +134,9 @@ CellRun run_cell(const CellSpec& spec, CellRunner& runner, const CellResultsRead
   return c;
 }
 
-StatusTsv::StatusTsv(const std::string& path) : path_(path) { LineAppender(path).append(header()); }
+StatusTsv::StatusTsv(const std::string& path, bool append) : path_(path) {
+  if (!append) LineAppender(path).append(header());
+}
 
 const char* StatusTsv::header() {
   return "round\tside\top\trc\telapsed_s\trows_ok\trows_failed\trows_unstable\trows_warned\tstate\tnote";

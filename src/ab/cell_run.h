@@ -69,7 +69,8 @@ CellRun run_logged_cell(const CellSpec& spec, int rounds, CellRunner& runner, co
 // missing, hung or degraded cell is visible while the campaign runs.
 class StatusTsv {
  public:
-  explicit StatusTsv(const std::string& path);  // writes the header
+  // Writes the header, unless `append` (a resumed A/B adds to its status.tsv).
+  explicit StatusTsv(const std::string& path, bool append = false);
   void append(const CellRun& cell);
   static const char* header();
 

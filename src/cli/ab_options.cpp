@@ -103,7 +103,8 @@ AbPlan make_ab_plan(const AbOptions& o) {
   for (const std::string& op : plan.ops) plan_op_cells(plan, op);  // every placeholder has a value
 
   // Preflight: everything the cells will need, before the first one runs.
-  std::vector<PreflightCheck> checks = {check_output_writable(plan.out_dir, /*must_be_empty=*/true)};
+  plan.resume = o.resume;
+  std::vector<PreflightCheck> checks = {check_output_writable(plan.out_dir, /*must_be_empty=*/!o.resume)};
   for (const AbSide* s : {&plan.a, &plan.b}) {
     if (!s->binary.empty() && uses("binary")) {
       checks.push_back(check_input_file({fmt::format("side {} binary", s->name), s->binary, require_executable}));

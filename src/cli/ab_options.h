@@ -23,6 +23,7 @@ struct AbOptions {
   double cell_timeout_s = 1800;
   double kill_after_s = 30;
   bool allow_caliber_mismatch = false;
+  bool resume = false;  // caliber ab --resume: the output directory holds the interrupted A/B
 };
 
 void add_ab_options(CLI::App* cmd, AbOptions& o);

@@ -19,6 +19,8 @@ struct AbCommandOptions {
   std::string order = "alternate";
   double alpha = 0.05;
   bool allow_no_code_diff = false;
+  double gain_pct = 2.0, loss_pct = 2.0;
+  int telemetry_device = 0;
 };
 
 int run(const AbCommandOptions& o) {
@@ -37,6 +39,11 @@ int run(const AbCommandOptions& o) {
   plan.order = order;
   plan.alpha = o.alpha;
   plan.allow_no_code_diff = o.allow_no_code_diff;
+  if (!(o.gain_pct > 0) || !(o.loss_pct > 0)) {
+    throw UsageError(fmt::format("--gain-pct and --loss-pct must be > 0 (got {}, {})", o.gain_pct, o.loss_pct));
+  }
+  plan.practical = {o.gain_pct, o.loss_pct};
+  plan.telemetry_device = o.telemetry_device;
   forward_termination_signals_to_children();
   const AbRunResult r = run_ab(plan, process_cell_runner(), default_cell_results_reader(), std::cout, std::cerr);
   std::cout << fmt::format("ab: report in {}/ab_report.txt (also .tsv, .json); cells in {}/status.tsv\n", plan.out_dir,
@@ -56,6 +63,15 @@ const RegisterCommand registration{60, [](CLI::App& root, int& exit_code) {
       ->capture_default_str();
   cmd->add_flag("--allow-no-code-diff", o->allow_no_code_diff,
                 "Keep running an op whose two sides executed byte-identical code after round 1");
+  cmd->add_option("--gain-pct", o->gain_pct, "Practical size: a gain is every round taking at least this % less time")
+      ->capture_default_str();
+  cmd->add_option("--loss-pct", o->loss_pct, "Practical size: a loss is every round taking at least this % more time")
+      ->capture_default_str();
+  cmd->add_flag("--resume", o->common.resume,
+                "Continue the interrupted A/B in --out (same options): finished cells are read back, the rest run");
+  cmd->add_option("--telemetry-device", o->telemetry_device,
+                  "NVML index traced across the whole A/B (telemetry_trace_s<k>.csv); -1: no trace")
+      ->capture_default_str();
   cmd->callback([o, &exit_code] { exit_code = run(*o); });
 }};
 

@@ -7,9 +7,9 @@
 #include "runner/run_options.h"
 #include "runner/supervisor.h"
 #include "runner/worker.h"
+#include "cli/run_cli_options.h"
 
 namespace caliber::cli {
-namespace {
 
 void add_run_options(CLI::App* cmd, runner::RunOptions& o) {
   cmd->add_option("--op", o.op, "rmsnorm | layernorm | softmax | gemm")->required();
@@ -81,7 +81,11 @@ void add_run_options(CLI::App* cmd, runner::RunOptions& o) {
       ->capture_default_str();
   cmd->add_flag("--allow-shared-device", o.allow_shared_device,
                 "Measure even when another compute process is on the device (preflight warns instead of failing)");
+  cmd->add_option("--shard", o.shard,
+                  "K/N: only the shapes whose stable hash falls in shard K of N (caliber batch, docs/batch.md)");
 }
+
+namespace {
 
 const RegisterCommand registration{40, [](CLI::App& root, int& exit_code) {
   auto o = std::make_shared<runner::RunOptions>();
@@ -90,6 +94,10 @@ const RegisterCommand registration{40, [](CLI::App& root, int& exit_code) {
       "run", "Benchmark every provider of a baseline matrix over a shape ledger (correctness, kernel-only, eager)");
   add_run_options(cmd, *o);
   cmd->add_flag("--strict", *strict, "Exit 1 when a cell failed or was incorrect (default: they are data)");
+  cmd->add_option("--run-id", o->run_id, "The run id of a new run (default: drawn); with --resume, must be the run's");
+  cmd->add_option("--rerun-cells", o->rerun_cells,
+                  "With --resume: run these failed cells again (file of shape_id<TAB>provider lines); their rows "
+                  "move to benchmark_attempts.jsonl (docs/batch.md)");
   cmd->callback([o, strict, &exit_code] { exit_code = runner::run_benchmark(*o, *strict); });
 
   auto w = std::make_shared<runner::RunOptions>();

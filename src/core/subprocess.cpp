@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,14 +21,34 @@
 namespace caliber {
 namespace {
 
-std::atomic<pid_t> g_running_child_group{0};
+// The process groups of the children running now (run_subprocess: one; ChildProcess: several),
+// for the signal handler, which may read only lock-free atomics.
+constexpr int kChildSlots = 64;
+std::atomic<pid_t> g_running_child_groups[kChildSlots];
+
+int register_child_group(pid_t group) {
+  for (int i = 0; i < kChildSlots; ++i) {
+    pid_t expected = 0;
+    if (g_running_child_groups[i].compare_exchange_strong(expected, group)) return i;
+  }
+  return -1;  // not forwarded; the child still dies with its time limit
+}
+
+void unregister_child_group(int slot) {
+  if (slot >= 0) g_running_child_groups[slot].store(0);
+}
+
+double steady_now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-[[noreturn]] void exec_child(const SubprocessOptions& o, int stdout_pipe_write) {
+[[noreturn]] void exec_child(const SubprocessOptions& o, int stdout_pipe_write, int open_flags = O_TRUNC) {
   setpgid(0, 0);
+  if (o.die_with_parent) prctl(PR_SET_PDEATHSIG, SIGKILL);
   // Default signal dispositions in the child, whatever the harness installed.
   signal(SIGINT, SIG_DFL);
   signal(SIGTERM, SIG_DFL);
@@ -37,7 +58,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   const int devnull = open("/dev/null", O_RDONLY);
   if (devnull >= 0) dup2(devnull, STDIN_FILENO);
   if (!o.stdout_path.empty()) {
-    const int fd = open(o.stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int fd = open(o.stdout_path.c_str(), O_WRONLY | O_CREAT | open_flags, 0644);
     if (fd < 0) _exit(127);
     dup2(fd, STDOUT_FILENO);
     if (o.stderr_path.empty()) dup2(fd, STDERR_FILENO);
@@ -45,7 +66,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
     dup2(stdout_pipe_write, STDOUT_FILENO);
   }
   if (!o.stderr_path.empty()) {
-    const int fd = open(o.stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int fd = open(o.stderr_path.c_str(), O_WRONLY | O_CREAT | open_flags, 0644);
     if (fd < 0) _exit(127);
     dup2(fd, STDERR_FILENO);
   }
@@ -59,8 +80,10 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }
 
 void forward_and_die(int sig) {
-  const pid_t group = g_running_child_group.load();
-  if (group > 0) kill(-group, SIGTERM);
+  for (auto& slot : g_running_child_groups) {
+    const pid_t group = slot.load();
+    if (group > 0) kill(-group, SIGTERM);
+  }
   signal(sig, SIG_DFL);
   raise(sig);
 }
@@ -112,7 +135,7 @@ SubprocessResult run_subprocess(const SubprocessOptions& o) {
   }
   if (pid == 0) exec_child(o, capture ? pipe_fds[1] : -1);
   setpgid(pid, pid);  // also in the parent: no race with the kill below
-  g_running_child_group.store(pid);
+  const int slot = register_child_group(pid);
   if (capture) {
     close(pipe_fds[1]);
     // Non-blocking: a grandchild that keeps the pipe open must not hold the harness after the
@@ -160,7 +183,7 @@ SubprocessResult run_subprocess(const SubprocessOptions& o) {
   }
   if (!exited) waitpid(pid, &status, 0);
   if (term_sent) kill(-pid, SIGKILL);  // whatever of its group is left
-  g_running_child_group.store(0);
+  unregister_child_group(slot);
   if (capture && pipe_fds[0] >= 0) {
     ssize_t n;
     while ((n = read(pipe_fds[0], buf, sizeof buf)) > 0) r.captured_stdout.append(buf, static_cast<std::size_t>(n));
@@ -173,6 +196,66 @@ SubprocessResult run_subprocess(const SubprocessOptions& o) {
     r.spawn_error = fmt::format("exit 127: {} or a program it runs was not found or could not be executed", o.argv[0]);
   }
   return r;
+}
+
+ChildProcess::ChildProcess(const SubprocessOptions& options) : options_(options) {
+  if (options_.argv.empty()) throw UsageError("ChildProcess: empty argv");
+  if (options_.capture_stdout) throw UsageError("ChildProcess: capture_stdout is not supported");
+  started_s_ = steady_now_s();
+  const pid_t pid = fork();
+  if (pid < 0) throw Error(fmt::format("fork failed: {}", std::strerror(errno)));
+  if (pid == 0) exec_child(options_, -1, O_APPEND);
+  setpgid(pid, pid);
+  pid_ = pid;
+  slot_ = register_child_group(pid);
+}
+
+ChildProcess::~ChildProcess() {
+  if (!exited_ && pid_ > 0) {
+    kill(-pid_, SIGKILL);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+  }
+  unregister_child_group(slot_);
+}
+
+bool ChildProcess::poll() {
+  if (exited_) return true;
+  int status = 0;
+  const pid_t w = waitpid(pid_, &status, WNOHANG);
+  const double now_s = steady_now_s() - started_s_;
+  if (w == pid_) {
+    exited_ = true;
+    if (term_at_s_ >= 0) kill(-pid_, SIGKILL);  // whatever of its group is left
+    unregister_child_group(slot_);
+    slot_ = -1;
+    result_.elapsed_s = now_s;
+    result_.exit_code = exit_code_of_wait_status(status);
+    if (result_.timed_out) result_.exit_code = kill_sent_ ? kExitKilled : kExitTimedOut;
+    if (!result_.timed_out && result_.exit_code == 127) {
+      result_.spawn_error = fmt::format("exit 127: {} could not be executed", options_.argv[0]);
+    }
+    return true;
+  }
+  if (options_.timeout_s > 0 && term_at_s_ < 0 && now_s >= options_.timeout_s) {
+    result_.timed_out = true;
+    terminate();
+  } else if (term_at_s_ >= 0 && !kill_sent_ && now_s - term_at_s_ >= options_.kill_after_s) {
+    kill(-pid_, SIGKILL);
+    kill_sent_ = true;
+  }
+  return false;
+}
+
+void ChildProcess::terminate() {
+  if (exited_ || term_at_s_ >= 0) return;
+  kill(-pid_, SIGTERM);
+  term_at_s_ = steady_now_s() - started_s_;
+}
+
+const SubprocessResult& ChildProcess::wait() {
+  while (!poll()) usleep(20000);
+  return result_;
 }
 
 }  // namespace caliber

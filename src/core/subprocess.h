@@ -18,6 +18,9 @@ struct SubprocessOptions {
   bool capture_stdout = false;   // when stdout_path is empty: collect stdout into the result
   double timeout_s = 0;          // 0: no limit
   double kill_after_s = 10;      // after SIGTERM on timeout, SIGKILL this much later
+  // The child gets SIGKILL when this process dies (PR_SET_PDEATHSIG), even by kill -9: a killed
+  // campaign leaves no shard measuring on its own (docs/batch.md).
+  bool die_with_parent = false;
 };
 
 // Exit codes follow coreutils timeout(1), so a cell that times out reads the same whether the
@@ -36,6 +39,38 @@ struct SubprocessResult {
 // Runs the child to completion or to its time limit. Never throws for the child's failures;
 // throws Error when fork or pipe creation fails.
 SubprocessResult run_subprocess(const SubprocessOptions& options);
+
+// A child started without waiting for it, so that several run side by side (the shards of a
+// campaign, docs/batch.md). Its own process group; the time limit is applied by poll(): SIGTERM
+// to the group at timeout_s, SIGKILL kill_after_s later. stdout/stderr go to the option's paths
+// (appended to, not truncated: a shard's log keeps every attempt); capture_stdout is not
+// supported.
+class ChildProcess {
+ public:
+  explicit ChildProcess(const SubprocessOptions& options);  // throws Error when fork fails
+  ~ChildProcess();  // SIGKILLs the group of a child still running, and reaps it
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
+
+  // True once the child has exited (result() is then final). Never blocks.
+  bool poll();
+  // SIGTERM to the group now (SIGKILL kill_after_s later, on a later poll()).
+  void terminate();
+  // Waits until the child has exited, applying the limits (polls every 20 ms).
+  const SubprocessResult& wait();
+  const SubprocessResult& result() const { return result_; }
+  int pid() const { return pid_; }
+
+ private:
+  SubprocessOptions options_;
+  int pid_ = -1;
+  int slot_ = -1;
+  double started_s_ = 0;
+  double term_at_s_ = -1;
+  bool kill_sent_ = false;
+  bool exited_ = false;
+  SubprocessResult result_;
+};
 
 // While a child runs, SIGINT/SIGTERM/SIGHUP sent to caliber are passed to the child's process
 // group before caliber itself ends, so an interrupted A/B leaves no orphaned cell on the device.

@@ -165,4 +165,19 @@ CodeFingerprint read_code_fingerprint(const std::string& path) {
   return f;
 }
 
+CodeComparison compare_code(const CodeFingerprint& a, const CodeFingerprint& b, std::string* why) {
+  for (const auto& [side, f] : {std::pair{"A", &a}, std::pair{"B", &b}}) {
+    if (f->code.empty()) {
+      if (why) *why = fmt::format("side {}'s fingerprint lists no code", side);
+      return CodeComparison::not_comparable;
+    }
+    if (!f->unresolved.empty()) {
+      if (why) *why = fmt::format("side {}'s fingerprint has {} unresolved kernel(s) ({}...)", side, f->unresolved.size(),
+                                  f->unresolved.front());
+      return CodeComparison::not_comparable;
+    }
+  }
+  return a.digest() == b.digest() ? CodeComparison::identical : CodeComparison::different;
+}
+
 }  // namespace caliber

@@ -75,6 +75,13 @@ class CodeFingerprintRecorder {
 // resolved. Throws InputError when the sources differ (host and cuda code do not mix).
 CodeFingerprint merge_code_fingerprints(const CodeFingerprint& a, const CodeFingerprint& b);
 
+// Whether two fingerprints say the sides ran the same code (docs/ab.md, "After round 1"). Equal
+// digests prove identical code only when both list code and resolved every kernel: a fingerprint
+// with no code (nothing ran that could be found) or with unresolved kernels (code that ran but
+// was not found) is not comparable, never identical.
+enum class CodeComparison { identical, different, not_comparable };
+CodeComparison compare_code(const CodeFingerprint& a, const CodeFingerprint& b, std::string* why);
+
 // code_fingerprint.json: written atomically; the reader recomputes the digest and refuses a file
 // whose digest does not match (InputError).
 void write_code_fingerprint(const std::string& path, const CodeFingerprint& fingerprint);

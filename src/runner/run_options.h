@@ -47,6 +47,11 @@ struct RunOptions {
   // range of this name, so ncu profiles exactly that call. Code fingerprints are off then (ncu
   // owns CUPTI).
   std::optional<std::string> profile_range;
+  // "K/N": only the shapes whose stable hash falls in shard K of N (docs/batch.md); the parent and
+  // the worker filter alike.
+  std::optional<std::string> shard;
+  // Parent only: with --resume, these failed cells run again (resume_cells.h, docs/batch.md).
+  std::optional<std::string> rerun_cells;
 
   // Set by the parent for its worker.
   std::string run_id;

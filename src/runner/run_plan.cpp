@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "caliber/errors.h"
+#include "campaign/shard.h"
 #include "core/number_text.h"
 #include "providers/plugin_provider.h"
 
@@ -85,6 +86,19 @@ RunPlan make_run_plan(const RunOptions& o) {
       continue;
     }
     plan.shapes.push_back(row);
+  }
+  if (o.shard) {
+    // After --limit: a campaign's shards together hold exactly the shapes one run would.
+    const campaign::ShardSpec shard = campaign::parse_shard(*o.shard, "--shard");
+    std::vector<ShapeRow> mine;
+    for (ShapeRow& row : plan.shapes) {
+      if (campaign::shard_of(row.shape_id, shard.count) == shard.index) {
+        mine.push_back(std::move(row));
+      } else {
+        ++dropped[fmt::format("in another shard than --shard {}", *o.shard)];
+      }
+    }
+    plan.shapes = std::move(mine);
   }
   for (const auto& [reason, count] : dropped) {
     plan.notices.push_back(fmt::format("{} ledger row(s) left out: {}", count, reason));

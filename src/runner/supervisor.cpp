@@ -29,6 +29,7 @@
 #include "runner/interrupt.h"
 #include "runner/out_lock.h"
 #include "runner/progress.h"
+#include "runner/resume_cells.h"
 #include "runner/result_rows.h"
 #include "runner/run_plan.h"
 #include "runner/worker.h"
@@ -43,18 +44,6 @@ using nlohmann::json;
 constexpr int kEventsFd = 3;
 constexpr const char* kRunSummaryFileName = "run_summary.json";
 constexpr double kReadyTimeoutS = 300;  // opening a device (and loading libraries) can take a while
-
-// A results file ends with a newline after every row; a last line without one is a row torn by
-// a kill during its write (LineAppender writes a row in one write(), so this is rare). It is cut
-// off, and the cell runs again.
-bool cut_torn_tail(const std::string& file) {
-  const std::string text = read_text_file(file);
-  if (text.empty() || text.back() == '\n') return false;
-  const auto keep = text.rfind('\n');
-  const off_t size = keep == std::string::npos ? 0 : static_cast<off_t>(keep + 1);
-  if (::truncate(file.c_str(), size) != 0) throw Error(fmt::format("{}: cannot cut the torn last row", file));
-  return true;
-}
 
 struct ExistingResults {
   std::string run_id;
@@ -130,7 +119,20 @@ class Supervisor {
       existing_ = read_existing(results_file_);
       resuming_ = true;
     }
-    options_.run_id = existing_.run_id.empty() ? make_run_id(utc_timestamp_now()) : existing_.run_id;
+    if (options_.rerun_cells) {
+      // --rerun-cells (docs/batch.md): failed cells that run again; their rows are superseded
+      // only after the identity check below has passed.
+      if (!options_.resume) throw UsageError("--rerun-cells needs --resume");
+      rerun_ = read_rerun_cells(*options_.rerun_cells);
+      if (resuming_) check_rerun_cells(read_benchmark_results(results_file_), rerun_, *options_.rerun_cells);
+      for (const auto& cell : rerun_) existing_.cells.erase(cell);
+    }
+    if (!options_.run_id.empty() && !existing_.run_id.empty() && options_.run_id != existing_.run_id) {
+      throw UsageError(fmt::format("--run-id {}: {} holds run {}", options_.run_id, results_file_, existing_.run_id));
+    }
+    if (options_.run_id.empty()) {
+      options_.run_id = existing_.run_id.empty() ? make_run_id(utc_timestamp_now()) : existing_.run_id;
+    }
     options_.events_fd = kEventsFd;
     // Drawn here, not derived from anything a provider could know: which output rows the
     // reference check compares (docs/integrity.md). Every row records its shape's seed.
@@ -171,6 +173,14 @@ class Supervisor {
       if (auto code = ensure_worker()) {
         progress_->done();
         return *code;
+      }
+    }
+    if (resuming_ && !rerun_.empty()) {
+      const std::size_t moved = supersede_rows(
+          results_file_, (fs::path(options_.out) / kBenchmarkAttemptsFileName).string(), rerun_);
+      if (moved > 0) {
+        std::cerr << fmt::format("caliber run: {} failed cell(s) run again; their rows moved to {}\n", moved,
+                                 kBenchmarkAttemptsFileName);
       }
     }
     appender_ = std::make_unique<BenchmarkResultsAppender>(results_file_, options_.samples);
@@ -463,6 +473,7 @@ class Supervisor {
   RunPlan plan_;
   std::string results_file_;
   ExistingResults existing_;
+  std::set<CellKey> rerun_;  // --rerun-cells
   RowProvenance rows_;
   bool resuming_ = false;          // --resume continues a run whose rows are in --out
   bool identity_checked_ = false;  // the first worker's identity is settled

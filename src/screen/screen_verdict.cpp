@@ -50,6 +50,15 @@ ScreenDecision screen_verdict(const ScreenSide& a, const ScreenSide& b) {
                          a.fingerprint->code.empty() ? (b.fingerprint->code.empty() ? "sides A and B" : "side A") : "side B");
     return d;
   }
+  std::string not_comparable;
+  if (compare_code(*a.fingerprint, *b.fingerprint, &not_comparable) == CodeComparison::not_comparable) {
+    d.verdict = ScreenVerdict::unscreened;
+    d.note = fmt::format("code fingerprints not comparable ({}): whether the executed code changed is unknown",
+                         not_comparable);
+    d.print_delta = true;
+    d.delta_label = "one pair, code difference unknown (not a result)";
+    return d;
+  }
   if (a.fingerprint->digest() == b.fingerprint->digest()) {
     d.verdict = ScreenVerdict::no_code_diff;
     d.note = "both sides executed byte-identical code: N rounds would measure noise and report it as "

@@ -6,6 +6,9 @@
  *   caliber_test_fail         run() returns CALIBER_ERROR
  *   caliber_test_crash        run() aborts the process when m == 13, else correct
  *   caliber_test_hang         run() sleeps for an hour when m == 13, else correct
+ *   caliber_test_flaky        run() aborts the process when m == 13 and the file named by
+ *                             $CALIBER_TEST_FLAKY_FILE does not exist yet (it creates it first), else
+ *                             correct: a failure on the first attempt only (caliber batch retries)
  *   caliber_test_fp32_only    supports() refuses everything but fp32
  *   caliber_test_cuda         declares the cuda backend
  *   caliber_test_abi_v99      reports plugin ABI version 99
@@ -36,7 +39,7 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
-enum behaviour { CORRECT, WRONG, FAIL, CRASH, HANG, FP32_ONLY, LAZY, DRIFT, SAME_POINTER, MEMO_POINTER, SUBSET_ROWS,
+enum behaviour { CORRECT, WRONG, FAIL, CRASH, HANG, FLAKY, FP32_ONLY, LAZY, DRIFT, SAME_POINTER, MEMO_POINTER, SUBSET_ROWS,
                  TOUCH_INPUTS, SNIFF_OUTPUT };
 
 /* Per-process memory of the cheaters: calls since prepare(), the last input pointer, the memo. */
@@ -81,6 +84,14 @@ static caliber_status run_once(void* state, const caliber_problem_v1* p, const c
   }
   if (b == CRASH && p->m == 13) abort();
   if (b == HANG && p->m == 13) sleep(3600);
+  if (b == FLAKY && p->m == 13) {
+    const char* key = getenv("CALIBER_TEST_FLAKY_FILE");
+    if (key && access(key, F_OK) != 0) {
+      FILE* f = fopen(key, "w");
+      if (f) fclose(f);
+      abort();
+    }
+  }
   const int64_t m = p->m, n = p->n, k = p->k;
   const caliber_dtype d = p->dtype;
   const void* x = buf->inputs[0];
@@ -243,6 +254,10 @@ EXPORT caliber_status caliber_test_crash(uint32_t abi, const char* op, caliber_p
 EXPORT caliber_status caliber_test_hang(uint32_t abi, const char* op, caliber_provider_v1* out, char* e, size_t s) {
   (void)abi, (void)op, (void)e, (void)s;
   return fill(out, HANG, CALIBER_BACKEND_HOST, "test plugin: hangs at m == 13");
+}
+EXPORT caliber_status caliber_test_flaky(uint32_t abi, const char* op, caliber_provider_v1* out, char* e, size_t s) {
+  (void)abi, (void)op, (void)e, (void)s;
+  return fill(out, FLAKY, CALIBER_BACKEND_HOST, "test plugin: aborts at m == 13 on its first attempt");
 }
 EXPORT caliber_status caliber_test_fp32_only(uint32_t abi, const char* op, caliber_provider_v1* out, char* e, size_t s) {
   (void)abi, (void)op, (void)e, (void)s;

@@ -1,0 +1,136 @@
+#include "campaign/reaccount.h"
+
+#include <fmt/format.h>
+
+#include "integrity/physical_bound.h"
+
+namespace caliber::campaign {
+
+ReaccountDecision reaccount_row(const BenchmarkResultRow& row, const std::string& receipt_problem,
+                                const ReaccountRules& rules) {
+  ReaccountDecision d;
+  d.before = row.benchmark_status;
+  d.after = row.benchmark_status;
+  if (row.benchmark_status != BenchmarkStatus::ok) return d;  // never promoted, never moved sideways
+  if (!receipt_problem.empty()) {
+    d.after = BenchmarkStatus::failed;
+    d.rule = "receipt";
+    d.detail = receipt_problem;
+    return d;
+  }
+  if (!rules.ceilings.empty()) {
+    for (const auto* m : {row.kernel_only ? &*row.kernel_only : nullptr, row.eager ? &*row.eager : nullptr}) {
+      if (!m) continue;
+      const DType dtype = parse_dtype(row.dtype);
+      for (const DeviceCeilings& c : rules.ceilings) {
+        const IntegrityCheck check = integrity::physical_bound_check(
+            {row.bytes, row.flops, m->summary.median_us, dtype, m->contract.cache, rules.llc_bytes}, c);
+        if (check.outcome == CheckOutcome::failed) {
+          d.after = BenchmarkStatus::faster_than_physical;
+          d.rule = "physical";
+          d.detail = check.detail;
+          return d;
+        }
+      }
+    }
+  }
+  if (rules.require_verified && row.integrity.verdict() != IntegrityVerdict::verified) {
+    d.after = BenchmarkStatus::failed;
+    d.rule = "verified";
+    d.detail = fmt::format("integrity {} (--require-verified)", to_string(row.integrity.verdict()));
+  }
+  return d;
+}
+
+BenchmarkResultRow apply_decision(BenchmarkResultRow row, const ReaccountDecision& d) {
+  if (!d.demoted()) return row;
+  row.benchmark_status = d.after;
+  if (d.after == BenchmarkStatus::faster_than_physical) {
+    row.integrity.record(integrity_check::physically_possible, CheckOutcome::failed, d.detail);
+  }
+  row.status_reason = fmt::format("re-accounted ({}): {}", d.rule, d.detail);
+  return row;
+}
+
+}  // namespace caliber::campaign
+
+#include <filesystem>
+#include <map>
+#include <ostream>
+
+#include "caliber/atomic_file.h"
+#include "caliber/errors.h"
+#include "caliber/run_identity.h"
+#include "campaign/receipts.h"
+#include "campaign/result_lines.h"
+#include "core/json_fields.h"
+
+namespace caliber::campaign {
+
+int reaccount_campaign(const ReaccountOptions& o, std::ostream& out) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::weakly_canonical(fs::absolute(o.campaign_dir));
+  const fs::path target = fs::weakly_canonical(fs::absolute(o.out));
+  const auto rel = target.lexically_relative(dir);
+  if (target == dir || (!rel.empty() && *rel.begin() != "..")) {
+    throw UsageError(fmt::format("--out {}: re-accounting never writes inside the campaign {}", o.out, o.campaign_dir));
+  }
+  if (!fs::exists(dir / kSealFileName)) {
+    throw UsageError(fmt::format("{} is not sealed ({} missing): resume it until it completes, then re-account it",
+                                 o.campaign_dir, kSealFileName));
+  }
+  const Verification v = verify_campaign(dir.string());
+  ReaccountRules rules;
+  rules.require_verified = o.require_verified;
+  std::string why_missing;
+  const std::optional<RunIdentity> identity = find_run_identity(dir.string(), &why_missing);
+  if (identity) rules.llc_bytes = identity->device.llc_bytes;
+  if (o.ceilings) rules.ceilings = read_device_ceilings(*o.ceilings);
+  // Everything is derived before anything is written.
+  std::vector<BenchmarkResultRow> rows;
+  std::string tsv = "shape_id\tprovider\tbefore\tafter\trule\tdetail\n";
+  std::map<std::string, std::size_t> demoted_by_rule;
+  std::size_t demoted = 0;
+  for (const ResultLine& l : read_result_lines((dir / kBenchmarkResultsFileName).string())) {
+    const auto problem = v.cell_problems.find(l.row.shape_id + "/" + l.row.provider);
+    const ReaccountDecision d = reaccount_row(l.row, problem == v.cell_problems.end() ? "" : problem->second, rules);
+    rows.push_back(apply_decision(l.row, d));
+    if (d.demoted()) {
+      ++demoted;
+      ++demoted_by_rule[d.rule];
+    }
+    std::string detail = d.detail;
+    for (char& c : detail) {
+      if (c == '\t' || c == '\n') c = ' ';
+    }
+    tsv += fmt::format("{}\t{}\t{}\t{}\t{}\t{}\n", l.row.shape_id, l.row.provider, to_string(d.before),
+                       to_string(d.after), d.rule, detail);
+  }
+  const nlohmann::json summary = {{"kind", "caliber.reaccount_summary"},
+                                  {"schema_version", 1},
+                                  {"campaign", dir.string()},
+                                  {"manifest_sha256", read_manifest(dir.string()).sha256},
+                                  {"rows", rows.size()},
+                                  {"demoted", demoted},
+                                  {"demoted_by_rule", demoted_by_rule},
+                                  {"verification_problems", v.problems},
+                                  {"rules",
+                                   {{"receipt", true},
+                                    {"physical", o.ceilings ? nlohmann::json(*o.ceilings) : nlohmann::json(nullptr)},
+                                    {"require_verified", o.require_verified}}}};
+  fs::create_directories(target);
+  write_file_atomically((target / kBenchmarkResultsFileName).string(), [&](std::ostream& s) {
+    for (const BenchmarkResultRow& r : rows) s << to_json(r).dump() << '\n';
+  });
+  write_file_atomically((target / kBenchmarkResultsCsvFileName).string(),
+                        [&](std::ostream& s) { write_benchmark_results_csv(s, rows); });
+  if (identity) write_run_identity((target / kRunIdentityFileName).string(), *identity);
+  write_file_atomically((target / "reaccount.tsv").string(), [&](std::ostream& s) { s << tsv; });
+  write_file_atomically((target / "reaccount_summary.json").string(),
+                        [&](std::ostream& s) { s << summary.dump(2) << '\n'; });
+  for (const std::string& p : v.problems) out << "!!! " << p << '\n';
+  out << fmt::format("reaccount: {} rows, {} demoted, none promoted; tables in {}\n", rows.size(), demoted, o.out);
+  return demoted > 0 ? 1 : 0;
+}
+
+}  // namespace caliber::campaign

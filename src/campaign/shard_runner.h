@@ -1,0 +1,81 @@
+// One shard of a campaign (docs/batch.md): its caliber run, attempt after attempt, in its own
+// process group with a time limit, until every cell has a final row. After each attempt the
+// retry policy (retry_policy.h) picks the failed cells that run again (`caliber run --resume
+// --rerun-cells`); a shard whose caliber run ended under a cell (a timeout of the whole shard, a
+// crash of the runner itself) gets a failed row for that cell, so the next attempt goes on past
+// it. Non-blocking: step() is called by the campaign's scheduler (several shards run side by
+// side) or in a loop by a Slurm task.
+#pragma once
+
+#include <iosfwd>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "caliber/benchmark_results.h"
+#include "campaign/campaign_manifest.h"
+#include "core/subprocess.h"
+#include "runner/resume_cells.h"
+
+namespace caliber::campaign {
+
+struct CellRecord {
+  std::optional<BenchmarkStatus> status;  // of its row; nullopt: no row yet
+  std::string reason;
+  std::string finished_at;
+  std::vector<std::string> failures;  // this session's failure signatures, oldest first
+  int attempts = 0;                   // this session's attempts that produced a row
+  bool final = false;                 // its row stands (ok, or a failure not retried)
+  std::string final_why;              // why a failed row is not retried
+};
+
+class ShardRunner {
+ public:
+  enum class State { pending, running, done, refused };
+
+  ShardRunner(ShardWork work, RetryPolicy policy, std::string executable, int session);
+  ~ShardRunner();
+
+  // Starts the next attempt when none runs and work is left; polls a running one and, when it
+  // ended, decides what runs next. Returns true when anything changed (a row, an attempt).
+  bool step();
+  void terminate();  // SIGTERM to the running attempt's group (SIGKILL kill_after_s later)
+
+  State state() const { return state_; }
+  const ShardWork& work() const { return work_; }
+  const std::map<runner::CellKey, CellRecord>& cells() const { return cells_; }
+  int attempt() const { return attempt_; }
+  int exit_code() const { return exit_code_; }  // of the last attempt; for refused: 2, 3 or 4
+  const std::string& note() const { return note_; }  // why refused or stuck; "" otherwise
+  std::size_t rows() const;
+  int pid() const;  // of the running attempt, else -1
+
+  std::string results_file() const;
+
+ private:
+  void load_rows(bool incremental);
+  void start_attempt();
+  void finish_attempt(const SubprocessResult& r);
+  bool write_row_for_cell_in_flight(const std::string& how);
+
+  ShardWork work_;
+  RetryPolicy policy_;
+  std::string executable_;
+  int session_;
+  State state_ = State::pending;
+  std::map<runner::CellKey, CellRecord> cells_;
+  std::vector<runner::CellKey> order_;  // plan order: shapes, then providers
+  std::unique_ptr<ChildProcess> child_;
+  int attempt_ = 0;
+  int exit_code_ = 0;
+  std::string note_;
+  std::map<runner::CellKey, std::string> before_attempt_;  // finished_at of each row when the attempt started
+  std::string last_silent_end_;  // how the previous attempt ended when it produced no row
+  std::uintmax_t offset_ = 0;    // of the results file, read so far in this attempt
+};
+
+const char* to_string(ShardRunner::State s);
+
+}  // namespace caliber::campaign

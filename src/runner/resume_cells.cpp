@@ -1,0 +1,105 @@
+#include "runner/resume_cells.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+#include "caliber/atomic_file.h"
+#include "caliber/errors.h"
+#include "core/json_fields.h"
+
+namespace caliber::runner {
+
+bool cut_torn_tail(const std::string& file) {
+  const std::string text = read_text_file(file);
+  if (text.empty() || text.back() == '\n') return false;
+  const auto keep = text.rfind('\n');
+  const off_t size = keep == std::string::npos ? 0 : static_cast<off_t>(keep + 1);
+  if (::truncate(file.c_str(), size) != 0) throw Error(fmt::format("{}: cannot cut the torn last row", file));
+  return true;
+}
+
+std::set<CellKey> read_rerun_cells(const std::string& file) {
+  std::istringstream in(read_text_file(file));
+  std::set<CellKey> cells;
+  std::string line;
+  long number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.empty() || line[0] == '#') continue;
+    const auto tab = line.find('\t');
+    if (tab == std::string::npos || tab == 0 || tab + 1 == line.size() ||
+        line.find('\t', tab + 1) != std::string::npos) {
+      throw InputError(file, number, "cell", "expected <shape_id><TAB><provider>");
+    }
+    cells.insert({line.substr(0, tab), line.substr(tab + 1)});
+  }
+  return cells;
+}
+
+void write_rerun_cells(const std::string& file, const std::set<CellKey>& cells) {
+  write_file_atomically(file, [&](std::ostream& out) {
+    out << "# cells to run again (caliber run --rerun-cells): shape_id<TAB>provider\n";
+    for (const auto& [shape, provider] : cells) out << shape << '\t' << provider << '\n';
+  });
+}
+
+void check_rerun_cells(const std::vector<BenchmarkResultRow>& rows, const std::set<CellKey>& cells,
+                       const std::string& list_file) {
+  for (const BenchmarkResultRow& r : rows) {
+    if (!cells.count({r.shape_id, r.provider}) || r.benchmark_status == BenchmarkStatus::failed) continue;
+    throw InputError(list_file, 0, "cell",
+                     fmt::format("{} / {} has status {}: only failed cells are run again (re-running a result "
+                                 "until it reads better would promote it)",
+                                 r.shape_id, r.provider, to_string(r.benchmark_status)));
+  }
+}
+
+std::size_t supersede_rows(const std::string& results_file, const std::string& attempts_file,
+                           const std::set<CellKey>& cells) {
+  if (cells.empty() || !std::filesystem::exists(results_file)) return 0;
+  const std::string text = read_text_file(results_file);
+  const std::vector<BenchmarkResultRow> rows = parse_benchmark_results(text, results_file);
+  // Lines and rows correspond one to one (blank lines aside).
+  std::vector<std::string> lines;
+  {
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.find_first_not_of(" \t\r") != std::string::npos) lines.push_back(line);
+    }
+  }
+  if (lines.size() != rows.size()) throw Error(fmt::format("{}: rows and lines do not match", results_file));
+  std::unordered_set<std::string> already;
+  if (std::filesystem::exists(attempts_file)) {
+    std::istringstream in(read_text_file(attempts_file));
+    std::string line;
+    while (std::getline(in, line)) already.insert(line);
+  }
+  std::vector<std::string> keep;
+  std::size_t moved = 0;
+  {
+    LineAppender attempts(attempts_file);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      if (!cells.count({rows[i].shape_id, rows[i].provider})) {
+        keep.push_back(lines[i]);
+        continue;
+      }
+      if (!already.count(lines[i])) attempts.append(lines[i]);
+      ++moved;
+    }
+  }
+  if (moved == 0) return 0;
+  write_file_atomically(results_file, [&](std::ostream& out) {
+    for (const auto& l : keep) out << l << '\n';
+  });
+  return moved;
+}
+
+}  // namespace caliber::runner

@@ -1,0 +1,247 @@
+// caliber batch end to end on the host backend (docs/batch.md, docs/campaigns.md): a campaign over
+// two ops and two shards on one device with a provider that crashes on one shape, one that is
+// flaky (fails on its first attempt only) and one that hangs: the campaign completes, the crash
+// and the hang cost their cells, the flaky cell is retried and ends ok; kill -9 of the campaign
+// then --resume loses and duplicates nothing and re-runs the failed cells; receipts verify;
+// re-accounting demotes and never promotes; the merged results are read by report and compare.
+#include <signal.h>
+#include <stdlib.h>
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "caliber/benchmark_results.h"
+#include "caliber/run_identity.h"
+#include "core/json_fields.h"
+#include "ledger/importers.h"
+#include "support/cli_run.h"
+
+namespace caliber {
+namespace {
+
+namespace fs = std::filesystem;
+using testing_support::fresh_dir;
+using testing_support::run_caliber;
+using testing_support::slurp;
+using testing_support::write_text;
+
+const std::string kPlugin = CALIBER_TEST_PLUGIN;
+
+ShapeRow row(ops::OpType op, std::int64_t m, std::int64_t n) {
+  ledger::RowTemplate t;
+  t.op = op;
+  nlohmann::json args = {{"m", m}, {"n", n}};
+  if (op == ops::OpType::rmsnorm) args["eps"] = 1e-6;
+  return ledger::make_row(t, DType::fp32, args, Stage::mixed, std::nullopt, {SourceKind::manual, "test", ""}, "");
+}
+
+std::string matrix(const std::string& op, const std::string& providers) {
+  return "schema_version: 1\nkernel: " + op + "\nop_type: " + op +
+         "\ndtype: [fp32]\nreference_provider: caliber\nlayout_contract: row_major\nproviders:\n"
+         "  caliber: {enabled: true, entrypoint: \"builtin:caliber\", provider: caliber}\n" +
+         providers;
+}
+
+std::string plugin(const std::string& name, const std::string& symbol) {
+  return "  " + name + ": {enabled: true, entrypoint: \"" + kPlugin + ":" + symbol + "\", provider: plugin}\n";
+}
+
+struct Campaign {
+  std::string dir, out;
+  std::vector<std::string> args;
+};
+
+// rmsnorm: caliber, crashes (m == 13), flaky (m == 13, first attempt); softmax: caliber, hangs
+// (m == 13). Three rmsnorm shapes and two softmax shapes: 13 cells over two shards each.
+Campaign make_campaign(const std::string& name) {
+  Campaign c;
+  c.dir = fresh_dir(name);
+  c.out = c.dir + "/campaign";
+  write_shape_ledger(c.dir + "/shape_ledger.jsonl",
+                     {row(ops::OpType::rmsnorm, 4, 8), row(ops::OpType::rmsnorm, 13, 8), row(ops::OpType::rmsnorm, 6, 16),
+                      row(ops::OpType::softmax, 4, 8), row(ops::OpType::softmax, 13, 8)});
+  write_text(c.dir + "/rmsnorm.baseline_matrix.yaml",
+             matrix("rmsnorm", plugin("crashes", "caliber_test_crash") + plugin("flaky", "caliber_test_flaky")));
+  write_text(c.dir + "/softmax.baseline_matrix.yaml", matrix("softmax", plugin("hangs", "caliber_test_hang")));
+  ::setenv("CALIBER_TEST_FLAKY_FILE", (c.dir + "/flaky_attempted").c_str(), 1);
+  c.args = {"batch", "--op", "rmsnorm,softmax", "--backend", "host", "--devices", "0,0", "--shape-ledger",
+            c.dir + "/shape_ledger.jsonl", "--baseline-matrix",
+            c.dir + "/rmsnorm.baseline_matrix.yaml," + c.dir + "/softmax.baseline_matrix.yaml", "--out", c.out,
+            "--retries", "2", "--cell-timeout-s", "2", "--min-time-ms", "0", "--max-time-ms", "2", "--min-samples",
+            "6", "--warmup", "1", "--verification-seed", "1234"};
+  return c;
+}
+
+std::map<std::string, BenchmarkStatus> statuses(const std::string& results) {
+  std::map<std::string, BenchmarkStatus> out;
+  for (const auto& r : read_benchmark_results(results)) out[std::to_string(r.args.at("m").get<int>()) + "/" + r.op_type + "/" + r.provider] = r.benchmark_status;
+  return out;
+}
+
+// Every file under `dir` with its bytes: what "nothing written inside it" is checked against.
+std::map<std::string, std::string> tree(const std::string& dir) {
+  std::map<std::string, std::string> out;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (e.is_regular_file()) out[e.path().string()] = slurp(e.path().string());
+  }
+  return out;
+}
+
+TEST(BatchCli, DryRunPrintsThePlanAndWritesNothing) {
+  Campaign c = make_campaign("batch_dry");
+  c.args.push_back("--dry-run");
+  const auto r = run_caliber(c.args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(fs::exists(c.out));
+  EXPECT_NE(r.out.find("manifest sha256"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("time budget: expected"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("canary: rmsnorm"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("13 cells"), std::string::npos) << r.out;
+}
+
+TEST(BatchCli, CrashAndHangCostTheirCellsTheFlakyCellIsRetried) {
+  const Campaign c = make_campaign("batch_campaign");
+  const auto r = run_caliber(c.args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto st = statuses(c.out + "/benchmark_results.jsonl");
+  ASSERT_EQ(st.size(), 13u) << r.err;
+  EXPECT_EQ(st.at("13/rmsnorm/crashes"), BenchmarkStatus::failed);
+  EXPECT_EQ(st.at("13/softmax/hangs"), BenchmarkStatus::failed);
+  EXPECT_EQ(st.at("13/rmsnorm/flaky"), BenchmarkStatus::ok);  // retried: ok on its second attempt
+  EXPECT_EQ(st.at("4/rmsnorm/crashes"), BenchmarkStatus::ok);
+  EXPECT_EQ(st.at("13/rmsnorm/caliber"), BenchmarkStatus::ok);
+  EXPECT_EQ(st.at("4/softmax/hangs"), BenchmarkStatus::ok);
+  EXPECT_TRUE(fs::exists(c.out + "/campaign_seal.json")) << r.err;
+  EXPECT_TRUE(fs::exists(c.out + "/campaign_manifest.json"));
+  EXPECT_TRUE(fs::exists(c.out + "/run_identity.json"));
+  // The crash ran twice (the same failure twice stops the retries: not three attempts).
+  bool crash_stopped = false;
+  for (const auto& e : fs::recursive_directory_iterator(c.out + "/shards")) {
+    if (e.path().filename() != "attempts.jsonl") continue;
+    const std::string text = slurp(e.path().string());
+    if (text.find("deterministic: the same failure twice") != std::string::npos) crash_stopped = true;
+  }
+  EXPECT_TRUE(crash_stopped);
+  const auto status = parse_json_document(slurp(c.out + "/batch_status.json"), "batch_status.json");
+  EXPECT_EQ(status.at("state"), "sealed");
+  EXPECT_EQ(status.at("cells").at("total"), 13);
+
+  // Receipts verify; an edited row does not.
+  const auto v = run_caliber({"campaign", "verify", c.out});
+  EXPECT_EQ(v.exit_code, 0) << v.out << v.err;
+  EXPECT_NE(v.out.find("13 receipt(s) checked, sealed, 0 problem(s)"), std::string::npos) << v.out;
+
+  // The merged set is a run directory for report and compare.
+  const auto report = run_caliber({"report", "--shape-ledger", c.out + "/inputs/shape_ledger.jsonl", "--results",
+                                   c.out + "/benchmark_results.jsonl", "--out", c.dir + "/report", "--candidate",
+                                   "caliber"});
+  EXPECT_EQ(report.exit_code, 0) << report.err;
+  const auto compare = run_caliber({"compare", c.out, c.out});
+  EXPECT_NE(compare.exit_code, 4) << compare.err;
+
+  // Re-accounting: nothing changes the campaign; a tampered receipt demotes its (ok) cell; the
+  // failed cells stay failed.
+  const auto before = tree(c.out);
+  const std::string copy = c.dir + "/tampered";
+  fs::copy(c.out, copy, fs::copy_options::recursive);
+  std::string receipt_path;
+  for (const auto& e : fs::recursive_directory_iterator(copy + "/receipts")) {
+    if (e.path().string().find(".flaky.json") != std::string::npos) receipt_path = e.path().string();
+  }
+  ASSERT_FALSE(receipt_path.empty());
+  for (const auto& e : fs::recursive_directory_iterator(copy + "/receipts/rmsnorm")) {
+    const std::string text = slurp(e.path().string());
+    if (text.find("\"benchmark_status\": \"ok\"") != std::string::npos &&
+        text.find("\"provider\": \"flaky\"") != std::string::npos) {
+      std::string edited = text;
+      edited.replace(edited.find("\"attempts_this_session\": "), 25, "\"attempts_this_session\":  ");
+      write_text(e.path().string(), edited + " ");
+      break;
+    }
+  }
+  const auto re = run_caliber({"campaign", "reaccount", copy, "--out", c.dir + "/reaccounted"});
+  EXPECT_EQ(re.exit_code, 1) << re.out << re.err;  // something was demoted
+  const auto after = statuses(c.dir + "/reaccounted/benchmark_results.jsonl");
+  ASSERT_EQ(after.size(), 13u);
+  std::size_t demoted = 0;
+  for (const auto& [cell, s] : st) {
+    if (s != BenchmarkStatus::ok) EXPECT_EQ(after.at(cell), s) << cell;  // never promoted
+    if (s == BenchmarkStatus::ok && after.at(cell) != BenchmarkStatus::ok) ++demoted;
+  }
+  EXPECT_GE(demoted, 1u);
+  EXPECT_EQ(after.at("13/rmsnorm/crashes"), BenchmarkStatus::failed);
+  const auto untouched = run_caliber({"campaign", "reaccount", c.out, "--out", c.dir + "/reaccounted_clean"});
+  EXPECT_EQ(untouched.exit_code, 0) << untouched.out << untouched.err;
+  EXPECT_EQ(tree(c.out), before);  // re-accounting never writes inside a campaign
+  const auto inside = run_caliber({"campaign", "reaccount", c.out, "--out", c.out + "/re"});
+  EXPECT_EQ(inside.exit_code, 2) << inside.err;
+  // A sealed campaign is final.
+  std::vector<std::string> resume = c.args;
+  resume.push_back("--resume");
+  EXPECT_EQ(run_caliber(resume).exit_code, 2);
+}
+
+TEST(BatchCli, KillNineThenResumeLosesAndDuplicatesNothing) {
+  const Campaign c = make_campaign("batch_kill");
+  const pid_t pid = testing_support::start_caliber(c.args, c.dir);
+  // Wait until a few rows are in (the hanging cell then keeps a shard busy for its 2 s limit).
+  const auto start = std::chrono::steady_clock::now();
+  std::size_t rows = 0;
+  while (std::chrono::steady_clock::now() - start < std::chrono::seconds(60)) {
+    rows = 0;
+    if (fs::exists(c.out + "/shards")) {
+      for (const auto& e : fs::recursive_directory_iterator(c.out + "/shards")) {
+        if (e.path().filename() == "benchmark_results.jsonl") rows += testing_support::count_lines(slurp(e.path().string()));
+      }
+    }
+    if (rows >= 4) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_GE(rows, 4u) << slurp(c.dir + "/stderr.txt");
+  ::kill(pid, SIGKILL);
+  testing_support::wait_exit_code(pid);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the shards die with it (PR_SET_PDEATHSIG)
+  EXPECT_FALSE(fs::exists(c.out + "/campaign_seal.json"));
+
+  std::vector<std::string> resume = c.args;
+  resume.push_back("--resume");
+  const auto r = run_caliber(resume);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // The strict reader refuses a duplicated cell; every planned cell has exactly one row.
+  const auto st = statuses(c.out + "/benchmark_results.jsonl");
+  EXPECT_EQ(st.size(), 13u);
+  EXPECT_EQ(read_benchmark_results(c.out + "/benchmark_results.jsonl").size(), 13u);
+  EXPECT_EQ(st.at("13/rmsnorm/crashes"), BenchmarkStatus::failed);
+  EXPECT_EQ(st.at("13/rmsnorm/flaky"), BenchmarkStatus::ok);
+  EXPECT_EQ(st.at("4/rmsnorm/caliber"), BenchmarkStatus::ok);
+  // The failed cells ran again in the second session.
+  bool session_two_reran = false;
+  for (const auto& e : fs::recursive_directory_iterator(c.out + "/shards")) {
+    if (e.path().filename() != "attempts.jsonl") continue;
+    if (slurp(e.path().string()).find("\"session\":2") != std::string::npos) session_two_reran = true;
+  }
+  EXPECT_TRUE(session_two_reran);
+  EXPECT_TRUE(fs::exists(c.out + "/campaign_seal.json")) << r.err;
+  EXPECT_EQ(run_caliber({"campaign", "verify", c.out}).exit_code, 0);
+}
+
+TEST(BatchCli, ResumeRefusesOtherOptions) {
+  Campaign c = make_campaign("batch_other_options");
+  c.args.insert(c.args.end(), {"--limit", "1"});
+  ASSERT_EQ(run_caliber(c.args).exit_code, 0);
+  std::vector<std::string> again = c.args;
+  EXPECT_EQ(run_caliber(again).exit_code, 2);  // a campaign is there: --resume or another --out
+  again.push_back("--resume");
+  again.insert(again.end(), {"--max-time-ms", "3"});
+  const auto r = run_caliber(again);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("was frozen with other options or inputs"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace caliber
