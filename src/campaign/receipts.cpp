@@ -1,6 +1,7 @@
 #include "campaign/receipts.h"
 
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -193,12 +194,15 @@ Verification verify_campaign(const std::string& dir) {
     }
   }
   std::set<std::string> seen;
+  std::map<std::string, std::string> cell_of_receipt;  // receipt path relative to dir -> cell
   const std::string harness_sha = m.frozen.at("harness").at("executable_sha256").get<std::string>();
   for (const ResultLine& l : lines) {
     const std::string key = l.row.shape_id + "/" + l.row.provider;
     seen.insert(key);
     if (!planned.count(key)) problem(fmt::format("{}: a row for a cell the manifest does not plan", key));
-    const fs::path path = fs::path(dir) / receipt_relative_path(l.row.op_type, l.row.shape_id, l.row.provider);
+    const std::string receipt_rel = receipt_relative_path(l.row.op_type, l.row.shape_id, l.row.provider);
+    cell_of_receipt[receipt_rel] = key;
+    const fs::path path = fs::path(dir) / receipt_rel;
     std::string bad;
     std::error_code ec;
     if (!fs::exists(path, ec)) {
@@ -245,6 +249,12 @@ Verification verify_campaign(const std::string& dir) {
       for (auto it = seal.at("receipts").begin(); it != seal.at("receipts").end(); ++it) {
         if (file_sha_or_empty((fs::path(dir) / it.key()).string()) != it.value().get<std::string>()) {
           problem(fmt::format("{} changed after the campaign was sealed", it.key()));
+          // The cell's own problem too: a receipt rewritten after the seal (even one whose content
+          // hash still matches) no longer proves its cell, so re-accounting demotes the cell.
+          const auto cell = cell_of_receipt.find(it.key());
+          if (cell != cell_of_receipt.end() && !v.cell_problems.count(cell->second)) {
+            v.cell_problems[cell->second] = fmt::format("{} changed after the campaign was sealed", it.key());
+          }
         }
       }
     }

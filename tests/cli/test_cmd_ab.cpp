@@ -75,7 +75,7 @@ TEST(CliAb, IdenticalSidesAreLabelledTheNoiseFloor) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("== A and B are identical"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("every delta below is this machine's noise floor for fixture, not a finding"), std::string::npos);
-  EXPECT_EQ(count(r.out, "  noise  "), 3) << r.out;
+  EXPECT_EQ(count(r.out, "noise     noise"), 3) << r.out;  // verdict and class
   EXPECT_EQ(r.out.find("B_SLOWER"), std::string::npos);
 }
 
@@ -245,7 +245,7 @@ TEST(CliAb, TheDefaultCellCommandIsCaliberRun) {
                          " --baseline-matrix " + sides.matrix_fast + " --cell-timeout 120");
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("== A and B are identical"), std::string::npos) << r.out;
-  EXPECT_EQ(count(r.out, "  noise  "), 3) << r.out;
+  EXPECT_EQ(count(r.out, "noise     noise"), 3) << r.out;  // verdict and class
   const auto status = testing_support::read_lines(out + "/status.tsv");
   ASSERT_EQ(status.size(), 5u);
   for (std::size_t i = 1; i < status.size(); ++i) {

@@ -15,6 +15,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "caliber/benchmark_results.h"
 #include "caliber/run_identity.h"
 #include "core/json_fields.h"
@@ -237,7 +239,9 @@ TEST(BatchCli, ResumeRefusesOtherOptions) {
   std::vector<std::string> again = c.args;
   EXPECT_EQ(run_caliber(again).exit_code, 2);  // a campaign is there: --resume or another --out
   again.push_back("--resume");
-  again.insert(again.end(), {"--max-time-ms", "3"});
+  const auto max_time = std::find(again.begin(), again.end(), "--max-time-ms");
+  ASSERT_NE(max_time, again.end());
+  *(max_time + 1) = std::to_string(std::stoi(*(max_time + 1)) + 1);  // another sampling limit
   const auto r = run_caliber(again);
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("was frozen with other options or inputs"), std::string::npos) << r.err;

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# caliber batch on the H200 (docs/batch.md): the shipped synthetic ledgers of all four ops (bf16)
+# with every shipped cuda provider as one campaign, two shards on device 0 (--devices 0,0), then
+# `caliber campaign verify`. The summary puts the campaign's wall time next to the time spent
+# inside its contracts (the measurements' own wall_time_ms) and the cells' wall time, as ratios
+# from the same run. Summary: $1/campaign_h200.md.
+set -uo pipefail
+OUT=$1
+C=$CALIBER_EXE
+D=$OUT/campaign
+mkdir -p "$D"
+ledgers=() matrices=()
+for op in rmsnorm layernorm softmax gemm; do
+  rm -f "$D/synthetic_$op.jsonl"
+  $C ledger synthetic --op "$op" --ledger "$D/synthetic_$op.jsonl" --dtype bf16 --gpu "NVIDIA H200" --arch sm_90 > /dev/null
+  ledgers+=("$D/synthetic_$op.jsonl")
+  matrices+=("matrices/cuda/$op/baseline_matrix.yaml")
+done
+join() { local IFS=,; echo "$*"; }
+args=(batch --op rmsnorm,layernorm,softmax,gemm --backend cuda --shape-ledger "$(join "${ledgers[@]}")"
+      --baseline-matrix "$(join "${matrices[@]}")" --devices 0,0 --max-time-ms 20 --cell-timeout-s 60
+      --shard-timeout-s 200 --out "$D/run")
+$C "${args[@]}" --dry-run > "$D/dry_run.txt" 2>&1
+start=$(date +%s.%N)
+timeout 280 $C "${args[@]}" > "$D/batch.stdout" 2> "$D/batch.log"
+echo "batch exit $?" | tee "$D/batch_exit.txt"
+awk "BEGIN{printf \"%.2f\n\", $(date +%s.%N) - $start}" > "$D/batch_wall_s.txt"
+$C campaign verify "$D/run" > "$D/verify.txt" 2>&1
+echo "verify exit $?" >> "$D/verify.txt"
+python3 - "$D" > "$OUT/campaign_h200.md" <<'PY'
+import json, sys, collections
+d = sys.argv[1]
+wall = float(open(f"{d}/batch_wall_s.txt").read())
+rows = [json.loads(l) for l in open(f"{d}/run/benchmark_results.jsonl") if l.strip()]
+inside = sum((r.get(k) or {}).get("wall_time_ms", 0) for r in rows for k in ("kernel_only", "eager")) / 1e3
+cells = sum(r.get("cell_wall_time_ms", 0) for r in rows) / 1e3
+by = collections.Counter(r["benchmark_status"] for r in rows)
+print("# caliber batch on the H200: four ops' synthetic ledgers as one campaign\n")
+print(f"- {open(f'{d}/batch_exit.txt').read().strip()}; " + open(f"{d}/verify.txt").read().strip().splitlines()[-1])
+print(f"- cells: {len(rows)} ({', '.join(f'{k} {v}' for k, v in sorted(by.items()))})")
+print(f"- campaign wall time: {wall:.1f} s; cells' wall time: {cells:.1f} s; inside the contracts: {inside:.1f} s")
+if inside > 0:
+    print(f"- ratio campaign wall / inside the contracts: {wall / inside:.2f}x; cells / inside: {cells / inside:.2f}x")
+print(f"- cells per minute: {len(rows) / wall * 60:.0f}")
+print("\n```\n" + open(f"{d}/dry_run.txt").read()[-1500:] + "\n```")
+PY
+cat "$OUT/campaign_h200.md"
