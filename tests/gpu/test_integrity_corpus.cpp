@@ -4,6 +4,8 @@
 // (docs/integrity.md). The device's ceilings come from `caliber calibrate` in the test.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
@@ -25,16 +27,28 @@ const std::vector<std::string> kCheaters = {"lazy",        "drift",        "same
                                             "subset_rows", "touch_inputs", "side_stream",  "other_thread",
                                             "empty_capture", "persisting", "sniff_output"};
 
+// The plugin as built here, or where the device scripts staged it (CALIBER_PLUGIN_DIR, set by
+// scripts/device_check.sh) when the build tree is not on this machine.
+std::string plugin_path() {
+  const char* dir = std::getenv("CALIBER_PLUGIN_DIR");
+  if (dir && *dir) {
+    const std::string staged = std::string(dir) + "/libcaliber_test_cuda_plugins.so";
+    if (std::filesystem::exists(staged)) return staged;
+  }
+  return CALIBER_TEST_CUDA_PLUGIN;
+}
+
 std::string matrix() {
+  const std::string plugin = plugin_path();
   std::string m =
       "schema_version: 1\nkernel: rmsnorm\nop_type: rmsnorm\ndtype: [fp32]\nreference_provider: honest\n"
       "layout_contract: row_major\nproviders:\n";
   for (const std::string& p : std::vector<std::string>{"honest"}) {
-    m += "  " + p + ": {enabled: true, entrypoint: \"" CALIBER_TEST_CUDA_PLUGIN ":caliber_cuda_test_" + p +
+    m += "  " + p + ": {enabled: true, entrypoint: \"" + plugin + ":caliber_cuda_test_" + p +
          "\", provider: plugin}\n";
   }
   for (const std::string& p : kCheaters) {
-    m += "  " + p + ": {enabled: true, entrypoint: \"" CALIBER_TEST_CUDA_PLUGIN ":caliber_cuda_test_" + p +
+    m += "  " + p + ": {enabled: true, entrypoint: \"" + plugin + ":caliber_cuda_test_" + p +
          "\", provider: plugin}\n";
   }
   return m;

@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "backends/cuda/cupti_session.h"
 #include "caliber/backend.h"
 #include "caliber/errors.h"
 #include "caliber/instrument_policy.h"
@@ -24,6 +25,10 @@ namespace caliber {
 namespace {
 
 namespace check = integrity_check;
+
+__global__ void touch_kernel(float* y) {
+  if (threadIdx.x == 0) y[0] += 1.0f;
+}
 
 __global__ void scale_kernel(const float* x, float* y, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -180,6 +185,9 @@ TEST_F(IntegrityCuda, APersistingAccessPolicyWindowIsFlaggedAndRestored) {
     cudaStreamSetAttribute(s, cudaStreamAttributeAccessPolicyWindow, &v);
     launch(s);
   };
+  // The set-aside is device state that outlives a process: compare with what it was before.
+  std::size_t before = 0;
+  cuda_ok(cudaDeviceGetLimit(&before, cudaLimitPersistingL2CacheSize), "limit");
   Contract cold = contract(Instrument::event, Schedule::per_iter);
   cold.cache = CachePolicy::cold;
   const Result r = measure_call(persisting, cold);
@@ -189,7 +197,7 @@ TEST_F(IntegrityCuda, APersistingAccessPolicyWindowIsFlaggedAndRestored) {
   EXPECT_NE(state->detail.find("restored"), std::string::npos) << state->detail;
   std::size_t limit = 1;
   cuda_ok(cudaDeviceGetLimit(&limit, cudaLimitPersistingL2CacheSize), "limit");
-  EXPECT_EQ(limit, 0u);
+  EXPECT_EQ(limit, before);
   cudaStreamAttrValue now{};
   cuda_ok(cudaStreamGetAttribute(static_cast<cudaStream_t>(backend_->stream()), cudaStreamAttributeAccessPolicyWindow,
                                  &now),
@@ -210,6 +218,46 @@ TEST_F(IntegrityCuda, AFailedCaptureLeavesTheProcessCleanForTheNextMeasurement) 
   const Result r = measure_call([&](cudaStream_t s) { launch(s); }, contract(Instrument::event, Schedule::graph));
   EXPECT_EQ(r.integrity.verdict(), IntegrityVerdict::verified) << r.integrity.first_failure();
   EXPECT_GT(r.value_us, 0.0);
+}
+
+}  // namespace
+}  // namespace caliber
+
+namespace caliber {
+namespace {
+
+// The census (and any cupti measurement) traces with CUPTI; disabling the activity kinds afterwards
+// left CUPTI in the launch path, and every later event measurement of the process read the
+// tracing-on time (H200: tiny per_iter/warm 9.0 us against 5.5 us). The last lease detaches CUPTI:
+// an event measurement after a census and a cupti measurement is as fast as one with tracing
+// never on, and clearly faster than one with tracing held on.
+TEST_F(IntegrityCuda, TracingEndsWithTheLeaseAndLeavesLaterEventTimesUntouched) {
+  auto touch = [&](cudaStream_t s) {
+    touch_kernel<<<1, 32, 0, s>>>(y_);
+    cuda_ok(cudaGetLastError(), "touch launch");
+  };
+  Contract ev = testing_support::fixed_cuda_contract(Schedule::per_iter, CachePolicy::warm, 400, 20);
+  ev.instrument = Instrument::event;
+  MeasureOptions o;
+  o.telemetry = false;
+  auto measure_touch = [&](const Contract& c) {
+    return caliber::measure(
+        *backend_, [&](const LaunchContext& ctx) { touch(static_cast<cudaStream_t>(ctx.stream)); }, c, o);
+  };
+  const std::uint64_t detaches = cuda::cupti::detach_count();
+  const Result first = measure_touch(ev);
+  Contract cupti = ev;
+  cupti.instrument = Instrument::cupti;
+  (void)measure_touch(cupti);
+  const Result after = measure_touch(ev);
+  EXPECT_GT(cuda::cupti::detach_count(), detaches);
+  Result held;
+  {
+    cuda::cupti::TracingLease lease;  // tracing on for the whole measurement
+    held = measure_touch(ev);
+  }
+  EXPECT_LT(after.value_us, first.value_us * 1.15 + 0.3) << "after " << after.value_us << " first " << first.value_us;
+  EXPECT_LT(after.value_us, held.value_us * 0.85) << "after " << after.value_us << " tracing held " << held.value_us;
 }
 
 }  // namespace

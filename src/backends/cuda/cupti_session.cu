@@ -3,6 +3,7 @@
 #include "backends/cuda/cupti_session.h"
 #include "backends/cuda/str_cat.h"
 
+#include <cuda_runtime.h>
 #include <cupti.h>
 #include <dlfcn.h>
 
@@ -31,7 +32,8 @@ constexpr CUpti_ActivityKind kTracedKinds[] = {
   X(cuptiActivityEnable) X(cuptiActivityDisable) X(cuptiActivityFlushAll)                  \
   X(cuptiActivityGetNextRecord) X(cuptiActivityGetNumDroppedRecords)                      \
   X(cuptiActivityPushExternalCorrelationId) X(cuptiActivityPopExternalCorrelationId)      \
-  X(cuptiGetGraphNodeId) X(cuptiGetGraphExecId) X(cuptiSubscribe) X(cuptiEnableCallback)
+  X(cuptiGetGraphNodeId) X(cuptiGetGraphExecId) X(cuptiSubscribe) X(cuptiEnableCallback)          \
+  X(cuptiFinalize)
 
 struct Api {
 #define CALIBER_CUPTI_MEMBER(name) decltype(&::name) name = nullptr;
@@ -70,6 +72,7 @@ class Session {
     if (unavailable_) throw ContractError("instrument cupti is not available: " + *unavailable_);
     std::lock_guard lock(lease_mutex_);
     if (leases_++ > 0) return;
+    if (!attached_) attach();
     std::size_t enabled = 0;
     for (CUpti_ActivityKind kind : kTracedKinds) {
       const CUptiResult r = api_.cuptiActivityEnable(kind);
@@ -87,12 +90,37 @@ class Session {
   void release() {
     std::lock_guard lock(lease_mutex_);
     if (--leases_ > 0) return;
+    cudaDeviceSynchronize();  // nothing traced may still be running when CUPTI detaches
     for (CUpti_ActivityKind kind : kTracedKinds) api_.cuptiActivityDisable(kind);
     api_.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-    std::lock_guard store(store_mutex_);
-    activities_.clear();
-    correlations_.clear();
-    dropped_ = 0;
+    {
+      std::lock_guard store(store_mutex_);
+      activities_.clear();
+      correlations_.clear();
+      dropped_ = 0;
+    }
+    // Disabling the activity kinds does not take CUPTI out of the launch path: measured on the
+    // H200, a tiny kernel's event per_iter/warm time stayed at the tracing-on value (9.0 us
+    // against 5.5 us) for every later measurement of the process. So the last lease detaches
+    // CUPTI (cuptiFinalize, after the device work is synchronized and the buffers flushed, as its
+    // documentation requires) and the next use attaches it again. Callers synchronize the device
+    // before they release (TracingLease).
+    api_.cuptiFinalize();
+    attached_ = false;
+    ++detaches_;
+    // Module loads stay observed while an observer is set (code fingerprints): a subscription to
+    // resource callbacks, no activity kind.
+    bool observing = false;
+    {
+      std::lock_guard m(module_mutex_);
+      observing = static_cast<bool>(module_observer_);
+    }
+    if (observing) attach();
+  }
+
+  std::uint64_t detaches() {
+    std::lock_guard lock(lease_mutex_);
+    return detaches_;
   }
 
   Drained drain() {
@@ -210,6 +238,8 @@ class Session {
     return clones_;
   }
   void set_module_observer(ModuleObserver observer) {
+    std::lock_guard lease(lease_mutex_);
+    if (observer && !attached_) attach();
     std::lock_guard lock(module_mutex_);
     module_observer_ = std::move(observer);
   }
@@ -253,12 +283,21 @@ class Session {
                              CUPTI_API_VERSION / 10000, ".x (API ", CUPTI_API_VERSION, ")");
       return;
     }
+    description_ = str_cat("CUPTI ", version, " (", library, ")");
+    attach();
+  }
+
+  // Registers the buffer callbacks and the one subscriber (graph-node clones, module loads): at
+  // start, and again after a detach (cuptiFinalize destroys both).
+  void attach() {
     const CUptiResult r = api_.cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
     if (r != CUPTI_SUCCESS) {
       unavailable_ = "cuptiActivityRegisterCallbacks failed: " + error_text(r);
       return;
     }
-    description_ = str_cat("CUPTI ", version, " (", library, ")");
+    attached_ = true;
+    clone_unavailable_.clear();
+    module_unavailable_.clear();
     CUpti_SubscriberHandle subscriber{};
     CUptiResult s = api_.cuptiSubscribe(&subscriber, resource_callback, nullptr);
     if (s == CUPTI_SUCCESS) {
@@ -333,6 +372,8 @@ class Session {
 
   std::mutex lease_mutex_;
   int leases_ = 0;
+  bool attached_ = false;
+  std::uint64_t detaches_ = 0;
 
   std::mutex pool_mutex_;
   std::vector<uint8_t*> pool_;
@@ -388,6 +429,8 @@ std::string describe() { return Session::instance().description(); }
 
 TracingLease::TracingLease() { Session::instance().acquire(); }
 TracingLease::~TracingLease() { Session::instance().release(); }
+
+std::uint64_t detach_count() { return Session::instance().detaches(); }
 
 Drained drain() { return Session::instance().drain(); }
 

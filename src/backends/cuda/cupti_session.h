@@ -39,6 +39,10 @@ class TracingLease {
   TracingLease& operator=(const TracingLease&) = delete;
 };
 
+// How often the last lease detached CUPTI from the process (cuptiFinalize): tracing that was
+// only switched off still slows every launch, so the last lease takes CUPTI out of the process.
+std::uint64_t detach_count();
+
 // Everything delivered since the last drain. Forces a flush first: call after a device
 // synchronize, outside any timed window (a forced flush costs ~100 us of host time, docs/cupti.md).
 struct Drained {
