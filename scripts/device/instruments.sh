@@ -29,7 +29,7 @@ for w in "${WORKLOADS[@]}"; do
   in_budget "$id" || continue
   for instrument in cupti event; do
     timeout 120 "$C" bench --backend cuda --kernel "$kernel" --size "$size" --instrument "$instrument" \
-      --schedule isolated,per_iter,graph --cache warm,cold --max-time-ms 150 --graph-calls 10 \
+      --schedule all --cache warm,cold --max-time-ms 150 --graph-calls 10 \
       --json "$D/${id}_${instrument}.json" > "$D/${id}_${instrument}.txt" 2> "$D/${id}_${instrument}.log"
     echo "$id $instrument: exit $?"
   done

@@ -84,7 +84,9 @@ std::optional<std::string> why_attribution_failed(std::span<const SampleActivity
         std::uint64_t first = calls[c].front().start_ns, last = calls[c].front().end_ns;
         for (const DeviceActivity& a : calls[c]) last = std::max(last, a.end_ns);
         for (const DeviceActivity& e : s.excluded) {
-          if (e.start_ns < last && first < e.end_ns) {
+          const std::uint64_t overlap_ns =
+              std::min(last, e.end_ns) > std::max(first, e.start_ns) ? std::min(last, e.end_ns) - std::max(first, e.start_ns) : 0;
+          if (overlap_ns > kFlushAdjacencySkewNs) {
             return fmt::format("caliber's own '{}' [{}, {}] ns ran inside call {} of sample {} (its work "
                                "spans [{}, {}] ns): the cache flush overlapped the call, so it cannot "
                                "be kept out of the sample",

@@ -441,6 +441,29 @@ Result CheckedSubject::measure(const Contract& contract, const MeasureOptions& o
   return r;
 }
 
+CuptiValueChoice choose_cupti_value(CuptiValue mode, const InstrumentPerturbation& p) {
+  switch (mode) {
+    case CuptiValue::event:
+      return {true, "the events' value, as asked (cupti_value event)"};
+    case CuptiValue::cupti:
+      return {false, p.measured ? "CUPTI's value, as asked (cupti_value cupti)" : ""};
+    case CuptiValue::automatic:
+      break;
+  }
+  if (!p.measured) return {false, ""};
+  if (!p.significant) return {false, "CUPTI's value: the two medians agree within their 95% intervals"};
+  if (p.delta_us < 0) {
+    // Tracing only adds time. Events reading longer than CUPTI measured something CUPTI does not
+    // count: the gaps between launches the device spent idle inside the events' window (a short
+    // kernel under per_iter or isolated). That is not the kernel-only time, so CUPTI's stands.
+    return {false, fmt::format("CUPTI's value: events read {:.3f} us longer, time the device spent idle between "
+                               "launches inside their window (tracing cannot make a call faster)",
+                               -p.delta_us)};
+  }
+  return {true, "the events' value: the call's work is all ordered on the measured stream and the medians' 95% "
+                "intervals do not overlap, so tracing moved the number"};
+}
+
 void CheckedSubject::attach_perturbation(Result& r, const Contract& contract, const MeasureOptions& options) {
   InstrumentPerturbation p;
   p.cupti_median_us = r.summary.median_us;
@@ -481,27 +504,10 @@ void CheckedSubject::attach_perturbation(Result& r, const Contract& contract, co
   }
   // Events see the work only when the measured stream orders all of it (the census proved that,
   // or the events measurement above would have been refused).
-  bool use_events = false;
-  switch (contract.cupti_value) {
-    case CuptiValue::event:
-      if (!e) throw ContractError("cupti value event: " + why_not);
-      use_events = true;
-      p.reason = "the events' value, as asked (cupti_value event)";
-      break;
-    case CuptiValue::cupti:
-      if (e) p.reason = "CUPTI's value, as asked (cupti_value cupti)";
-      break;
-    case CuptiValue::automatic:
-      if (!e) break;
-      if (!p.significant) {
-        p.reason = "CUPTI's value: the two medians agree within their 95% intervals";
-      } else {
-        use_events = true;
-        p.reason = "the events' value: the call's work is all ordered on the measured stream and the medians' 95% "
-                   "intervals do not overlap, so tracing moved the number";
-      }
-      break;
-  }
+  if (contract.cupti_value == CuptiValue::event && !e) throw ContractError("cupti value event: " + why_not);
+  const CuptiValueChoice choice = choose_cupti_value(contract.cupti_value, p);
+  const bool use_events = choice.use_events;
+  if (!choice.reason.empty()) p.reason = choice.reason;
   p.applied = use_events;
   if (use_events) {
     // The events' samples give the value; CUPTI's attribution and kernel breakdown stay.

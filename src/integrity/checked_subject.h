@@ -115,4 +115,15 @@ class CheckedSubject {
 // caliber::measure's subject: the callable and the buffers MeasureOptions declares.
 Subject subject_from_options(const Callable& call, const MeasureOptions& options);
 
+// Which clock gives a cupti result's value (docs/cupti.md, Perturbation), from the measured
+// perturbation: `event` always the events', `cupti` always CUPTI's; `auto` the events' only when
+// they were measured, the medians' 95% intervals do not overlap and the events read shorter
+// (tracing only adds time; events reading longer hold idle launch gaps). `reason` empty: nothing
+// to say (no events measurement under auto or cupti).
+struct CuptiValueChoice {
+  bool use_events = false;
+  std::string reason;
+};
+CuptiValueChoice choose_cupti_value(CuptiValue mode, const InstrumentPerturbation& p);
+
 }  // namespace caliber::integrity

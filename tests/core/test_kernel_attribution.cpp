@@ -249,6 +249,16 @@ TEST(KernelAttribution, AFlushRunningInsideACallsWorkIsRefused) {
   replay.records[6] = kernel("epilogue", 103300, 103800, 60, 7, 204);
   EXPECT_EQ(why_attribution_failed(std::vector<SampleActivity>{replay.sample()}, std::vector<std::size_t>{6}),
             std::nullopt);
+  // Nor is timestamp skew: the call's last end recorded 95 ns after the dependent flush's start
+  // (as measured on the H200), up to kFlushAdjacencySkewNs.
+  replay.records[6] = kernel("epilogue", 103300, 103800 + 95, 60, 7, 204);
+  EXPECT_EQ(why_attribution_failed(std::vector<SampleActivity>{replay.sample()}, std::vector<std::size_t>{6}),
+            std::nullopt);
+  replay.records[6] = kernel("epilogue", 103300, 103800 + kFlushAdjacencySkewNs, 60, 7, 204);
+  EXPECT_EQ(why_attribution_failed(std::vector<SampleActivity>{replay.sample()}, std::vector<std::size_t>{6}),
+            std::nullopt);
+  replay.records[6] = kernel("epilogue", 103300, 103800 + kFlushAdjacencySkewNs + 1, 60, 7, 204);
+  EXPECT_TRUE(why_attribution_failed(std::vector<SampleActivity>{replay.sample()}, std::vector<std::size_t>{6}).has_value());
 }
 
 TEST(KernelAttribution, ASampleWithNoWorkOrAnUntimedRecordIsRefused) {

@@ -4,6 +4,8 @@
 // (docs/integrity.md). The device's ceilings come from `caliber calibrate` in the test.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -91,9 +93,27 @@ class IntegrityCorpus : public ::testing::Test {
     return read_benchmark_results(dir_ + "/" + name + "/benchmark_results.jsonl");
   }
 
-  static void expect_every_cheater_refused(const std::vector<BenchmarkResultRow>& rows, const std::string& contracts) {
+  // `earned`: providers that do the whole, correct work in a way this contract's instrument times
+  // (under cupti per_iter: a side stream is attributed by identity, and no graph is captured, so an
+  // escape from the capture is no escape). They may end ok, but only with a number within 25% (or
+  // 0.5 us) of the honest provider's on the same shape: never a number they did not earn.
+  static void expect_every_cheater_refused(const std::vector<BenchmarkResultRow>& rows, const std::string& contracts,
+                                           const std::vector<std::string>& earned = {}) {
     std::map<std::string, int> ok_rows;
+    std::map<std::string, double> honest_us;
     for (const BenchmarkResultRow& r : rows) {
+      if (r.provider == "honest" && r.median_us) honest_us[r.shape_id] = *r.median_us;
+    }
+    for (const BenchmarkResultRow& r : rows) {
+      if (std::find(earned.begin(), earned.end(), r.provider) != earned.end()) {
+        if (r.benchmark_status != BenchmarkStatus::ok) continue;
+        ASSERT_TRUE(honest_us.count(r.shape_id)) << r.shape_id;
+        const double h = honest_us.at(r.shape_id);
+        EXPECT_LT(std::abs(*r.median_us - h), std::max(0.25 * h, 0.5))
+            << contracts << ": " << r.provider << " on " << r.args.dump() << " posted " << *r.median_us
+            << " us as ok, honest " << h << " us";
+        continue;
+      }
       if (r.provider == "honest") {
         EXPECT_EQ(r.benchmark_status, BenchmarkStatus::ok)
             << contracts << " honest " << r.shape_id << ": " << r.status_reason.value_or("");
@@ -127,7 +147,7 @@ TEST_F(IntegrityCorpus, EveryCheaterIsRefusedUnderCupti) {
       run("cupti", {"--kernel-only-instrument", "cupti", "--kernel-only-schedule", "per_iter", "--eager-instrument",
                     "cupti", "--eager-schedule", "isolated"});
   ASSERT_EQ(rows.size(), 3u * (1 + kCheaters.size()));
-  expect_every_cheater_refused(rows, "kernel-only cupti/per_iter, eager cupti/isolated");
+  expect_every_cheater_refused(rows, "kernel-only cupti/per_iter, eager cupti/isolated", {"side_stream", "empty_capture"});
 }
 
 }  // namespace
