@@ -53,6 +53,8 @@ endforeach()
 
 set(CALIBER_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/caliber CACHE STRING
     "Where the CMake package (find_package(caliber)) is installed, relative to the prefix")
+set(CALIBER_INSTALL_PYTHONDIR ${CMAKE_INSTALL_LIBDIR}/caliber/python CACHE STRING
+    "Where the Python package is installed, relative to the prefix (put it on PYTHONPATH)")
 
 function(caliber_install_libraries)
   include(CMakePackageConfigHelpers)
@@ -74,4 +76,13 @@ function(caliber_install_libraries)
   string(REGEX REPLACE "/$" "" CALIBER_PC_PREFIX "\${pcfiledir}/${_pc_to_prefix}")
   configure_file(${PROJECT_SOURCE_DIR}/cmake/caliber.pc.in ${PROJECT_BINARY_DIR}/caliber.pc @ONLY)
   install(FILES ${PROJECT_BINARY_DIR}/caliber.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+  # The Python package, with where it finds libcaliber_c.so relative to itself.
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/caliber DESTINATION ${CALIBER_INSTALL_PYTHONDIR}
+          PATTERN __pycache__ EXCLUDE PATTERN "*.pyc" EXCLUDE)
+  file(RELATIVE_PATH _py_to_lib ${CMAKE_INSTALL_PREFIX}/${CALIBER_INSTALL_PYTHONDIR}/caliber
+       ${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR})
+  file(WRITE ${PROJECT_BINARY_DIR}/python_install/_installed.py
+       "# Written by cmake --install: where libcaliber_c.so is, relative to this package.\n"
+       "LIBRARY_DIR = \"${_py_to_lib}\"\n")
+  install(FILES ${PROJECT_BINARY_DIR}/python_install/_installed.py DESTINATION ${CALIBER_INSTALL_PYTHONDIR}/caliber)
 endfunction()

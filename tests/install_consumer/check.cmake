@@ -1,10 +1,10 @@
 # ctest install_consumer: installs the build into a fresh prefix, then builds and runs
 # tests/install_consumer (a host copy measured through the C++ API) against the installed tree,
 # once through find_package(caliber) and once through pkg-config; checks that <caliber/caliber.h>
-# preprocesses without nlohmann/json.
+# preprocesses without nlohmann/json, and that the installed Python package finds its library.
 #
 #   cmake -DBUILD_DIR=<caliber build> -DWORK_DIR=<scratch> -DCONSUMER_DIR=<this folder>
-#         -DCXX=<c++ compiler> -DGENERATOR=<generator> -P check.cmake
+#         -DCXX=<c++ compiler> -DGENERATOR=<generator> [-DPYTHON=<python3>] -P check.cmake
 foreach(v BUILD_DIR WORK_DIR CONSUMER_DIR CXX GENERATOR)
   if(NOT DEFINED ${v})
     message(FATAL_ERROR "check.cmake: -D${v}=... is required")
@@ -71,3 +71,21 @@ run(${CXX} ${CONSUMER_DIR}/main.cpp ${flags} -Wl,-rpath,${libdir} -o ${WORK_DIR}
 run(${WORK_DIR}/pkg_config/measure_host_copy)
 expect_measurement("${run_output}" "pkg-config")
 
+# 3. The installed Python package finds the installed libcaliber_c.so by itself.
+if(PYTHON)
+  file(GLOB python_dir ${prefix}/lib*/caliber/python)
+  set(ENV{PYTHONPATH} ${python_dir})
+  unset(ENV{CALIBER_LIBRARY})
+  file(WRITE ${WORK_DIR}/installed_python.py [=[
+import caliber
+r = caliber.measure(lambda stream: None, backend="host", cache="warm", iterations=5, integrity_checks=False)
+assert r.summary.n == 5, r
+print("caliber", caliber.version(), "from", caliber._library().caliber_path)
+]=])
+  run(${PYTHON} ${WORK_DIR}/installed_python.py)
+  string(STRIP "${run_output}" got)
+  if(NOT got MATCHES "^caliber .* from ${prefix}/")
+    message(FATAL_ERROR "the installed Python package did not load the installed library: ${got}")
+  endif()
+  message(STATUS "python from the prefix: ${got}")
+endif()
