@@ -12,13 +12,12 @@
 #include <optional>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "caliber/backend.h"
 #include "caliber/clock.h"
 #include "caliber/contract.h"
 #include "caliber/instrument_policy.h"
 #include "caliber/integrity.h"
+#include "caliber/params.h"
 #include "caliber/result.h"
 #include "caliber/telemetry.h"
 
@@ -26,7 +25,7 @@ namespace caliber {
 
 struct MeasureOptions {
   std::string name;                                   // copied into Result::name
-  nlohmann::json params = nlohmann::json::object();   // copied into Result::params
+  Params params;                                      // copied into Result::params
   // Per-call preparation (e.g. re-initialising an in-place output). Runs before every call,
   // always outside the timed window. Refused by the pipelined schedule.
   std::function<void()> prepare;

@@ -6,11 +6,10 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "caliber/contract.h"
 #include "caliber/device.h"
 #include "caliber/integrity.h"
+#include "caliber/params.h"
 #include "caliber/statistics.h"
 #include "caliber/telemetry.h"
 
@@ -50,7 +49,7 @@ struct InstrumentPerturbation {
 
 struct Result {
   std::string name;               // what was measured: a built-in kernel, an op, a user label
-  nlohmann::json params = nlohmann::json::object();  // e.g. {"size_bytes": 1073741824}
+  Params params;                  // e.g. {"size_bytes": 1073741824}
   DeviceInfo device;
   Contract contract;
 

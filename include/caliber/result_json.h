@@ -16,6 +16,10 @@ namespace caliber {
 // are unverified (written before caliber recorded what it verified).
 inline constexpr int kResultsSchemaVersion = 2;
 
+// Params keep their kinds: integers stay integers, numbers are written in the shortest form that
+// reads back to the same double.
+nlohmann::json to_json(const Params& params);
+nlohmann::json to_json(const ParamValue& value);
 nlohmann::json to_json(const Contract& contract);
 nlohmann::json to_json(const DeviceInfo& device);
 nlohmann::json to_json(const Summary& summary);
@@ -30,6 +34,9 @@ nlohmann::json to_json(const Result& result, bool with_samples = true);
 // types and unknown enum names throw InputError.
 Contract contract_from_json(const nlohmann::json& j, const std::string& file, long line,
                             const std::string& path);
+// A JSON object of integers, numbers, texts and booleans (InputError for anything else).
+Params params_from_json(const nlohmann::json& j, const std::string& file, long line,
+                        const std::string& path);
 DeviceInfo device_from_json(const nlohmann::json& j, const std::string& file, long line,
                             const std::string& path);
 Result result_from_json(const nlohmann::json& j, const std::string& file, long line,

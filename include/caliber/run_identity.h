@@ -11,8 +11,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "caliber/contract.h"
 #include "caliber/device.h"
 
@@ -90,10 +88,7 @@ struct RunIdentity {
   friend bool operator==(const RunIdentity&, const RunIdentity&) = default;
 };
 
-nlohmann::json to_json(const RunIdentity& identity);
-// Strict: every field present, known schema version and kind, enums known. InputError names
-// file and field.
-RunIdentity run_identity_from_json(const nlohmann::json& j, const std::string& file);
+// The JSON projection (to_json, run_identity_from_json) is in caliber/run_identity_json.h.
 
 // Written atomically (a killed run never leaves half an identity).
 void write_run_identity(const std::string& path, const RunIdentity& identity);

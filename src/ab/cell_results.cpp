@@ -80,7 +80,7 @@ CellResults read_caliber_results_cell(const std::string& file) {
                                         c.quantity == Quantity::host_dispatch ? "/host_dispatch" : "");
     ShapeMeasurement m;
     m.key = fmt::format("{} {} {}", r.name, r.params.dump(), how);
-    m.label = fmt::format("{} {} [{}]", r.name, compact(r.params), how);
+    m.label = fmt::format("{} {} [{}]", r.name, r.params.label(), how);
     m.value_us = r.value_us;
     m.rel_iqr = r.summary.rel_iqr;
     ++cell.rows_ok;

@@ -13,6 +13,7 @@
 
 #include "caliber/backend.h"
 #include "caliber/integrity.h"
+#include "caliber/params.h"
 #include "integrity/checked_subject.h"
 
 namespace caliber::bench {
@@ -30,7 +31,7 @@ class Workload {
   virtual DeclaredBuffers declared_buffers() { return {}; }
 
   std::string name;
-  nlohmann::json params = nlohmann::json::object();
+  Params params;  // Result::params
   std::uint64_t working_set_bytes = 0;  // bytes one call reads plus writes
   std::size_t rotation_copies = 1;      // input/output copies allocated
 };

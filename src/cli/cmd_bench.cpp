@@ -18,6 +18,7 @@
 #include "caliber/result_json.h"
 #include "caliber/result_table.h"
 #include "caliber/run_identity.h"
+#include "caliber/run_identity_json.h"
 #include "cli/cli_common.h"
 #include "cli/command.h"
 #include "core/sampling_limits.h"

@@ -6,6 +6,7 @@
 
 #include "caliber/caliber_check.h"
 #include "caliber/errors.h"
+#include "caliber/run_identity_json.h"
 #include "cli/command.h"
 
 namespace caliber::cli {

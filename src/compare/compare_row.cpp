@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "caliber/result_json.h"
 #include "core/contract_fields.h"
 
 namespace caliber::compare {
@@ -110,7 +111,7 @@ void set_integrity(CompareRow& row, const Integrity& integrity) {
 CompareRow row_from_result(const Result& r, std::string origin) {
   CompareRow row;
   row.name = r.name;
-  row.params = r.params;
+  row.params = to_json(r.params);
   row.arch = r.device.arch;
   row.device_name = r.device.name;
   row.contract = contract_fields(r.contract);

@@ -9,6 +9,7 @@
 #include "caliber/errors.h"
 #include "caliber/result_json.h"
 #include "caliber/run_identity.h"
+#include "caliber/run_identity_json.h"
 #include "core/json_fields.h"
 #include "core/json_line_index.h"
 

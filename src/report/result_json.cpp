@@ -127,10 +127,51 @@ bool has_kernel_breakdown(const Contract& c) {
 
 }  // namespace
 
+json to_json(const ParamValue& v) {
+  switch (v.kind()) {
+    case ParamValue::Kind::integer: return v.integer();
+    case ParamValue::Kind::number: return v.number();
+    case ParamValue::Kind::text: return v.text();
+    case ParamValue::Kind::boolean: return v.boolean();
+  }
+  return nullptr;
+}
+
+json to_json(const Params& params) {
+  json j = json::object();
+  for (const auto& [key, value] : params) j[key] = to_json(value);
+  return j;
+}
+
+Params params_from_json(const json& j, const std::string& file, long line, const std::string& path) {
+  const JsonFields f(j, file, line, path);  // throws unless j is an object
+  Params params;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const json& v = it.value();
+    if (v.is_boolean()) {
+      params.set(it.key(), v.get<bool>());
+    } else if (v.is_number_unsigned()) {
+      if (v.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+        f.fail(it.key(), "an integer above 2^63 - 1");
+      }
+      params.set(it.key(), v.get<std::int64_t>());
+    } else if (v.is_number_integer()) {
+      params.set(it.key(), v.get<std::int64_t>());
+    } else if (v.is_number()) {
+      params.set(it.key(), v.get<double>());
+    } else if (v.is_string()) {
+      params.set(it.key(), v.get<std::string>());
+    } else {
+      f.fail(it.key(), fmt::format("expected an integer, a number, a text or a boolean (got {})", v.type_name()));
+    }
+  }
+  return params;
+}
+
 json to_json(const Result& r, bool with_samples) {
   json j = json::object();
   j["name"] = r.name;
-  j["params"] = r.params;
+  j["params"] = to_json(r.params);
   j["device"] = to_json(r.device);
   j["contract"] = to_json(r.contract);
   j["value_us"] = r.value_us;
@@ -307,7 +348,7 @@ Result result_from_json(const json& j, const std::string& file, long line, const
   JsonFields f(j, file, line, path);
   Result r;
   r.name = f.str("name");
-  r.params = f.object("params").json();
+  r.params = params_from_json(f.object("params").json(), file, line, f.field_name("params"));
   r.device = device_from_json(f.get("device"), file, line, f.field_name("device"));
   r.contract = contract_from_json(f.get("contract"), file, line, f.field_name("contract"));
   // Latencies are durations: a negative one is an input error, never a number to compare.

@@ -33,8 +33,9 @@ std::string format_bytes(std::uint64_t bytes) {
 namespace {
 
 std::string size_of(const Result& r) {
-  if (r.params.contains("size_bytes") && r.params["size_bytes"].is_number_integer()) {
-    return format_bytes(r.params["size_bytes"].get<std::uint64_t>());
+  const ParamValue* size = r.params.find("size_bytes");
+  if (size && size->is_integer() && size->integer() >= 0) {
+    return format_bytes(static_cast<std::uint64_t>(size->integer()));
   }
   return "-";
 }

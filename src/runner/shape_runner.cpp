@@ -335,7 +335,7 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
       // call the contract cannot time truthfully.
       MeasureOptions mo;
       mo.name = fmt::format("{}/{}", ops::to_string(plan_.op), name);
-      mo.params = shape.args;
+      mo.params = params_from_json(shape.args, "(shape ledger)", 0, "args");
       mo.keep_samples = options_.samples;
       mo.working_set_bytes = row.bytes;
       row.eager = checked.measure(contracts_.eager, mo);

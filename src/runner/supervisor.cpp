@@ -19,6 +19,7 @@
 #include "caliber/errors.h"
 #include "caliber/result_json.h"
 #include "caliber/run_identity.h"
+#include "caliber/run_identity_json.h"
 #include "core/json_fields.h"
 #include "core/one_line.h"
 #include "core/shared_library.h"

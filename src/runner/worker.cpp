@@ -14,6 +14,7 @@
 #include "caliber/errors.h"
 #include "caliber/result_json.h"
 #include "caliber/run_identity.h"
+#include "caliber/run_identity_json.h"
 #include "core/json_fields.h"
 #include "device/device_probe.h"
 #include "identity/collect_run_identity.h"

@@ -25,10 +25,10 @@ TEST(BuiltinKernels, WorkingSetAndParams) {
   host::HostBackend b;
   auto w = make_builtin_workload(b, "copy", 1 << 20, 1, 1);
   EXPECT_EQ(w->working_set_bytes, 2u << 20);
-  EXPECT_EQ(w->params["size_bytes"], 1 << 20);
+  EXPECT_EQ(w->params.at("size_bytes").integer(), 1 << 20);
   EXPECT_EQ(builtin_working_set_bytes("copy", 1 << 20), 2u << 20);
   EXPECT_EQ(builtin_working_set_bytes("tiny", 123), 2 * kTinyElements * sizeof(float));
-  EXPECT_EQ(make_builtin_workload(b, "tiny", 999, 1, 1)->params["size_bytes"], 1024);
+  EXPECT_EQ(make_builtin_workload(b, "tiny", 999, 1, 1)->params.at("size_bytes").integer(), 1024);
 }
 
 TEST(BuiltinKernels, RefusesBadSizesAndUnknownNames) {

@@ -7,6 +7,7 @@
 
 #include "caliber/caliber_check.h"
 #include "caliber/run_identity.h"
+#include "caliber/run_identity_json.h"
 #include "support/caliber_mutations.h"
 #include "support/json_schema.h"
 #include "support/run_cli.h"

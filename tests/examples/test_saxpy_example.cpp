@@ -14,7 +14,7 @@ TEST(SaxpyExample, MeasuresAUserKernelWithAContract) {
   c.iterations.count = 25;
   const caliber::Result r = example::measure_saxpy(*backend, 1 << 16, c);
   EXPECT_EQ(r.name, "saxpy");
-  EXPECT_EQ(r.params["n"], 1 << 16);
+  EXPECT_EQ(r.params.at("n").integer(), 1 << 16);
   EXPECT_EQ(r.summary.n, 25);
   EXPECT_GT(r.value_us, 0.0);
   EXPECT_EQ(r.contract, c);

@@ -1,5 +1,6 @@
 // run_identity.json: round trip, schema, strict reader, and where an identity is found.
 #include "caliber/run_identity.h"
+#include "caliber/run_identity_json.h"
 
 #include <gtest/gtest.h>
 

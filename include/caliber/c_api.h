@@ -1,0 +1,85 @@
+/*
+ * caliber's C API: the measurement engine behind a small, stable C ABI (libcaliber_c.so).
+ *
+ * It exists for callers that are not C++ built with this compiler: the Python package
+ * (python/caliber, loaded with ctypes, so one build serves every Python version), and any
+ * language with a C foreign-function interface. docs/python.md explains the choice.
+ *
+ * Requests and results cross as JSON text (UTF-8, NUL-terminated), so the ABI does not change
+ * when a contract field is added: the request names the contract fields it sets, the result is
+ * exactly the object `caliber bench --json` writes for one result (schemas/results.schema.json).
+ * The timer, the contract checks and the integrity checks are the C++ core's (caliber::measure).
+ *
+ * Every function is thread-compatible (no global state besides the backends' own); none throws.
+ */
+#ifndef CALIBER_C_API_H
+#define CALIBER_C_API_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped only when a function's signature or meaning changes. */
+#define CALIBER_C_API_VERSION 1
+
+/* Return codes of caliber_measure_json. */
+#define CALIBER_OK 0
+#define CALIBER_ERROR 1 /* *error_json says what: {"kind", "message", "fields"} */
+
+/*
+ * One call of the measured function. `stream`: where to launch (a cudaStream_t on the cuda
+ * backend, NULL on the host backend). call_index increases by one per call, warmup included;
+ * rotation is the input copy to use under cache=rotate (0 otherwise).
+ * Return 0 on success; anything else stops the measurement, and caliber_measure_json returns
+ * CALIBER_ERROR with kind "callable" (the caller keeps its own record of what went wrong).
+ */
+typedef int (*caliber_call_fn)(void* user_data, void* stream, uint64_t call_index, uint64_t rotation);
+
+/* The C API version this library implements (CALIBER_C_API_VERSION when it was built). */
+int caliber_c_api_version(void);
+
+/* The harness version and build, e.g. "0.1.0 (git 1b06e35a1c2d, Release)". Static storage. */
+const char* caliber_version_string(void);
+
+/*
+ * Measures `call` under the contract of `request_json` (docs/python.md, "Request"):
+ *   {"backend": "auto"|"host"|"cuda", "device": 0, "name": "...", "params": {...},
+ *    "instrument", "schedule", "cache", "statistic", "warmup", "iterations" | "min_samples",
+ *    "min_time_ms", "max_time_ms", "target_precision", "graph_calls", "cupti_reduction",
+ *    "cupti_value", "throttle_policy", "measure": "device"|"host-dispatch", "samples": false,
+ *    "telemetry": true, "integrity_checks": true, "rtol", "atol",
+ *    "inputs": [{"name", "data": <address>, "bytes", "dtype": "fp32"|"bf16"|"fp16"|null}],
+ *    "outputs": [...]}
+ * Absent contract fields take the backend's defaults (caliber::default_contract).
+ *
+ * On CALIBER_OK, *result_json is the result; on CALIBER_ERROR, *error_json is
+ *   {"kind": "usage"|"contract"|"integrity"|"device"|"callable"|"internal",
+ *    "message": "...", "fields": ["schedule", ...]}
+ * where fields names the request fields that caused a usage or contract error (for a refused
+ * contract: the given fields whose default would have made it valid). Both strings are
+ * allocated by the library and released with caliber_free_string; either pointer may be NULL.
+ */
+int caliber_measure_json(const char* request_json, caliber_call_fn call, void* user_data,
+                         char** result_json, char** error_json);
+
+/*
+ * The results document `caliber bench --json` writes ({"schema_version", "kind", "generator",
+ * "complete", "results": [...]}) for a JSON array of results as caliber_measure_json returns
+ * them, so that caliber compare and report read results measured through this API.
+ * Same return codes and ownership as caliber_measure_json.
+ */
+int caliber_results_document_json(const char* results_array_json, char** document_json, char** error_json);
+
+/* The backends compiled in and whether each can be opened here, as a JSON array. */
+int caliber_backends_json(char** backends_json, char** error_json);
+
+void caliber_free_string(char* s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CALIBER_C_API_H */

@@ -1,0 +1,24 @@
+"""caliber: kernel timings that carry their contract, from Python (docs/python.md).
+
+The timer, the contract checks, the integrity checks and the result format are caliber's C++
+core, reached through its C API (libcaliber_c.so, found through $CALIBER_LIBRARY or next to an
+installed package)::
+
+    import caliber
+    r = caliber.measure(lambda stream: f(x, y), backend="host", cache="warm", inputs=[x], outputs=[y])
+    r.value_us, r.summary.p10_us, r.contract.schedule, r.warnings, r.to_json()
+"""
+
+from ._buffers import Buffer
+from ._errors import CaliberError, ContractError, DeviceError, IntegrityError, UsageError
+from ._library import library as _library
+from ._measure import backends, measure, write_results_json
+from ._result import Fields, Result
+
+__all__ = ["Buffer", "CaliberError", "ContractError", "DeviceError", "Fields", "IntegrityError", "Result",
+           "UsageError", "backends", "measure", "version", "write_results_json"]
+
+
+def version():
+    """The version and build of the loaded core, e.g. "0.1.0 (git 1b06e35a1c2d, Release)"."""
+    return _library().caliber_version_string().decode("utf-8")

@@ -1,0 +1,441 @@
+// The C API (include/caliber/c_api.h): a JSON request becomes the contract and MeasureOptions of
+// one caliber::measure call, the same way caliber bench builds them from its options
+// (src/cli/cmd_bench.cpp), and the Result comes back as the object bench --json writes.
+//
+// Nothing here times anything: the timer, the contract's validation and the integrity checks are
+// the core's. No C++ exception crosses the ABI.
+#include "caliber/c_api.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <new>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "caliber/backend.h"
+#include "caliber/config.h"
+#include "caliber/contract.h"
+#include "caliber/errors.h"
+#include "caliber/instrument_policy.h"
+#include "caliber/measure.h"
+#include "caliber/result_json.h"
+#include "core/sampling_limits.h"
+
+namespace caliber::c_api {
+namespace {
+
+using nlohmann::json;
+
+// An error with the request fields it is about; becomes error_json.
+struct RequestError {
+  std::string kind;  // "usage" | "contract" | "integrity" | "device" | "callable" | "internal"
+  std::string message;
+  std::vector<std::string> fields;
+};
+
+[[noreturn]] void usage(const std::string& field, const std::string& message) {
+  throw RequestError{"usage", fmt::format("{}: {}", field, message), {field}};
+}
+
+// The callable returned non-zero: its caller knows why.
+struct CallableFailed {};
+
+char* copy_string(const std::string& s) {
+  char* out = static_cast<char*>(std::malloc(s.size() + 1));
+  if (out) std::memcpy(out, s.c_str(), s.size() + 1);
+  return out;
+}
+
+void set_out(char** out, const std::string& s) {
+  if (out) *out = copy_string(s);
+}
+
+std::string error_text(const RequestError& e) {
+  return json{{"kind", e.kind}, {"message", e.message}, {"fields", e.fields}}.dump();
+}
+
+// The request's fields, read once each; whatever is left unread at the end is refused.
+class Request {
+ public:
+  explicit Request(const json& j) : j_(j) {
+    if (!j_.is_object()) throw RequestError{"usage", "the request must be a JSON object", {}};
+  }
+  bool has(const char* key) const { return j_.contains(key) && !j_.at(key).is_null(); }
+  const json* take(const char* key) {
+    read_.insert(key);
+    return has(key) ? &j_.at(key) : nullptr;
+  }
+  std::optional<std::string> text(const char* key) {
+    const json* v = take(key);
+    if (!v) return std::nullopt;
+    if (!v->is_string()) usage(key, fmt::format("expected a text (got {})", v->type_name()));
+    return v->get<std::string>();
+  }
+  std::optional<std::int64_t> integer(const char* key) {
+    const json* v = take(key);
+    if (!v) return std::nullopt;
+    if (!v->is_number_integer() || v->get<double>() > static_cast<double>(std::numeric_limits<std::int64_t>::max())) {
+      usage(key, fmt::format("expected an integer (got {})", v->dump()));
+    }
+    return v->get<std::int64_t>();
+  }
+  std::optional<double> number(const char* key) {
+    const json* v = take(key);
+    if (!v) return std::nullopt;
+    if (!v->is_number()) usage(key, fmt::format("expected a number (got {})", v->dump()));
+    return v->get<double>();
+  }
+  std::optional<bool> boolean(const char* key) {
+    const json* v = take(key);
+    if (!v) return std::nullopt;
+    if (!v->is_boolean()) usage(key, fmt::format("expected true or false (got {})", v->dump()));
+    return v->get<bool>();
+  }
+  void refuse_unread() const {
+    for (auto it = j_.begin(); it != j_.end(); ++it) {
+      if (!read_.count(it.key())) usage(it.key(), "unknown request field");
+    }
+  }
+
+ private:
+  const json& j_;
+  std::set<std::string> read_;
+};
+
+// Runs a core parser (UsageError on an unknown name) on a request field.
+template <typename Parse>
+auto parse_field(const char* field, const std::string& value, Parse parse) -> decltype(parse(value)) {
+  try {
+    return parse(value);
+  } catch (const UsageError& e) {
+    usage(field, e.what());
+  }
+}
+
+// The contract fields a request may set, applied to a contract: used to build the request's
+// contract, and to find which given fields a refusal is about.
+struct ContractFields {
+  std::optional<std::string> schedule, cache, statistic, cupti_reduction, cupti_value, throttle_policy, measure;
+  std::optional<std::int64_t> warmup, iterations, min_samples, graph_calls;
+  std::optional<double> min_time_ms, max_time_ms, target_precision;
+
+  // The names of the fields given, in request order of the docs.
+  std::vector<std::string> given() const {
+    std::vector<std::string> out;
+    auto add = [&](const char* name, bool present) {
+      if (present) out.emplace_back(name);
+    };
+    add("measure", measure.has_value());
+    add("schedule", schedule.has_value());
+    add("cache", cache.has_value());
+    add("statistic", statistic.has_value());
+    add("warmup", warmup.has_value());
+    add("iterations", iterations.has_value());
+    add("min_samples", min_samples.has_value());
+    add("min_time_ms", min_time_ms.has_value());
+    add("max_time_ms", max_time_ms.has_value());
+    add("target_precision", target_precision.has_value());
+    add("graph_calls", graph_calls.has_value());
+    add("cupti_reduction", cupti_reduction.has_value());
+    add("cupti_value", cupti_value.has_value());
+    add("throttle_policy", throttle_policy.has_value());
+    return out;
+  }
+
+  // Applies every field but `skip` (a name of given()) to `c`.
+  void apply(Contract& c, const std::string& skip = "") const {
+    auto use = [&](const char* name) { return skip != name; };
+    if (measure && use("measure")) {
+      if (*measure == "host-dispatch" || *measure == "host_dispatch") {
+        c.quantity = Quantity::host_dispatch;
+        if (!schedule) c.schedule = Schedule::isolated;  // bench: host dispatch is one launch per sample
+      } else if (*measure == "device") {
+        c.quantity = Quantity::device_time;
+      } else {
+        usage("measure", fmt::format("unknown value '{}' (expected device|host-dispatch)", *measure));
+      }
+    }
+    if (schedule && use("schedule")) c.schedule = parse_field("schedule", *schedule, parse_schedule);
+    if (cache && use("cache")) c.cache = parse_field("cache", *cache, parse_cache_policy);
+    if (statistic && use("statistic")) c.statistic = parse_field("statistic", *statistic, parse_statistic);
+    if (cupti_reduction && use("cupti_reduction")) {
+      c.cupti_reduction = parse_field("cupti_reduction", *cupti_reduction, parse_cupti_reduction);
+    }
+    if (cupti_value && use("cupti_value")) c.cupti_value = parse_field("cupti_value", *cupti_value, parse_cupti_value);
+    if (throttle_policy && use("throttle_policy")) {
+      c.throttle_policy = parse_field("throttle_policy", *throttle_policy, parse_throttle_policy);
+    }
+    if (warmup && use("warmup")) c.warmup = *warmup;
+    if (graph_calls && use("graph_calls")) c.graph_calls = *graph_calls;
+    // The iteration rule: a fixed count, or the adaptive rule with the given bounds.
+    if (iterations && use("iterations")) {
+      c.iterations.mode = IterationRule::Mode::fixed;
+      c.iterations.count = *iterations;
+    }
+    if (min_samples && use("min_samples")) c.iterations.min_samples = *min_samples;
+    if (min_time_ms && use("min_time_ms")) c.iterations.min_time_ms = *min_time_ms;
+    if (max_time_ms && use("max_time_ms")) c.iterations.max_time_ms = *max_time_ms;
+    if (target_precision && use("target_precision")) c.iterations.target_rel_halfwidth = *target_precision;
+  }
+};
+
+std::vector<BufferRef> buffers(Request& req, const char* key) {
+  std::vector<BufferRef> out;
+  const json* list = req.take(key);
+  if (!list) return out;
+  if (!list->is_array()) usage(key, "expected a list of buffers");
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    const json& b = list->at(i);
+    const std::string where = fmt::format("{}[{}]", key, i);
+    if (!b.is_object()) usage(where, "expected {\"name\", \"data\", \"bytes\", \"dtype\"}");
+    for (auto it = b.begin(); it != b.end(); ++it) {
+      if (it.key() != "name" && it.key() != "data" && it.key() != "bytes" && it.key() != "dtype") {
+        usage(where, fmt::format("unknown buffer field '{}'", it.key()));
+      }
+    }
+    BufferRef ref;
+    ref.name = b.contains("name") && b.at("name").is_string() ? b.at("name").get<std::string>() : where;
+    if (!b.contains("data") || !b.at("data").is_number_unsigned()) usage(where, "data must be the buffer's address");
+    if (!b.contains("bytes") || !b.at("bytes").is_number_integer() || b.at("bytes").get<std::int64_t>() <= 0) {
+      usage(where, "bytes must be a positive integer");
+    }
+    ref.data = reinterpret_cast<void*>(static_cast<std::uintptr_t>(b.at("data").get<std::uint64_t>()));
+    ref.bytes = b.at("bytes").get<std::size_t>();
+    if (!ref.data) usage(where, "data is a null address");
+    if (b.contains("dtype") && !b.at("dtype").is_null()) {
+      if (!b.at("dtype").is_string()) usage(where, "dtype must be a text or null");
+      ref.dtype = parse_field("dtype", b.at("dtype").get<std::string>(), parse_dtype);
+    }
+    out.push_back(std::move(ref));
+  }
+  return out;
+}
+
+std::string measure(const std::string& request_text, caliber_call_fn call, void* user_data) {
+  if (!call) throw RequestError{"usage", "no function to measure", {}};
+  json j;
+  try {
+    j = json::parse(request_text);
+  } catch (const json::exception& e) {
+    throw RequestError{"usage", fmt::format("the request is not JSON: {}", e.what()), {}};
+  }
+  Request req(j);
+
+  // The backend: as bench --backend (auto = the GPU if one is visible, else host).
+  const std::string backend_name = req.text("backend").value_or("auto");
+  const BackendKind kind = backend_name == "auto" ? default_backend_kind()
+                                                  : parse_field("backend", backend_name, parse_backend);
+  const std::int64_t device = req.integer("device").value_or(0);
+  if (device < 0 || device > std::numeric_limits<int>::max()) usage("device", fmt::format("must be >= 0 (got {})", device));
+
+  ContractFields fields;
+  fields.measure = req.text("measure");
+  fields.schedule = req.text("schedule");
+  fields.cache = req.text("cache");
+  fields.statistic = req.text("statistic");
+  fields.cupti_reduction = req.text("cupti_reduction");
+  fields.cupti_value = req.text("cupti_value");
+  fields.throttle_policy = req.text("throttle_policy");
+  fields.warmup = req.integer("warmup");
+  fields.iterations = req.integer("iterations");
+  fields.min_samples = req.integer("min_samples");
+  fields.graph_calls = req.integer("graph_calls");
+  fields.min_time_ms = req.number("min_time_ms");
+  fields.max_time_ms = req.number("max_time_ms");
+  fields.target_precision = req.number("target_precision");
+  if (fields.iterations && (fields.min_samples || fields.min_time_ms || fields.max_time_ms || fields.target_precision)) {
+    throw RequestError{"usage",
+                       "iterations (a fixed count) cannot be combined with min_samples, min_time_ms, max_time_ms "
+                       "or target_precision (the adaptive rule)",
+                       {"iterations"}};
+  }
+  auto count = [](const char* field, const std::optional<std::int64_t>& value, std::int64_t max) {
+    if (!value) return;
+    try {
+      require_count_option(*value, field, max);
+    } catch (const UsageError& e) {
+      throw RequestError{"usage", e.what(), {field}};
+    }
+  };
+  count("warmup", fields.warmup, kMaxWarmupCalls);
+  count("iterations", fields.iterations, kMaxSampleCount);
+  count("min_samples", fields.min_samples, kMaxSampleCount);
+  count("graph_calls", fields.graph_calls, kMaxSampleCount);
+
+  // The instrument: a name, auto, or the backend's default; recorded with its reason.
+  const std::optional<std::string> instrument = req.text("instrument");
+  InstrumentSelection selection;
+  const bool host_dispatch = fields.measure && (*fields.measure == "host-dispatch" || *fields.measure == "host_dispatch");
+  if (host_dispatch && (!instrument || *instrument == "auto" || *instrument == "wallclock")) {
+    selection.instrument = Instrument::wallclock;
+    selection.choice.requested = instrument.value_or("wallclock");
+    selection.choice.reason = "host-dispatch is read from the host clock";
+  } else {
+    try {
+      selection = select_instrument(instrument.value_or(""), kind,
+                                    [kind](Instrument i) { return instrument_unavailable_reason(kind, i); });
+    } catch (const UsageError& e) {
+      usage("instrument", e.what());
+    } catch (const ContractError& e) {
+      throw RequestError{"contract", fmt::format("instrument: {}", e.what()), {"instrument"}};
+    }
+  }
+
+  Contract base = default_contract(kind);
+  base.instrument = selection.instrument;
+  Contract contract = base;
+  fields.apply(contract);
+  if (contract.cupti_value != CuptiValue::automatic && contract.instrument != Instrument::cupti &&
+      instrument.value_or("") == "auto") {
+    contract.cupti_value = CuptiValue::automatic;  // auto fell back to event: no CUPTI value to choose
+  }
+  if (const auto why = why_invalid(contract)) {
+    // The given fields whose default would have made the contract valid are the ones to change.
+    std::vector<std::string> blamed;
+    for (const std::string& f : fields.given()) {
+      Contract without = base;
+      fields.apply(without, f);
+      if (!why_invalid(without)) blamed.push_back(f);
+    }
+    if (instrument && blamed.empty()) {
+      Contract other = default_contract(kind);
+      fields.apply(other);
+      if (!why_invalid(other)) blamed.push_back("instrument");
+    }
+    std::string named;
+    for (const auto& f : blamed) named += (named.empty() ? "" : ", ") + f;
+    throw RequestError{"contract",
+                       blamed.empty() ? fmt::format("contract refused: {}", *why)
+                                      : fmt::format("contract refused ({}): {}", named, *why),
+                       blamed};
+  }
+
+  MeasureOptions mo;
+  mo.name = req.text("name").value_or("python");
+  if (const json* p = req.take("params")) {
+    try {
+      mo.params = params_from_json(*p, "(request)", 0, "params");
+    } catch (const InputError& e) {
+      usage("params", e.reason());
+    }
+  }
+  mo.keep_samples = req.boolean("samples").value_or(false);
+  mo.telemetry = req.boolean("telemetry").value_or(true);
+  mo.integrity_checks = req.boolean("integrity_checks").value_or(true);
+  mo.instrument_selection = selection;
+  const std::optional<double> rtol = req.number("rtol"), atol = req.number("atol");
+  if (rtol || atol) {
+    if (rtol.value_or(0) < 0 || atol.value_or(0) < 0) usage(rtol.value_or(0) < 0 ? "rtol" : "atol", "must be >= 0");
+    mo.output_rule.kind = OutputRule::Kind::tolerance;
+    mo.output_rule.rtol = rtol.value_or(0);
+    mo.output_rule.atol = atol.value_or(0);
+  }
+  mo.buffers.inputs = buffers(req, "inputs");
+  mo.buffers.outputs = buffers(req, "outputs");
+  req.refuse_unread();
+
+  auto backend = open_backend(kind, static_cast<int>(device));
+  const Callable callable = [call, user_data](const LaunchContext& ctx) {
+    if (call(user_data, ctx.stream, ctx.call_index, ctx.rotation) != 0) throw CallableFailed{};
+  };
+  const Result r = caliber::measure(*backend, callable, contract, mo);
+  return to_json(r, mo.keep_samples).dump();
+}
+
+// Runs `body`, turning every exception into error_json.
+int guarded(char** error_json, const std::function<void()>& body) {
+  if (error_json) *error_json = nullptr;
+  try {
+    body();
+    return CALIBER_OK;
+  } catch (const RequestError& e) {
+    set_out(error_json, error_text(e));
+  } catch (const CallableFailed&) {
+    set_out(error_json, error_text({"callable", "the measured function failed", {}}));
+  } catch (const ContractError& e) {
+    set_out(error_json, error_text({"contract", e.what(), {}}));
+  } catch (const UsageError& e) {
+    set_out(error_json, error_text({"usage", e.what(), {}}));
+  } catch (const IntegrityError& e) {
+    set_out(error_json, error_text({"integrity", fmt::format("{}: {}", e.check(), e.what()), {}}));
+  } catch (const InputError& e) {
+    set_out(error_json, error_text({"usage", e.what(), {}}));
+  } catch (const DeviceError& e) {
+    set_out(error_json, error_text({"device", e.what(), {}}));
+  } catch (const std::bad_alloc&) {
+    set_out(error_json, error_text({"device", "out of host memory", {}}));
+  } catch (const std::exception& e) {
+    set_out(error_json, error_text({"internal", e.what(), {}}));
+  } catch (...) {
+    set_out(error_json, error_text({"internal", "unknown exception", {}}));
+  }
+  return CALIBER_ERROR;
+}
+
+}  // namespace
+}  // namespace caliber::c_api
+
+extern "C" {
+
+int caliber_c_api_version(void) { return CALIBER_C_API_VERSION; }
+
+const char* caliber_version_string(void) {
+  static const std::string text =
+      std::string(CALIBER_VERSION) + " (git " + CALIBER_GIT_REVISION + ", " + CALIBER_BUILD_TYPE + ")";
+  return text.c_str();
+}
+
+int caliber_measure_json(const char* request_json, caliber_call_fn call, void* user_data, char** result_json,
+                         char** error_json) {
+  if (result_json) *result_json = nullptr;
+  return caliber::c_api::guarded(error_json, [&] {
+    const std::string out = caliber::c_api::measure(request_json ? request_json : "", call, user_data);
+    caliber::c_api::set_out(result_json, out);
+  });
+}
+
+int caliber_results_document_json(const char* results_array_json, char** document_json, char** error_json) {
+  if (document_json) *document_json = nullptr;
+  return caliber::c_api::guarded(error_json, [&] {
+    nlohmann::json array;
+    try {
+      array = nlohmann::json::parse(results_array_json ? results_array_json : "");
+    } catch (const nlohmann::json::exception& e) {
+      throw caliber::c_api::RequestError{"usage", std::string("the results are not JSON: ") + e.what(), {}};
+    }
+    if (!array.is_array()) throw caliber::c_api::RequestError{"usage", "expected a JSON array of results", {}};
+    std::vector<caliber::Result> results;
+    for (std::size_t i = 0; i < array.size(); ++i) {
+      results.push_back(caliber::result_from_json(array[i], "(results)", 0, fmt::format("[{}]", i)));
+    }
+    std::ostringstream out;
+    caliber::write_results_json(out, results, /*complete=*/true, /*with_samples=*/true);
+    caliber::c_api::set_out(document_json, out.str());
+  });
+}
+
+int caliber_backends_json(char** backends_json, char** error_json) {
+  if (backends_json) *backends_json = nullptr;
+  return caliber::c_api::guarded(error_json, [&] {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& b : caliber::available_backends()) {
+      out.push_back({{"backend", caliber::to_string(b.kind)},
+                     {"compiled", b.compiled},
+                     {"device_count", b.device_count},
+                     {"reason", b.reason}});
+    }
+    caliber::c_api::set_out(backends_json, out.dump());
+  });
+}
+
+void caliber_free_string(char* s) { std::free(s); }
+
+}  // extern "C"

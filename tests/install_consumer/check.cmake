@@ -1,0 +1,91 @@
+# ctest install_consumer: installs the build into a fresh prefix, then builds and runs
+# tests/install_consumer (a host copy measured through the C++ API) against the installed tree,
+# once through find_package(caliber) and once through pkg-config; checks that <caliber/caliber.h>
+# preprocesses without nlohmann/json, and that the installed Python package finds its library.
+#
+#   cmake -DBUILD_DIR=<caliber build> -DWORK_DIR=<scratch> -DCONSUMER_DIR=<this folder>
+#         -DCXX=<c++ compiler> -DGENERATOR=<generator> [-DPYTHON=<python3>] -P check.cmake
+foreach(v BUILD_DIR WORK_DIR CONSUMER_DIR CXX GENERATOR)
+  if(NOT DEFINED ${v})
+    message(FATAL_ERROR "check.cmake: -D${v}=... is required")
+  endif()
+endforeach()
+
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    string(REPLACE ";" " " cmd "${ARGN}")
+    message(FATAL_ERROR "failed (${rc}): ${cmd}\n${out}\n${err}")
+  endif()
+  set(run_output "${out}" PARENT_SCOPE)
+endfunction()
+
+function(expect_measurement output how)
+  set(want "name=host_copy params=dtype=float32 elements=65536 n=30 value_us_positive=1 instrument=wallclock schedule=isolated cache=warm integrity=verified")
+  string(STRIP "${output}" got)
+  if(NOT got STREQUAL want)
+    message(FATAL_ERROR "${how}: the consumer printed\n  ${got}\nexpected\n  ${want}")
+  endif()
+  message(STATUS "${how}: ${got}")
+endfunction()
+
+set(prefix ${WORK_DIR}/prefix)
+file(REMOVE_RECURSE ${WORK_DIR})
+run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
+
+foreach(f include/caliber/caliber.h include/caliber/config.h lib/pkgconfig/caliber.pc lib/cmake/caliber/caliberConfig.cmake)
+  if(NOT EXISTS ${prefix}/${f})
+    message(FATAL_ERROR "cmake --install did not install ${f}")
+  endif()
+endforeach()
+
+# The public API without a JSON library: nlohmann never appears in caliber.h's preprocessed text.
+run(${CXX} -std=c++20 -E -I${prefix}/include -x c++ ${prefix}/include/caliber/caliber.h)
+if(run_output MATCHES "nlohmann")
+  message(FATAL_ERROR "<caliber/caliber.h> pulls in nlohmann/json")
+endif()
+string(REGEX MATCHALL "\n" lines "${run_output}")
+list(LENGTH lines line_count)
+message(STATUS "<caliber/caliber.h> preprocesses to ${line_count} lines, without nlohmann/json")
+
+# 1. find_package(caliber CONFIG) -> caliber::caliber
+run(${CMAKE_COMMAND} -S ${CONSUMER_DIR} -B ${WORK_DIR}/find_package -G ${GENERATOR}
+    -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release)
+run(${CMAKE_COMMAND} --build ${WORK_DIR}/find_package)
+run(${WORK_DIR}/find_package/measure_host_copy)
+expect_measurement("${run_output}" "find_package")
+
+# 2. pkg-config caliber
+find_program(PKG_CONFIG NAMES pkg-config pkgconf)
+if(NOT PKG_CONFIG)
+  message(FATAL_ERROR "pkg-config is needed to check caliber.pc")
+endif()
+set(ENV{PKG_CONFIG_PATH} ${prefix}/lib/pkgconfig)
+run(${PKG_CONFIG} --cflags --libs caliber)
+string(STRIP "${run_output}" flags)
+separate_arguments(flags UNIX_COMMAND "${flags}")
+run(${PKG_CONFIG} --variable=libdir caliber)
+string(STRIP "${run_output}" libdir)
+file(MAKE_DIRECTORY ${WORK_DIR}/pkg_config)
+run(${CXX} ${CONSUMER_DIR}/main.cpp ${flags} -Wl,-rpath,${libdir} -o ${WORK_DIR}/pkg_config/measure_host_copy)
+run(${WORK_DIR}/pkg_config/measure_host_copy)
+expect_measurement("${run_output}" "pkg-config")
+
+# 3. The installed Python package finds the installed libcaliber_c.so by itself.
+if(PYTHON)
+  file(GLOB python_dir ${prefix}/lib*/caliber/python)
+  set(ENV{PYTHONPATH} ${python_dir})
+  unset(ENV{CALIBER_LIBRARY})
+  file(WRITE ${WORK_DIR}/installed_python.py [=[
+import caliber
+r = caliber.measure(lambda stream: None, backend="host", cache="warm", iterations=5, integrity_checks=False)
+assert r.summary.n == 5, r
+print("caliber", caliber.version(), "from", caliber._library().caliber_path)
+]=])
+  run(${PYTHON} ${WORK_DIR}/installed_python.py)
+  string(STRIP "${run_output}" got)
+  if(NOT got MATCHES "^caliber .* from ${prefix}/")
+    message(FATAL_ERROR "the installed Python package did not load the installed library: ${got}")
+  endif()
+  message(STATUS "python from the prefix: ${got}")
+endif()
