@@ -166,7 +166,9 @@ class Engine {
     const auto n = static_cast<std::size_t>(contract_.graph_calls);
     const std::size_t count = rotation_copies_ > 1 ? (rotation_copies_ + n - 1) / n : 1;
     for (std::size_t g = 0; g < count; ++g) {
-      graphs_.push_back(backend_.capture_graph([&] {
+      // By value: a backend may keep the recorder and replay it after this frame is gone (the
+      // scripted device of the integrity tests does).
+      graphs_.push_back(backend_.capture_graph([this, g, n] {
         for (std::size_t j = 0; j < n; ++j) {
           if (contract_.cache == CachePolicy::cold) backend_.flush_cache();
           LaunchContext ctx = next_context();
