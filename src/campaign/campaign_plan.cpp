@@ -13,25 +13,12 @@
 #include "caliber/errors.h"
 #include "caliber/shape_ledger.h"
 #include "core/json_fields.h"
+#include "core/option_list.h"
 
 namespace caliber::campaign {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::vector<std::string> split_commas(const std::string& text, const std::string& option) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t comma = text.find(',', start);
-    std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (item.empty()) throw UsageError(fmt::format("{} '{}': empty item in list", option, text));
-    out.push_back(item);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -43,7 +30,7 @@ std::size_t CampaignPlan::cells() const {
 
 std::vector<int> parse_devices(const std::string& text) {
   std::vector<int> out;
-  for (const std::string& item : split_commas(text, "--devices")) {
+  for (const std::string& item : split_option_list(text, "--devices")) {
     int v = -1;
     const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
     if (ec != std::errc() || end != item.data() + item.size() || v < 0) {
@@ -91,9 +78,9 @@ CampaignPlan make_campaign_plan(const BatchOptions& o, const std::string& campai
   plan.out = o.run.out;
   plan.shape_ledger = campaign_ledger;
   plan.devices = parse_devices(o.devices);
-  const std::vector<std::string> ops = split_commas(o.run.op, "--op");
+  const std::vector<std::string> ops = split_option_list(o.run.op, "--op");
   std::map<std::string, std::string> matrix_of;  // op -> matrix file
-  for (const std::string& file : split_commas(o.run.baseline_matrix, "--baseline-matrix")) {
+  for (const std::string& file : split_option_list(o.run.baseline_matrix, "--baseline-matrix")) {
     const BaselineMatrix m = read_baseline_matrix(file);
     if (std::find(ops.begin(), ops.end(), m.op_type) == ops.end()) {
       throw UsageError(fmt::format("--baseline-matrix {} is for op {}, which is not in --op {}", file, m.op_type,

@@ -1,5 +1,7 @@
 #include "cli/cli_common.h"
 
+#include "core/option_list.h"
+
 
 #include <fmt/format.h>
 
@@ -42,17 +44,7 @@ std::uint64_t parse_size_bytes(const std::string& text, const std::string& optio
 }
 
 std::vector<std::string> split_list(const std::string& text, const std::string& option) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t comma = text.find(',', start);
-    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (item.empty()) throw UsageError(fmt::format("{} '{}': empty item in list", option, text));
-    out.push_back(item);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return out;
+  return split_option_list(text, option);
 }
 
 }  // namespace caliber::cli

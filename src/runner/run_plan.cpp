@@ -8,24 +8,11 @@
 #include "caliber/errors.h"
 #include "campaign/shard.h"
 #include "core/number_text.h"
+#include "core/option_list.h"
 #include "providers/plugin_provider.h"
 
 namespace caliber::runner {
 namespace {
-
-std::vector<std::string> split_commas(const std::string& text, const std::string& option) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t comma = text.find(',', start);
-    std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (item.empty()) throw UsageError(fmt::format("{} '{}': empty item in list", option, text));
-    out.push_back(item);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return out;
-}
 
 template <typename T, typename Parse>
 T parse_option(const std::string& option, const std::string& value, Parse parse) {
@@ -44,7 +31,7 @@ RunPlan make_run_plan(const RunOptions& o) {
   plan.op = parse_option<ops::OpType>("--op", o.op, [](const std::string& s) { return ops::parse_op_type(s); });
   std::set<Stage> stages;
   if (o.stages) {
-    for (const auto& s : split_commas(*o.stages, "--stages")) {
+    for (const auto& s : split_option_list(*o.stages, "--stages")) {
       stages.insert(parse_option<Stage>("--stages", s, [](const std::string& v) { return parse_stage(v); }));
     }
   }
@@ -54,7 +41,7 @@ RunPlan make_run_plan(const RunOptions& o) {
                                  plan.matrix.op_type, o.op));
   }
   if (o.providers) {
-    for (const auto& name : split_commas(*o.providers, "--providers")) {
+    for (const auto& name : split_option_list(*o.providers, "--providers")) {
       if (!plan.matrix.find(name)) {
         throw UsageError(fmt::format("--providers: '{}' is not a provider of {}", name, o.baseline_matrix));
       }
