@@ -7,6 +7,7 @@
 // benchmark_results.csv is a flat projection (write_benchmark_results_csv).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <iosfwd>
 #include <optional>
@@ -61,6 +62,24 @@ struct CorrectnessCheck {
   friend bool operator==(const CorrectnessCheck&, const CorrectnessCheck&) = default;
 };
 
+// Where a cell's wall time went, in milliseconds (docs/runner.md, "Where a cell's time goes").
+// The phases add up to the cell's wall time.
+struct CellPhases {
+  double inputs_ms = 0;         // the shape's inputs built and copied to the device (its first cell only)
+  double reference_ms = 0;      // the fp64 reference of the checked rows (per input set, once per shape)
+  double correctness_ms = 0;    // the checked rows copied back and compared with the reference
+  double untimed_check_ms = 0;  // the untimed verified call: poison, census of device work, scans
+  double timing_ms = 0;         // inside the contracts: the measurements' own wall time, judging excluded
+  double other_ms = 0;          // the rest: provider preparation, checks between and after measurements
+  friend bool operator==(const CellPhases&, const CellPhases&) = default;
+};
+// The phases by their JSON names ("inputs", "reference", ...), in the order rows write them.
+struct CellPhaseField {
+  const char* name;
+  double CellPhases::*member;
+};
+const std::array<CellPhaseField, 6>& cell_phase_fields();
+
 struct BenchmarkResultRow {
   std::string run_id;
   std::string shape_id;
@@ -113,6 +132,8 @@ struct BenchmarkResultRow {
   std::optional<nlohmann::json> telemetry;  // device telemetry summary when the run had one
 
   double cell_wall_time_ms = 0;  // harness wall time spent on this cell, correctness included
+  std::optional<CellPhases> cell_phases;  // absent in rows written before it was recorded, and in rows
+                                          // of cells that never ran (skipped, unsupported, killed)
   std::string finished_at;       // UTC, ISO 8601 ("2026-11-29T12:00:00Z")
 
   // What was verified about the cell (docs/integrity.md): its measurements' records merged, with

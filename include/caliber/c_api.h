@@ -51,6 +51,7 @@ const char* caliber_version_string(void);
  *    "min_time_ms", "max_time_ms", "target_precision", "graph_calls", "cupti_reduction",
  *    "cupti_value", "throttle_policy", "measure": "device"|"host-dispatch", "samples": false,
  *    "telemetry": true, "integrity_checks": true, "rtol", "atol",
+ *    "rotation_copies", "working_set_bytes" (both with "cache": "rotate", and only then),
  *    "inputs": [{"name", "data": <address>, "bytes", "dtype": "fp32"|"bf16"|"fp16"|null}],
  *    "outputs": [...]}
  * Absent contract fields take the backend's defaults (caliber::default_contract).

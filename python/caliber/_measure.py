@@ -35,8 +35,8 @@ def measure(fn, *, backend="auto", device=0, instrument=None, schedule=None, cac
             warmup=None, iterations=None, min_samples=None, min_time_ms=None, max_time_ms=None,
             target_precision=None, graph_calls=None, cupti_reduction=None, cupti_value=None,
             throttle_policy=None, measure="device", inputs=(), outputs=(), rtol=None, atol=None,
-            name=None, params=None, samples=False, telemetry=True, integrity_checks=True,
-            on_integrity_failure="raise"):
+            rotation_copies=None, working_set_bytes=None, name=None, params=None, samples=False,
+            telemetry=True, integrity_checks=True, on_integrity_failure="raise"):
     """Times ``fn(stream)`` with caliber's timer and returns a :class:`Result`.
 
     ``fn`` launches one call on ``stream``, an int handle: a ``cudaStream_t`` on the cuda backend
@@ -49,6 +49,11 @@ def measure(fn, *, backend="auto", device=0, instrument=None, schedule=None, cac
     "min" | "pNN"), warmup, iterations (a fixed sample count) or the adaptive rule (min_samples,
     min_time_ms, max_time_ms, target_precision), graph_calls, cupti_reduction, cupti_value,
     throttle_policy; measure is "device" (the work's duration) or "host-dispatch".
+
+    ``cache="rotate"`` needs ``rotation_copies`` (the input copies ``fn`` cycles through, >= 2) and
+    ``working_set_bytes`` (the bytes one call reads from its copy), together >= 2x the last-level
+    cache; ``fn`` is then called as ``fn(stream, rotation)`` and must use input copy ``rotation``.
+    Verified calls use copy 0: declare copy 0 as ``inputs``.
 
     ``inputs`` and ``outputs`` (lists, or dicts by name) declare the buffers ``fn`` reads and
     writes: objects exposing ``__cuda_array_interface__``, ``__array_interface__`` or DLPack, or
@@ -77,14 +82,20 @@ def measure(fn, *, backend="auto", device=0, instrument=None, schedule=None, cac
                  iterations=iterations, min_samples=min_samples, min_time_ms=min_time_ms,
                  max_time_ms=max_time_ms, target_precision=target_precision, graph_calls=graph_calls,
                  cupti_reduction=cupti_reduction, cupti_value=cupti_value, throttle_policy=throttle_policy,
-                 rtol=rtol, atol=atol, params=params)
+                 rtol=rtol, atol=atol, rotation_copies=rotation_copies, working_set_bytes=working_set_bytes,
+                 params=params)
     request.update({k: v for k, v in given.items() if v is not None})
 
     failure = []  # the exception fn raised, re-raised once the core has stopped
 
-    def call(_user_data, stream, _call_index, _rotation):
+    rotates = rotation_copies is not None
+
+    def call(_user_data, stream, _call_index, rotation):
         try:
-            fn(stream or 0)
+            if rotates:
+                fn(stream or 0, rotation)
+            else:
+                fn(stream or 0)
             return 0
         except BaseException as exc:  # noqa: BLE001 - KeyboardInterrupt too: it stops the measurement
             failure.append(exc)

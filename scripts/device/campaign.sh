@@ -42,6 +42,24 @@ print(f"- campaign wall time: {wall:.1f} s; cells' wall time: {cells:.1f} s; ins
 if inside > 0:
     print(f"- ratio campaign wall / inside the contracts: {wall / inside:.2f}x; cells / inside: {cells / inside:.2f}x")
 print(f"- cells per minute: {len(rows) / wall * 60:.0f}")
+for line in open(f"{d}/batch.log"):
+    if line.startswith("caliber batch: time:"):
+        print(f"- {line.strip()}")
+# Where each op's cells spent their time (cell_phases_ms, docs/runner.md), mean per cell that ran.
+phases = ["inputs", "reference", "correctness", "untimed_check", "timing", "other"]
+per_op = collections.defaultdict(list)
+for r in rows:
+    if r.get("cell_phases_ms"):
+        per_op[r["op_type"]].append(r)
+if per_op:
+    print("\n## Per cell that ran, mean milliseconds\n")
+    print("| op | cells | " + " | ".join(phases) + " | cell wall | timing share |")
+    print("|---|---|" + "---|" * len(phases) + "---|---|")
+    for op, rs in per_op.items():
+        mean = {p: sum(r["cell_phases_ms"][p] for r in rs) / len(rs) for p in phases}
+        wall_ms = sum(r["cell_wall_time_ms"] for r in rs) / len(rs)
+        print(f"| {op} | {len(rs)} | " + " | ".join(f"{mean[p]:.2f}" for p in phases) +
+              f" | {wall_ms:.2f} | {100 * mean['timing'] / wall_ms if wall_ms else 0:.0f}% |")
 print("\n```\n" + open(f"{d}/dry_run.txt").read()[-1500:] + "\n```")
 PY
 cat "$OUT/campaign_h200.md"

@@ -34,7 +34,6 @@ for w in "${WORKLOADS[@]}"; do
     echo "$id $instrument: exit $?"
   done
   for cache in all none; do
-    [ "$cache" = none ] && [ "$id" != many_blocks ] && [ "$id" != cublas_gemm ] && [ "$id" != three_kernels ] && continue
     in_budget "ncu $id $cache" || continue
     ccache=cold
     [ "$cache" = none ] && ccache=warm

@@ -340,6 +340,26 @@ std::string measure(const std::string& request_text, caliber_call_fn call, void*
   }
   mo.buffers.inputs = buffers(req, "inputs");
   mo.buffers.outputs = buffers(req, "outputs");
+  // cache=rotate: the callable cycles through input copies (its rotation argument) whose bytes
+  // together must cover 2x the last-level cache; the engine checks the coverage.
+  const std::optional<std::int64_t> copies = req.integer("rotation_copies");
+  const std::optional<std::int64_t> working_set = req.integer("working_set_bytes");
+  if (contract.cache == CachePolicy::rotate) {
+    if (!copies || !working_set) {
+      throw RequestError{"contract",
+                         "contract refused (cache): cache rotate needs rotation_copies (the input copies the "
+                         "callable cycles through, >= 2) and working_set_bytes (the bytes one call reads from its "
+                         "copy)",
+                         {"cache"}};
+    }
+    count("rotation_copies", copies, kMaxSampleCount);
+    if (*copies < 2) usage("rotation_copies", fmt::format("cache rotate needs >= 2 input copies (got {})", *copies));
+    if (*working_set < 1) usage("working_set_bytes", fmt::format("must be >= 1 (got {})", *working_set));
+    mo.rotation_copies = static_cast<std::size_t>(*copies);
+    mo.working_set_bytes = static_cast<std::uint64_t>(*working_set);
+  } else if (copies || working_set) {
+    usage(copies ? "rotation_copies" : "working_set_bytes", "only cache rotate cycles through input copies");
+  }
   req.refuse_unread();
 
   auto backend = open_backend(kind, static_cast<int>(device));

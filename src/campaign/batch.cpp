@@ -15,6 +15,7 @@
 #include "caliber/errors.h"
 #include "caliber/run_identity.h"
 #include "campaign/campaign_manifest.h"
+#include "campaign/campaign_time.h"
 #include "campaign/merge_results.h"
 #include "campaign/receipts.h"
 #include "campaign/shard_runner.h"
@@ -133,6 +134,8 @@ class Campaign {
     std::map<int, std::vector<std::size_t>> queue;  // device -> shards in manifest order
     for (std::size_t i = 0; i < runners_.size(); ++i) queue[runners_[i]->work().device].push_back(i);
     std::map<int, std::size_t> next;
+    for (const auto& r : runners_) previous_rows_ += r->rows();
+    ran_here_ = true;
     started_s_ = now_s();
     write_status("running");
     while (true) {
@@ -182,8 +185,15 @@ class Campaign {
     }
     const bool complete = missing == 0 && code == 0;
     if (complete) write_seal(m_, merged);
+    std::vector<const BenchmarkResultRow*> rows;
+    for (const ResultLine& l : merged.lines) rows.push_back(&l.row);
+    const CampaignTime time = campaign_time(rows);
+    // The ratios to the wall time hold only when this session produced every row.
+    const double wall_s = ran_here_ && previous_rows_ == 0 ? now_s() - started_s_ : 0.0;
+    time_ = to_json(time, wall_s);
     write_status(complete ? "sealed" : "incomplete");
     progress(true);
+    err_ << "caliber batch: time: " << describe(time, wall_s) << '\n';
     std::string text;
     for (auto it = counts.begin(); it != counts.end(); ++it) {
       text += fmt::format("{}{} {}", text.empty() ? "" : ", ", it.value().get<std::size_t>(), it.key());
@@ -238,7 +248,7 @@ class Campaign {
                         {"note", r->note()}});
     }
     const double elapsed = now_s() - started_s_;
-    const json status = {{"kind", "caliber.batch_status"},
+    json status = {{"kind", "caliber.batch_status"},
                          {"schema_version", 1},
                          {"run_id", m_.frozen.at("run_id")},
                          {"manifest_sha256", m_.sha256},
@@ -249,6 +259,7 @@ class Campaign {
                          {"cells", {{"total", total}, {"final", done}, {"by_status", counts}}},
                          {"eta_s", eta_s(done, total)},
                          {"shards", shards}};
+    if (!time_.is_null()) status["time"] = time_;
     write_file_atomically((fs::path(m_.dir) / kBatchStatusFileName).string(),
                           [&](std::ostream& out) { out << status.dump(2) << '\n'; });
   }
@@ -307,6 +318,9 @@ class Campaign {
   double started_s_ = now_s();
   double last_line_s_ = 0;
   std::size_t done_at_start_ = 0;
+  bool ran_here_ = false;          // run_all ran the shards in this process (not Slurm)
+  std::size_t previous_rows_ = 0;  // rows the results held before this session ran
+  json time_;                      // where the time went, once the campaign ended (campaign_time.h)
 };
 
 int previous_session(const std::string& dir) {

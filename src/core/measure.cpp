@@ -57,7 +57,12 @@ class Engine {
     r.timed_calls = timed_calls_;
     std::vector<TelemetrySample> readings;
     if (sampler_) readings = sampler_->stop();
-    if (hooks_.on_samples) hooks_.on_samples(samples);
+    if (hooks_.on_samples) {
+      hooks_.on_samples(samples, [this](std::size_t stage) {
+        const std::vector<double> d = run_batch(1, true, stage);
+        return d.empty() ? 0.0 : d.front();
+      });
+    }
 
     finish(r, samples, readings);
     return r;
@@ -160,8 +165,9 @@ class Engine {
   }
 
   // Graph g holds calls g*N .. g*N+N-1 of the rotation; with cache=rotate there are enough graphs
-  // to cover every input copy once, replayed round-robin. With cache=cold the flush is captured
-  // before each call (only the cupti instrument may time such a graph; the contract enforces it).
+  // to cover every input copy once, replayed round-robin. With cache=cold and N > 1 the flush is
+  // captured before each call (only the cupti instrument may time such a graph; the contract
+  // enforces it); with N = 1 it runs before each replay, outside the window, like an eager call's.
   void capture_graphs() {
     const auto n = static_cast<std::size_t>(contract_.graph_calls);
     const std::size_t count = rotation_copies_ > 1 ? (rotation_copies_ + n - 1) / n : 1;
@@ -170,7 +176,7 @@ class Engine {
       // scripted device of the integrity tests does).
       graphs_.push_back(backend_.capture_graph([this, g, n] {
         for (std::size_t j = 0; j < n; ++j) {
-          if (contract_.cache == CachePolicy::cold) backend_.flush_cache();
+          if (contract_.cache == CachePolicy::cold && n > 1) backend_.flush_cache();
           LaunchContext ctx = next_context();
           if (rotation_copies_ > 1) ctx.rotation = (g * n + j) % rotation_copies_;
           call_(ctx);
@@ -254,7 +260,9 @@ class Engine {
       }
       case Schedule::graph: {
         timer_->reset(count);
+        const bool flush_per_replay = contract_.cache == CachePolicy::cold && contract_.graph_calls == 1;
         for (std::size_t i = 0; i < count; ++i) {
+          if (flush_per_replay) backend_.flush_cache();
           begins.push_back(clock_.now_us());
           timer_->start(i);
           graphs_[verified ? 0 : i % graphs_.size()]->launch();

@@ -27,7 +27,12 @@ struct MeasurementHooks {
   // before its first replay; throws IntegrityError to refuse the graph.
   std::function<void(const GraphExec& graph, std::size_t calls)> on_graph_captured;
   // Sees every sample before the summary (with a verified sample, it is the last one).
-  std::function<void(const std::vector<double>& samples_us)> on_samples;
+  // resample_verified(stage) runs verified sample `stage` once more, exactly as before (its
+  // before/after hooks included), and returns its duration; it is not added to the samples (a
+  // check that suspects one sample re-times it instead of trusting a single reading).
+  std::function<void(const std::vector<double>& samples_us,
+                     const std::function<double(std::size_t stage)>& resample_verified)>
+      on_samples;
 };
 
 // The entry checks of a measurement: the contract is for this backend, valid (ContractError),

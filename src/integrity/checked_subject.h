@@ -94,7 +94,9 @@ class CheckedSubject {
   void judge_census(Integrity& integ, const Contract& contract);
   void check_graph(Integrity& integ, const GraphExec& graph, std::size_t calls);
   // The poisoned verified sample is `from_end` samples from the end; the others before it.
-  void check_verified_call_time(Integrity& integ, const std::vector<double>& samples, std::size_t from_end);
+  // retime() runs the poisoned verified call once more and returns its duration.
+  void check_verified_call_time(Integrity& integ, const std::vector<double>& samples, std::size_t from_end,
+                                const std::function<double()>& retime);
   void call_once();
 
   Backend& backend_;

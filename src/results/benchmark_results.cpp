@@ -1,6 +1,8 @@
 // Results rows of the multi-shape runner: JSON codec, strict JSONL reading, fsynced appending.
 #include "caliber/benchmark_results.h"
 
+#include <algorithm>
+#include <array>
 #include <limits>
 #include <set>
 #include <unordered_map>
@@ -37,7 +39,9 @@ const std::set<std::string> kRowKeys = {
     "repeat_iters", "benchmark_status", "status_reason", "median_us", "eager_median_us",
     "graph_median_us", "host_overhead_us", "p10_us", "p90_us", "timing_method", "stable", "flags",
     "includes_allocation", "includes_layout_conversion", "includes_jit", "bytes", "flops",
-    "kernel_only", "eager", "telemetry", "cell_wall_time_ms", "finished_at", "integrity"};
+    "kernel_only", "eager", "telemetry", "cell_wall_time_ms", "cell_phases_ms", "finished_at", "integrity"};
+
+
 
 const std::set<std::string> kCorrectnessKeys = {"rel_fro_error", "max_scaled_error", "nonfinite",
                                                 "checked_rows", "total_rows", "tolerance_rel_fro",
@@ -63,6 +67,24 @@ json to_json(const CorrectnessCheck& c) {
 // JSON has no NaN or infinity: an error that is not finite is written as null and read back as
 // +infinity (it failed the check either way).
 json finite_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+json cell_phases_to_json(const CellPhases& p) {
+  json j = json::object();
+  for (const auto& [name, member] : cell_phase_fields()) j[name] = p.*member;
+  return j;
+}
+
+CellPhases cell_phases_from_json(const JsonFields& f) {
+  CellPhases p;
+  for (const auto& [key, value] : f.json().items()) {
+    if (std::none_of(cell_phase_fields().begin(), cell_phase_fields().end(),
+                     [&](const CellPhaseField& e) { return key == e.name; })) {
+      f.fail(key, "unknown field");
+    }
+  }
+  for (const auto& [name, member] : cell_phase_fields()) p.*member = f.non_negative(name);
+  return p;
+}
 
 CorrectnessCheck correctness_from_json(const JsonFields& f) {
   for (const auto& [key, value] : f.json().items()) {
@@ -217,9 +239,22 @@ json to_json(const BenchmarkResultRow& r, bool with_samples) {
   j["eager"] = r.eager ? to_json(*r.eager, with_samples) : json(nullptr);
   j["telemetry"] = r.telemetry ? *r.telemetry : json(nullptr);
   j["cell_wall_time_ms"] = r.cell_wall_time_ms;
+  if (r.cell_phases) j["cell_phases_ms"] = cell_phases_to_json(*r.cell_phases);
   j["finished_at"] = r.finished_at;
   j["integrity"] = to_json(r.integrity);
   return j;
+}
+
+const std::array<CellPhaseField, 6>& cell_phase_fields() {
+  static const std::array<CellPhaseField, 6> fields = {{
+      {"inputs", &CellPhases::inputs_ms},
+      {"reference", &CellPhases::reference_ms},
+      {"correctness", &CellPhases::correctness_ms},
+      {"untimed_check", &CellPhases::untimed_check_ms},
+      {"timing", &CellPhases::timing_ms},
+      {"other", &CellPhases::other_ms},
+  }};
+  return fields;
 }
 
 BenchmarkResultRow benchmark_result_from_json(const json& j, const std::string& file, long line) {
@@ -298,6 +333,7 @@ BenchmarkResultRow benchmark_result_from_json(const json& j, const std::string& 
   require_present(f, "telemetry");
   if (!f.get("telemetry").is_null()) r.telemetry = f.object("telemetry").json();
   r.cell_wall_time_ms = f.non_negative("cell_wall_time_ms");
+  if (f.has("cell_phases_ms")) r.cell_phases = cell_phases_from_json(f.object("cell_phases_ms"));
   r.finished_at = f.str("finished_at");
   if (version >= 2) {
     r.integrity = integrity_from_json(f.get("integrity"), file, line, "integrity");

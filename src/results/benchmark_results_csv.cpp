@@ -48,8 +48,6 @@ std::string shape_id_check(const std::string& text) {
   return is_shape_id(text) ? "" : fmt::format("'{}' is not a shape id (sha1: and 16 hex digits)", text);
 }
 
-std::string statistic_check(const std::string& text) { return parses<parse_statistic>(text); }
-
 std::string args_check(const std::string& text) {
   try {
     if (parse_json_text(text, "args").is_object()) return "";

@@ -166,9 +166,17 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
   bool healthy = true;
   std::string no_fresh_reason;
 
+  double inputs_built_ms = 0;  // the time the last build_inputs() spent building (0: they existed)
   auto build_inputs = [&]() -> bool {
+    inputs_built_ms = 0;
     if (!inputs.original.host.empty()) return true;
     if (inputs_failed) return false;
+    const double built_from = now_ms();
+    struct Charge {  // charges the build to the cell that asked, whichever way it ends
+      double& to;
+      double from;
+      ~Charge() { to = now_ms() - from; }
+    } charge{inputs_built_ms, built_from};
     try {
       const std::uint64_t need = op.bytes(s);
       const std::uint64_t have = backend_.device().memory_bytes;
@@ -233,10 +241,19 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
     if (events.started) events.started(name);
     const double t0 = now_ms();
     BenchmarkResultRow row = base_row(identity_, shape, name);
+    // Where the cell's time goes (CellPhases); recorded once the provider was called.
+    CellPhases phases;
+    bool provider_called = false;
+    double judged_ms = 0;  // reference + correctness so far
     auto finish = [&](BenchmarkStatus status, std::optional<std::string> reason) {
       row.benchmark_status = status;
       row.status_reason = std::move(reason);
       row.cell_wall_time_ms = now_ms() - t0;
+      if (provider_called || phases.inputs_ms > 0) {
+        phases.other_ms = std::max(0.0, row.cell_wall_time_ms - phases.inputs_ms - phases.reference_ms -
+                                            phases.correctness_ms - phases.untimed_check_ms - phases.timing_ms);
+        row.cell_phases = phases;
+      }
       row.finished_at = utc_timestamp_now();
       if (events.finished) events.finished(row);
     };
@@ -270,7 +287,9 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
       finish(BenchmarkStatus::skipped, support.reason);
       continue;
     }
-    if (!build_inputs()) {
+    const bool have_inputs = build_inputs();
+    phases.inputs_ms = inputs_built_ms;
+    if (!have_inputs) {
       finish(inputs_status, *inputs_failed);
       continue;
     }
@@ -281,6 +300,7 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
     Integrity integrity;
     integrity.verification_seed = row_seed;
     try {
+      provider_called = true;
       p.prepare(s, backend_);
       row.provider_detail = p.detail(s);  // after prepare: e.g. the algorithm a library picked
       const ops::TensorSpec out_spec = op.output(s);
@@ -302,9 +322,16 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
       // first failing one's.
       subject.judge = [&](bool fresh) -> std::string {
         InputSet& set = fresh ? inputs.fresh : inputs.original;
-        if (!set.reference) set.reference = std::make_unique<ops::Reference>(op, s, set.host, inputs.rows);
+        const double judge_from = now_ms();
+        if (!set.reference) {
+          set.reference = std::make_unique<ops::Reference>(op, s, set.host, inputs.rows);
+          phases.reference_ms += now_ms() - judge_from;
+        }
+        const double compare_from = now_ms();
         copy_checked_rows(backend_, output.get(), host_out, inputs.rows);
         const CorrectnessCheck check = ops::check_output(*set.reference, host_out, ops::tolerance_for(s.dtype));
+        phases.correctness_ms += now_ms() - compare_from;
+        judged_ms += now_ms() - judge_from;
         const bool ok = ops::passed(check);
         if (!row.correctness || (!ok && ops::passed(*row.correctness))) row.correctness = check;
         return ok ? std::string() : ops::failure_reason(check);
@@ -321,7 +348,10 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
       subject.checks = options_.integrity_checks;
 
       integrity::CheckedSubject checked(backend_, std::move(subject));
+      const double untimed_from = now_ms();
+      const double judged_before_untimed = judged_ms;
       checked.run_untimed_check();
+      phases.untimed_check_ms = std::max(0.0, now_ms() - untimed_from - (judged_ms - judged_before_untimed));
       integrity = checked.untimed_integrity();
       integrity.verification_seed = row_seed;
       if (options_.profile_range && hooks_.in_profiler_range) {
@@ -338,7 +368,15 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
       mo.params = params_from_json(shape.args, "(shape ledger)", 0, "args");
       mo.keep_samples = options_.samples;
       mo.working_set_bytes = row.bytes;
-      row.eager = checked.measure(contracts_.eager, mo);
+      // Inside the contracts: each measurement's own wall time less the judging it did (the
+      // verified samples' outputs are judged inside the measurement's window of wall time).
+      const auto timed = [&](const Contract& c) {
+        const double judged_before = judged_ms;
+        Result r = checked.measure(c, mo);
+        phases.timing_ms += std::max(0.0, r.wall_time_ms - (judged_ms - judged_before));
+        return r;
+      };
+      row.eager = timed(contracts_.eager);
       integrity.merge(row.eager->integrity);
       Contract ko = contracts_.kernel_only;
       if (contracts_.auto_graph_calls && ko.schedule == Schedule::graph) {
@@ -346,7 +384,7 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
       }
       std::string kernel_only_failure;
       try {
-        row.kernel_only = checked.measure(ko, mo);
+        row.kernel_only = timed(ko);
         integrity.merge(row.kernel_only->integrity);
       } catch (const IntegrityError& e) {
         // Not a fallback: the row records the refusal and cannot end ok.

@@ -132,6 +132,13 @@ TEST(BatchCli, CrashAndHangCostTheirCellsTheFlakyCellIsRetried) {
   const auto status = parse_json_document(slurp(c.out + "/batch_status.json"), "batch_status.json");
   EXPECT_EQ(status.at("state"), "sealed");
   EXPECT_EQ(status.at("cells").at("total"), 13);
+  // Where the time went, from the merged rows: the one session ran every row, so the ratios exist.
+  const auto& time = status.at("time");
+  EXPECT_EQ(time.at("rows"), 13);
+  EXPECT_GT(time.at("inside_contracts_ms").get<double>(), 0.0);
+  EXPECT_GT(time.at("campaign_wall_ms").get<double>(), time.at("cells_wall_ms").get<double>());
+  EXPECT_GT(time.at("per_cell_ms").at("timing").get<double>(), 0.0);
+  EXPECT_NE(r.err.find("caliber batch: time: campaign "), std::string::npos) << r.err;
 
   // Receipts verify; an edited row does not.
   const auto v = run_caliber({"campaign", "verify", c.out});

@@ -131,8 +131,27 @@ TEST(RunCli, EveryStatusIsRecordedAndTheRunGoesOn) {
       EXPECT_EQ(row.eager->contract.schedule, Schedule::isolated);
       EXPECT_DOUBLE_EQ(*row.host_overhead_us, *row.eager_median_us - *row.median_us);
       EXPECT_FALSE(row.graph_median_us.has_value());
+      // Where the cell's time went: the phases add up to its wall time; the timing phase is the
+      // measurements' own wall time (less any judging inside it).
+      ASSERT_TRUE(row.cell_phases.has_value());
+      const CellPhases& ph = *row.cell_phases;
+      EXPECT_NEAR(ph.inputs_ms + ph.reference_ms + ph.correctness_ms + ph.untimed_check_ms + ph.timing_ms + ph.other_ms,
+                  row.cell_wall_time_ms, 1e-6 + 1e-9 * row.cell_wall_time_ms);
+      EXPECT_GT(ph.timing_ms, 0.0);
+      EXPECT_LE(ph.timing_ms, row.eager->wall_time_ms + row.kernel_only->wall_time_ms + 1e-9);
+      EXPECT_GT(ph.correctness_ms, 0.0);
+    }
+    if (row.benchmark_status == BenchmarkStatus::not_configured || row.benchmark_status == BenchmarkStatus::skipped) {
+      EXPECT_FALSE(row.cell_phases.has_value()) << row.provider;  // nothing of the provider ran
     }
   }
+  // The shape's inputs are built once, charged to the first cell that needed them.
+  std::map<std::string, int> built;
+  for (const auto& row : rows) {
+    if (row.cell_phases && row.cell_phases->inputs_ms > 0) ++built[row.shape_id];
+  }
+  EXPECT_EQ(built[a.shape_id], 1);
+  EXPECT_EQ(built[b.shape_id], 1);
   // The CSV projection and the summary are there and valid.
   const auto csv = read_benchmark_results_csv(dir + "/out/benchmark_results.csv");
   EXPECT_EQ(csv.size(), rows.size());

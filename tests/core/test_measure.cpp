@@ -107,7 +107,28 @@ TEST(Measure, GraphWithRotationCapturesEnoughGraphsToCoverEveryCopy) {
 
 TEST(Measure, GraphColdCapturesTheFlushOnlyForCupti) {
   RecordingBackend b;
-  EXPECT_THROW(run(b, fixed(Schedule::graph, CachePolicy::cold, 2)), ContractError);
+  Contract c = fixed(Schedule::graph, CachePolicy::cold, 2);
+  c.graph_calls = 3;
+  EXPECT_THROW(run(b, c), ContractError);
+}
+
+TEST(Measure, GraphColdWithOneCallPerGraphFlushesBeforeEachReplayOutsideTheWindow) {
+  RecordingBackend b;
+  Contract c = fixed(Schedule::graph, CachePolicy::cold, 3);
+  c.graph_calls = 1;
+  const Result r = run(b, c);
+  ASSERT_EQ(r.samples_us.size(), 3u);
+  for (double s : r.samples_us) EXPECT_DOUBLE_EQ(s, 5.0);  // the call only: no flush (1000) inside
+  // No flush is captured; each timed replay is preceded by one, outside its window.
+  EXPECT_EQ(std::count(b.events.begin(), b.events.end(), "capture:flush"), 0);
+  EXPECT_EQ(std::count(b.events.begin(), b.events.end(), "replay:flush"), 0);
+  const auto first = std::find(b.events.begin(), b.events.end(), "start0");
+  ASSERT_NE(first, b.events.end());
+  const std::vector<std::string> timed(first - 1, b.events.end());
+  const std::vector<std::string> want = {"flush", "start0", "graph_launch", "replay:call", "stop0",
+                                         "flush", "start1", "graph_launch", "replay:call", "stop1",
+                                         "flush", "start2", "graph_launch", "replay:call", "stop2", "sync"};
+  EXPECT_EQ(timed, want);
 }
 
 TEST(Measure, PreparationRunsBeforeEveryCallOutsideTheWindow) {

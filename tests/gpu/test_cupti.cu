@@ -187,6 +187,27 @@ TEST_F(CuptiTest, GraphColdExcludesTheCapturedFlushByIdentity) {
   EXPECT_NEAR(graph.value_us / eager.value_us, 1.0, 0.2) << graph.value_us << " vs " << eager.value_us;
 }
 
+TEST_F(CuptiTest, GraphColdPerturbationIsMeasuredWithOneCallPerGraph) {
+  // Five calls per graph capture the flush between them; the events measurement of the
+  // perturbation replays one call per graph with the flush before each replay instead.
+  Contract g = contract(Instrument::cupti, Schedule::graph, CachePolicy::cold, 10);
+  g.graph_calls = 5;
+  const Result r = run("scale", 64u << 20, g);
+  ASSERT_TRUE(r.instrument_perturbation.has_value());
+  EXPECT_TRUE(r.instrument_perturbation->measured) << r.instrument_perturbation->reason;
+  if (r.instrument_perturbation->applied) {
+    bool noted = false;
+    for (const auto& n : r.notes) noted = noted || n.find("replayed one call per graph") != std::string::npos;
+    EXPECT_TRUE(noted);
+  }
+  // Events time one cold call per graph like the same call cold per_iter: the flush is outside.
+  Contract e = contract(Instrument::event, Schedule::graph, CachePolicy::cold, 20);
+  e.graph_calls = 1;
+  const Result one = run("scale", 64u << 20, e);
+  const Result eager = run("scale", 64u << 20, contract(Instrument::event, Schedule::per_iter, CachePolicy::cold, 30));
+  EXPECT_NEAR(one.value_us / eager.value_us, 1.0, 0.1) << one.value_us << " vs " << eager.value_us;
+}
+
 TEST_F(CuptiTest, ReductionsOrderOnARealCall) {
   Contract c = contract(Instrument::cupti, Schedule::isolated, CachePolicy::warm, 20);
   const Result busy = run("two_streams", 64u << 20, c);

@@ -200,6 +200,54 @@ TEST(CheckedSubject, SkippingTheWorkWhenTheOutputHoldsAResultIsCaughtByTheVerifi
   ASSERT_NE(time, nullptr);
   EXPECT_EQ(time->outcome, CheckOutcome::failed);
   EXPECT_NE(time->detail.find("100x the median"), std::string::npos) << time->detail;
+  // Every poisoned call is slow, so the re-timed ones are too: 3 more, each 100 us.
+  EXPECT_NE(time->detail.find("and 3 more poisoned calls took 100, 100, 100 us"), std::string::npos) << time->detail;
+  EXPECT_EQ(r.summary.n, 12);  // the re-timed calls are not samples
+}
+
+TEST(CheckedSubject, OneSlowVerifiedCallIsReTimedNotCondemned) {
+  // The host thread was preempted during the verified call, once: 30x the others' time. The
+  // re-timed poisoned call takes the usual time, so the check passes and says what it saw.
+  Harness h;
+  std::size_t poisoned_calls = 0;
+  const Result r = h.measure_with([&](Harness& s) {
+    const bool poisoned = std::isnan(s.buf.y[0]);
+    s.work();
+    if (poisoned && ++poisoned_calls == 2) s.clock.advance_us(29 * kComputeUs);  // 1st: the untimed call
+  });
+  EXPECT_EQ(poisoned_calls, 3u);  // untimed, verified, one re-timing
+  EXPECT_EQ(r.integrity.verdict(), IntegrityVerdict::verified) << r.integrity.first_failure();
+  const IntegrityCheck* time = r.integrity.find(check::verified_call_time);
+  ASSERT_NE(time, nullptr);
+  EXPECT_EQ(time->outcome, CheckOutcome::passed);
+  EXPECT_NE(time->detail.find("took 3000 us once, 30x the other timed calls' median 100 us; re-timed on poisoned "
+                              "outputs it took 100 us (re-timing 1 of 3)"),
+            std::string::npos)
+      << time->detail;
+  // The slow reading stays one of the samples: re-timing judges the call, it does not edit data.
+  EXPECT_EQ(r.summary.n, 12);
+  EXPECT_DOUBLE_EQ(r.summary.max_us, 30 * kComputeUs);
+}
+
+TEST(CheckedSubject, AReTimedVerifiedCallIsJudgedAgain) {
+  // Slow on the verified call, then wrong on the re-timed one: the re-timing's output counts.
+  Harness h;
+  std::size_t poisoned_calls = 0;
+  const Result r = h.measure_with([&](Harness& s) {
+    if (!std::isnan(s.buf.y[0])) {
+      s.work();
+      return;
+    }
+    ++poisoned_calls;
+    if (poisoned_calls == 3) {
+      s.clock.advance_us(kSkipUs);  // leaves the poison
+      return;
+    }
+    s.work();
+    if (poisoned_calls == 2) s.clock.advance_us(29 * kComputeUs);
+  });
+  EXPECT_EQ(r.integrity.verdict(), IntegrityVerdict::failed);
+  EXPECT_EQ(r.integrity.find(check::output_after_timing)->outcome, CheckOutcome::failed);
 }
 
 TEST(CheckedSubject, ANondeterministicCallableNeedsADeclaredTolerance) {

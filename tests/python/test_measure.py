@@ -173,6 +173,36 @@ class Errors(unittest.TestCase):
             caliber.measure(lambda s: None, backend="host", instrument="event")
         self.assertIn("instrument", cm.exception.fields)
 
+    def test_cache_rotate_cycles_through_the_copies(self):
+        # One copy's working set, and enough copies to cover 2x the host's last-level cache.
+        probe = json.loads(caliber.measure(lambda s: None, integrity_checks=False, **FAST).to_json())
+        llc = probe["device"]["llc_bytes"]
+        self.assertGreater(llc, 0)
+        ws = 1 << 20
+        copies = max(2, -(-2 * llc // ws))
+        seen = []
+        r = caliber.measure(lambda s, rotation: seen.append(rotation), backend="host", cache="rotate",
+                            iterations=10, warmup=1, rotation_copies=copies, working_set_bytes=ws,
+                            integrity_checks=False, telemetry=False)
+        self.assertEqual(r.contract.cache, "rotate")
+        self.assertEqual(json.loads(r.to_json())["rotation_copies"], copies)
+        # The timed calls take the copies round-robin.
+        timed = seen[-10:]
+        self.assertEqual(timed, [(timed[0] + i) % copies for i in range(10)])
+        self.assertTrue(all(0 <= k < copies for k in seen))
+        # Too few copies for the cache: refused by the core with the numbers.
+        with self.assertRaises(caliber.ContractError) as cm:
+            caliber.measure(lambda s, rotation: None, backend="host", cache="rotate", iterations=5,
+                            rotation_copies=2, working_set_bytes=64, integrity_checks=False, telemetry=False)
+        self.assertIn("cache rotate needs >= 2x the last-level cache", str(cm.exception))
+        # Without the copies: refused, naming cache; copies without rotate: a usage error.
+        with self.assertRaises(caliber.ContractError) as cm:
+            caliber.measure(lambda s: None, backend="host", cache="rotate", iterations=5)
+        self.assertEqual(cm.exception.fields, ("cache",))
+        with self.assertRaises(caliber.UsageError) as cm:
+            caliber.measure(lambda s: None, backend="host", cache="warm", rotation_copies=4, working_set_bytes=64)
+        self.assertEqual(cm.exception.fields, ("rotation_copies",))
+
     def test_wrong_values_are_value_errors_naming_the_field(self):
         for kwargs, field in [(dict(cache="lukewarm"), "cache"), (dict(statistic="p150"), "statistic"),
                               (dict(warmup=0), "warmup"), (dict(iterations=10, min_samples=20), "iterations"),

@@ -127,6 +127,32 @@ TEST(BenchmarkResults, RoundTripsOkAndNotConfiguredRows) {
   EXPECT_EQ(rows[1].status_reason, "libcudnn.so.9 not found");
 }
 
+TEST(BenchmarkResults, CellPhasesRoundTripAndAreStrict) {
+  BenchmarkResultRow r = ok_row();
+  r.cell_phases = CellPhases{12.5, 3.25, 0.5, 4.0, 96.0, 4.25};
+  const nlohmann::json j = to_json(r);
+  EXPECT_EQ(j["cell_phases_ms"].dump(),
+            R"({"correctness":0.5,"inputs":12.5,"other":4.25,"reference":3.25,"timing":96.0,"untimed_check":4.0})");
+  const auto rows = parse_benchmark_results(j.dump() + "\n", "r.jsonl");
+  ASSERT_TRUE(rows[0].cell_phases.has_value());
+  EXPECT_EQ(*rows[0].cell_phases, *r.cell_phases);
+  // Absent (rows written before phases were recorded): read as none.
+  EXPECT_FALSE(parse_benchmark_results(to_json(ok_row()).dump() + "\n", "r.jsonl")[0].cell_phases.has_value());
+  auto edited = [&](std::function<void(nlohmann::json&)> edit) {
+    nlohmann::json e = j;
+    edit(e);
+    return e.dump() + "\n";
+  };
+  EXPECT_NE(input_error(edited([](auto& e) { e["cell_phases_ms"]["timing"] = -1.0; })).find("'cell_phases_ms.timing'"),
+            std::string::npos);
+  EXPECT_NE(input_error(edited([](auto& e) { e["cell_phases_ms"]["gpu"] = 1.0; }))
+                .find("'cell_phases_ms.gpu': unknown field"),
+            std::string::npos);
+  EXPECT_NE(input_error(edited([](auto& e) { e["cell_phases_ms"].erase("inputs"); }))
+                .find("'cell_phases_ms.inputs': missing"),
+            std::string::npos);
+}
+
 TEST(BenchmarkResults, SamplesAreOptional) {
   const nlohmann::json j = to_json(ok_row(), /*with_samples=*/false);
   EXPECT_FALSE(j["kernel_only"].contains("samples_us"));

@@ -10,6 +10,7 @@
 #include "backends/cuda/cuda_integrity_kernels.cuh"
 #include "backends/cuda/cupti_session.h"
 #include "backends/cuda/cupti_timer.h"
+#include "backends/cuda/launch_gate.h"
 #include "backends/cuda/str_cat.h"
 #include "caliber/clock.h"
 #include "core/kernel_attribution.h"
@@ -81,9 +82,13 @@ __global__ void caliber_l2_evict_kernel(const int4* buffer, std::size_t n, int* 
   if (acc == 0x7fc0ffee) *sink = acc;
 }
 
+// gate: set under the isolated schedule (launch_gate.h); each sample's start event waits
+// behind a closed gate until the call and the stop event are enqueued.
 class EventTimer final : public SampleTimer {
  public:
-  explicit EventTimer(cudaStream_t stream) : stream_(stream) {}
+  EventTimer(cudaStream_t stream, LaunchGate* gate) : stream_(stream), gate_(gate) {
+    if (gate_) gate_->reset_counts();
+  }
   ~EventTimer() override {
     for (cudaEvent_t e : events_) cudaEventDestroy(e);
   }
@@ -95,8 +100,14 @@ class EventTimer final : public SampleTimer {
       events_.push_back(e);
     }
   }
-  void start(std::size_t i) override { CALIBER_CUDA_CHECK(cudaEventRecord(events_.at(2 * i), stream_)); }
-  void stop(std::size_t i) override { CALIBER_CUDA_CHECK(cudaEventRecord(events_.at(2 * i + 1), stream_)); }
+  void start(std::size_t i) override {
+    if (gate_) gate_->hold(stream_);
+    CALIBER_CUDA_CHECK(cudaEventRecord(events_.at(2 * i), stream_));
+  }
+  void stop(std::size_t i) override {
+    CALIBER_CUDA_CHECK(cudaEventRecord(events_.at(2 * i + 1), stream_));
+    if (gate_) gate_->release();
+  }
   bool reads_host_clock() const override { return false; }
   std::vector<double> collect_us(std::size_t count) override {
     std::vector<double> d(count);
@@ -107,9 +118,23 @@ class EventTimer final : public SampleTimer {
     }
     return d;
   }
+  void annotate(Result& r) const override {
+    if (!gate_ || gate_->held() == 0) return;
+    const std::size_t expired = gate_->expired();
+    r.notes.push_back(str_cat("events: a launch gate held the stream before each of the ", gate_->held(),
+                              " isolated samples until the call and its stop event were enqueued, so no "
+                              "window holds the host's launch latency"));
+    if (expired > 0) {
+      r.warnings.push_back(str_cat(expired, " of ", gate_->held(), " launch gates opened at their ",
+                                   LaunchGate::kTimeoutNs / 1000000,
+                                   " ms timeout (the call waits for the device, or takes that long to enqueue): "
+                                   "those samples include launch latency"));
+    }
+  }
 
  private:
   cudaStream_t stream_;
+  LaunchGate* gate_;
   std::vector<cudaEvent_t> events_;
 };
 
@@ -270,7 +295,10 @@ class CudaBackend final : public Backend {
   std::unique_ptr<SampleTimer> make_timer_for(const Contract& contract) override {
     own_nodes_.reset();
     switch (contract.instrument) {
-      case Instrument::event: return std::make_unique<EventTimer>(stream_);
+      case Instrument::event:
+        if (contract.schedule == Schedule::isolated && !launch_gate_) launch_gate_ = std::make_unique<LaunchGate>();
+        return std::make_unique<EventTimer>(stream_, contract.schedule == Schedule::isolated ? launch_gate_.get()
+                                                                                             : nullptr);
       case Instrument::wallclock: return std::make_unique<HostClockTimer>();
       case Instrument::cupti: break;
     }
@@ -591,6 +619,7 @@ class CudaBackend final : public Backend {
   IntegrityScratch scratch_;
   cudaAccessPolicyWindow opened_window_{};
   std::size_t opened_persisting_limit_ = 0;
+  std::unique_ptr<LaunchGate> launch_gate_;  // event timers of the isolated schedule
 };
 
 }  // namespace
