@@ -163,6 +163,12 @@ class Backend {
   virtual void deallocate(void* device_ptr) noexcept;
   virtual void copy_to_device(void* device_dst, const void* host_src, std::size_t bytes);
   virtual void copy_to_host(void* host_dst, const void* device_src, std::size_t bytes);
+  // Copies rows `rows` (sorted, distinct) of `row_bytes` each from device memory to the same
+  // offsets of host memory; the other rows of host_dst stay as they were. The default copies
+  // each run of consecutive rows with copy_to_host; cuda gathers them on the device and copies
+  // once (a few hundred scattered rows cost one copy, not hundreds).
+  virtual void copy_rows_to_host(void* host_dst, const void* device_src, std::size_t row_bytes,
+                                 const std::vector<std::int64_t>& rows);
   virtual void fill_bytes(void* device_dst, unsigned char value, std::size_t bytes);
 };
 

@@ -21,6 +21,19 @@ void Backend::copy_to_device(void*, const void*, std::size_t) { no_memory(*this)
 void Backend::copy_to_host(void*, const void*, std::size_t) { no_memory(*this); }
 void Backend::fill_bytes(void*, unsigned char, std::size_t) { no_memory(*this); }
 
+void Backend::copy_rows_to_host(void* host_dst, const void* device_src, std::size_t row_bytes,
+                                const std::vector<std::int64_t>& rows) {
+  auto* dst = static_cast<unsigned char*>(host_dst);
+  const auto* src = static_cast<const unsigned char*>(device_src);
+  for (std::size_t i = 0; i < rows.size();) {
+    std::size_t j = i + 1;
+    while (j < rows.size() && rows[j] == rows[j - 1] + 1) ++j;  // one copy per run of consecutive rows
+    const auto first = static_cast<std::size_t>(rows[i]);
+    copy_to_host(dst + first * row_bytes, src + first * row_bytes, (j - i) * row_bytes);
+    i = j;
+  }
+}
+
 DeviceWorkCensus Backend::census_call(const std::function<void()>& call) {
   call();
   synchronize_device();

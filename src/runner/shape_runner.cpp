@@ -59,7 +59,7 @@ std::uint64_t input_bytes(const std::vector<ops::HostTensor>& tensors) {
 }
 
 // Copies the output rows a check compares into `out` (the rest stays unread): the whole tensor
-// when the rows are most of it, else row by row.
+// when the rows are most of it, else only those rows (Backend::copy_rows_to_host).
 void copy_checked_rows(Backend& backend, const void* device_out, ops::HostTensor& out,
                        const std::vector<std::int64_t>& rows) {
   const std::size_t row_bytes = static_cast<std::size_t>(out.cols()) * dtype_size_bytes(out.dtype());
@@ -67,15 +67,7 @@ void copy_checked_rows(Backend& backend, const void* device_out, ops::HostTensor
     backend.copy_to_host(out.data(), device_out, out.bytes());
     return;
   }
-  auto* dst = static_cast<unsigned char*>(out.data());
-  const auto* src = static_cast<const unsigned char*>(device_out);
-  for (std::size_t i = 0; i < rows.size();) {
-    std::size_t j = i + 1;
-    while (j < rows.size() && rows[j] == rows[j - 1] + 1) ++j;  // one copy per run of consecutive rows
-    const std::size_t first = static_cast<std::size_t>(rows[i]);
-    backend.copy_to_host(dst + first * row_bytes, src + first * row_bytes, (j - i) * row_bytes);
-    i = j;
-  }
+  backend.copy_rows_to_host(out.data(), device_out, row_bytes, rows);
 }
 
 // Which status a row whose integrity failed gets, and why: wrong or incomplete outputs and

@@ -11,6 +11,7 @@
 #include "backends/cuda/cupti_session.h"
 #include "backends/cuda/cupti_timer.h"
 #include "backends/cuda/launch_gate.h"
+#include "backends/cuda/row_gather.cuh"
 #include "backends/cuda/str_cat.h"
 #include "caliber/clock.h"
 #include "core/kernel_attribution.h"
@@ -600,6 +601,10 @@ class CudaBackend final : public Backend {
     CALIBER_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream_));
     CALIBER_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
+  void copy_rows_to_host(void* dst, const void* src, std::size_t row_bytes,
+                         const std::vector<std::int64_t>& rows) override {
+    row_gather_.copy_rows_to_host(dst, src, row_bytes, rows, stream_);
+  }
   void fill_bytes(void* dst, unsigned char value, std::size_t bytes) override {
     CALIBER_CUDA_CHECK(cudaMemsetAsync(dst, value, bytes, stream_));
     CALIBER_CUDA_CHECK(cudaStreamSynchronize(stream_));
@@ -617,6 +622,7 @@ class CudaBackend final : public Backend {
   std::unique_ptr<TelemetryReader> telemetry_;
   std::string telemetry_why_;
   IntegrityScratch scratch_;
+  RowGather row_gather_;
   cudaAccessPolicyWindow opened_window_{};
   std::size_t opened_persisting_limit_ = 0;
   std::unique_ptr<LaunchGate> launch_gate_;  // event timers of the isolated schedule

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <vector>
 
 #include "backends/host/host_backend.h"
 #include "backends/host/host_device_info.h"
@@ -62,6 +63,32 @@ TEST(HostBackend, ColdFlushIsOutsideTheWindowUnderInjectedTime) {
     for (double x : r.samples_us) EXPECT_DOUBLE_EQ(x, 7.0) << to_string(s);
     EXPECT_EQ(b.flushes, 6);  // one before the warmup call and each timed call
     EXPECT_EQ(r.flush_bytes, 2u << 20);
+  }
+}
+
+// Counts the copies Backend::copy_rows_to_host makes.
+class CountingCopies : public HostBackend {
+ public:
+  explicit CountingCopies(ManualClock& clock) : HostBackend(clock, small_cpu()) {}
+  void copy_to_host(void* dst, const void* src, std::size_t bytes) override {
+    copies.push_back(bytes);
+    HostBackend::copy_to_host(dst, src, bytes);
+  }
+  std::vector<std::size_t> copies;
+};
+
+TEST(HostBackend, CopiesTheCheckedRowsOnlyOneCopyPerRunOfRows) {
+  ManualClock clock;
+  CountingCopies b(clock);
+  std::vector<unsigned char> device(10 * 3), host(10 * 3, 0xAA);
+  for (std::size_t i = 0; i < device.size(); ++i) device[i] = static_cast<unsigned char>(i);
+  b.copy_rows_to_host(host.data(), device.data(), 3, {1, 2, 3, 7, 9});
+  EXPECT_EQ(b.copies, (std::vector<std::size_t>{9, 3, 3}));  // rows 1-3, 7, 9
+  for (std::size_t row = 0; row < 10; ++row) {
+    const bool copied = row == 1 || row == 2 || row == 3 || row == 7 || row == 9;
+    for (std::size_t k = 0; k < 3; ++k) {
+      EXPECT_EQ(host[row * 3 + k], copied ? device[row * 3 + k] : 0xAA) << "row " << row;
+    }
   }
 }
 
