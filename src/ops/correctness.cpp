@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/parallel_for.h"
+#include "ops/dtype_convert.h"
 
 namespace caliber::ops {
 
@@ -55,51 +56,92 @@ Reference::Reference(const Op& op, const OpShape& shape, const std::vector<HostT
   values_.resize(rows_.size() * n);
   if (op.parallel_reference()) {
     op.reference_rows(shape_, inputs, rows_.data(), rows_.size(), values_.data());
-    return;
+  } else {
+    constexpr std::int64_t kGroup = 8;  // rows per task
+    const auto groups = static_cast<std::int64_t>((rows_.size() + kGroup - 1) / kGroup);
+    parallel_for(groups, 1, [&](std::int64_t g0, std::int64_t g1) {
+      for (std::int64_t g = g0; g < g1; ++g) {
+        const std::size_t first = static_cast<std::size_t>(g * kGroup);
+        const std::size_t count = std::min<std::size_t>(kGroup, rows_.size() - first);
+        op.reference_rows(shape_, inputs, rows_.data() + first, count, values_.data() + first * n);
+      }
+    });
   }
-  constexpr std::int64_t kGroup = 8;  // rows per task
-  const auto groups = static_cast<std::int64_t>((rows_.size() + kGroup - 1) / kGroup);
-  parallel_for(groups, 1, [&](std::int64_t g0, std::int64_t g1) {
-    for (std::int64_t g = g0; g < g1; ++g) {
-      const std::size_t first = static_cast<std::size_t>(g * kGroup);
-      const std::size_t count = std::min<std::size_t>(kGroup, rows_.size() - first);
-      op.reference_rows(shape_, inputs, rows_.data() + first, count, values_.data() + first * n);
+  // The sum of squares every check divides by, once: per row in parallel, then the rows in order
+  // (the same value whatever the thread count).
+  std::vector<double> row_sq(rows_.size(), 0.0);
+  parallel_for(static_cast<std::int64_t>(rows_.size()), 16, [&](std::int64_t i0, std::int64_t i1) {
+    for (std::int64_t i = i0; i < i1; ++i) {
+      const double* r = values_.data() + static_cast<std::size_t>(i) * n;
+      double sq = 0;
+      for (std::size_t j = 0; j < n; ++j) sq += r[j] * r[j];
+      row_sq[static_cast<std::size_t>(i)] = sq;
     }
   });
+  for (double sq : row_sq) sum_of_squares_ += sq;
 }
+
+namespace {
+
+struct Partial {
+  double diff_sq = 0;
+  double max_scaled = 0;
+  std::int64_t nonfinite = 0;
+};
+
+// Compares checked rows [i0, i1) with the reference, reading the output through `decode` (one
+// dtype per call: no per-element dispatch).
+template <typename Element, typename Decode>
+Partial compare_rows(const Reference& reference, const Element* out, const Tolerance& tol, double rms_ref,
+                     std::int64_t i0, std::int64_t i1, Decode decode) {
+  const auto n = static_cast<std::size_t>(reference.shape().n);
+  const auto& rows = reference.rows();
+  const double* ref = reference.values().data();
+  const double atol = tol.atol * rms_ref + tol.abs_floor;
+  Partial p;
+  for (std::int64_t i = i0; i < i1; ++i) {
+    const Element* o = out + static_cast<std::size_t>(rows[static_cast<std::size_t>(i)]) * n;
+    const double* r = ref + static_cast<std::size_t>(i) * n;
+    for (std::size_t j = 0; j < n; ++j) {
+      const double v = decode(o[j]);
+      if (!std::isfinite(v)) {
+        ++p.nonfinite;
+        continue;
+      }
+      const double d = v - r[j];
+      p.diff_sq += d * d;
+      const double bound = tol.rtol * std::abs(r[j]) + atol;
+      p.max_scaled = std::max(p.max_scaled, bound > 0 ? std::abs(d) / bound : (d == 0 ? 0.0 : INFINITY));
+    }
+  }
+  return p;
+}
+
+}  // namespace
 
 CorrectnessCheck check_output(const Reference& reference, const HostTensor& output, const Tolerance& tol) {
   const OpShape& s = reference.shape();
-  const auto n = static_cast<std::size_t>(s.n);
   const auto& rows = reference.rows();
-  const auto& ref = reference.values();
-  double ref_sq = 0;
-  for (double v : ref) ref_sq += v * v;
-  const double rms_ref = std::sqrt(ref_sq / static_cast<double>(std::max<std::size_t>(ref.size(), 1)));
+  const double ref_sq = reference.sum_of_squares();
+  const double rms_ref = std::sqrt(ref_sq / static_cast<double>(std::max<std::size_t>(reference.values().size(), 1)));
 
-  struct Partial {
-    double diff_sq = 0;
-    double max_scaled = 0;
-    std::int64_t nonfinite = 0;
-  };
   std::mutex mutex;
   Partial total;
   parallel_for(static_cast<std::int64_t>(rows.size()), 16, [&](std::int64_t i0, std::int64_t i1) {
     Partial p;
-    for (std::int64_t i = i0; i < i1; ++i) {
-      const std::size_t base = static_cast<std::size_t>(rows[static_cast<std::size_t>(i)]) * n;
-      const double* r = ref.data() + static_cast<std::size_t>(i) * n;
-      for (std::size_t j = 0; j < n; ++j) {
-        const double o = output.get(base + j);
-        if (!std::isfinite(o)) {
-          ++p.nonfinite;
-          continue;
-        }
-        const double d = o - r[j];
-        p.diff_sq += d * d;
-        const double bound = tol.rtol * std::abs(r[j]) + tol.atol * rms_ref + tol.abs_floor;
-        p.max_scaled = std::max(p.max_scaled, bound > 0 ? std::abs(d) / bound : (d == 0 ? 0.0 : INFINITY));
-      }
+    switch (output.dtype()) {
+      case DType::fp32:
+        p = compare_rows(reference, static_cast<const float*>(output.data()), tol, rms_ref, i0, i1,
+                         [](float v) { return static_cast<double>(v); });
+        break;
+      case DType::bf16:
+        p = compare_rows(reference, static_cast<const std::uint16_t*>(output.data()), tol, rms_ref, i0, i1,
+                         [](std::uint16_t v) { return static_cast<double>(bf16_to_float(v)); });
+        break;
+      case DType::fp16:
+        p = compare_rows(reference, static_cast<const std::uint16_t*>(output.data()), tol, rms_ref, i0, i1,
+                         [](std::uint16_t v) { return static_cast<double>(fp16_to_float(v)); });
+        break;
     }
     std::lock_guard<std::mutex> lock(mutex);
     total.diff_sq += p.diff_sq;

@@ -45,11 +45,13 @@ class Reference {
   const std::vector<std::int64_t>& rows() const { return rows_; }
   const std::vector<double>& values() const { return values_; }  // rows().size() x n
   const OpShape& shape() const { return shape_; }
+  double sum_of_squares() const { return sum_of_squares_; }  // of values()
 
  private:
   OpShape shape_;
   std::vector<std::int64_t> rows_;
   std::vector<double> values_;
+  double sum_of_squares_ = 0;
 };
 
 // Compares `output` ([m, n] in the shape's dtype) with the reference. NaN and infinity never
