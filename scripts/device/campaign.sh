@@ -42,6 +42,12 @@ print(f"- campaign wall time: {wall:.1f} s; cells' wall time: {cells:.1f} s; ins
 if inside > 0:
     print(f"- ratio campaign wall / inside the contracts: {wall / inside:.2f}x; cells / inside: {cells / inside:.2f}x")
 print(f"- cells per minute: {len(rows) / wall * 60:.0f}")
+timing = sum((r.get("cell_phases_ms") or {}).get("timing", 0) for r in rows) / 1e3
+if timing > 0:
+    # The measurements' wall time also holds the judging of their verified samples; the timing
+    # phase is what is left of it (docs/runner.md, "Where a cell's time goes").
+    print(f"- timing phase (inside the contracts, judging excluded): {timing:.1f} s; campaign wall / timing: "
+          f"{wall / timing:.1f}x")
 for line in open(f"{d}/batch.log"):
     if line.startswith("caliber batch: time:"):
         print(f"- {line.strip()}")

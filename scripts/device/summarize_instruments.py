@@ -62,6 +62,9 @@ def comparable(workload, cache, kernels_per_call):
     (empty: it is)."""
     if workload == "memset_inside":
         return "ncu times kernels only, and the call's memset is work caliber times"
+    if workload == "fork_join":
+        return ("the call's two kernels run concurrently on two streams; ncu serializes them, so its sum is "
+                "longer than the call")
     if cache == "cold" and kernels_per_call > 1:
         return (f"ncu flushes the caches before each of the call's {kernels_per_call} kernels; caliber's cold "
                 "flushes once per call, so later kernels find what earlier ones left (and its dirty lines)")
