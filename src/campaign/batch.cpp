@@ -15,7 +15,6 @@
 #include "caliber/errors.h"
 #include "caliber/run_identity.h"
 #include "campaign/campaign_manifest.h"
-#include "campaign/campaign_time.h"
 #include "campaign/merge_results.h"
 #include "campaign/receipts.h"
 #include "campaign/shard_runner.h"
@@ -23,6 +22,7 @@
 #include "core/json_fields.h"
 #include "core/subprocess.h"
 #include "core/utc_time.h"
+#include "results/time_breakdown.h"
 #include "identity/collect_run_identity.h"
 
 namespace caliber::campaign {
@@ -187,7 +187,7 @@ class Campaign {
     if (complete) write_seal(m_, merged);
     std::vector<const BenchmarkResultRow*> rows;
     for (const ResultLine& l : merged.lines) rows.push_back(&l.row);
-    const CampaignTime time = campaign_time(rows);
+    const TimeBreakdown time = time_breakdown(rows);
     // The ratios to the wall time hold only when this session produced every row.
     const double wall_s = ran_here_ && previous_rows_ == 0 ? now_s() - started_s_ : 0.0;
     time_ = to_json(time, wall_s);
@@ -320,7 +320,7 @@ class Campaign {
   std::size_t done_at_start_ = 0;
   bool ran_here_ = false;          // run_all ran the shards in this process (not Slurm)
   std::size_t previous_rows_ = 0;  // rows the results held before this session ran
-  json time_;                      // where the time went, once the campaign ended (campaign_time.h)
+  json time_;                      // where the time went, once the campaign ended (results/time_breakdown.h)
 };
 
 int previous_session(const std::string& dir) {

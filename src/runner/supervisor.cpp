@@ -27,6 +27,7 @@
 #include "core/utc_time.h"
 #include "identity/collect_run_identity.h"
 #include "preflight/preflight.h"
+#include "results/time_breakdown.h"
 #include "runner/interrupt.h"
 #include "runner/out_lock.h"
 #include "runner/progress.h"
@@ -423,6 +424,14 @@ class Supervisor {
     }
     const double wall_s = start_us_ > 0 ? (steady_clock().now_us() - start_us_) / 1e6 : 0.0;
     const double contract_s = contract_ms_ / 1000.0;
+    // Where the run's time went, over every kept row; the ratios to the wall time only when this
+    // session measured all of them.
+    std::vector<const BenchmarkResultRow*> kept_rows;
+    for (const auto& r : rows) {
+      if (planned.count(r.shape_id)) kept_rows.push_back(&r);
+    }
+    const TimeBreakdown time = time_breakdown(kept_rows);
+    const double time_wall_s = cells_this_session_ == kept_rows.size() ? wall_s : 0.0;
     json summary = {
         {"schema_version", 1},
         {"kind", "caliber.run_summary"},
@@ -446,6 +455,7 @@ class Supervisor {
           {"interrupted_by", signo ? json(signal_name(signo)) : json(nullptr)}}},
         {"cells_total", plan_.cells()},
         {"statuses", statuses},
+        {"time", to_json(time, time_wall_s)},
         {"notices", plan_.notices},
     };
     write_files_atomically({{csv_file, csv.str()},
@@ -466,6 +476,7 @@ class Supervisor {
                              "the contracts (harness overhead {})\n",
                              plan_.cells(), counts, options_.out, cells_this_session_, wall_s, contract_s,
                              contract_s > 0 ? fmt::format("{:.0f}%", 100.0 * (wall_s / contract_s - 1.0)) : "n/a");
+    std::cerr << "caliber run: time: " << describe(time, time_wall_s) << '\n';
     return strict_ && bad ? 1 : 0;
   }
 

@@ -160,6 +160,11 @@ TEST(RunCli, EveryStatusIsRecordedAndTheRunGoesOn) {
   EXPECT_EQ(summary["statuses"]["failed"], 4);  // `fails` on three shapes (the fourth is oom) + the crash
   EXPECT_EQ(summary["statuses"]["oom"], 5);     // every provider that reached the huge shape's inputs
   EXPECT_GE(summary["session"]["worker_starts"].get<int>(), 2);
+  // Where the time went: every row of this run, and the ratios (this session measured them all).
+  EXPECT_EQ(summary["time"]["rows"], 32);
+  EXPECT_GT(summary["time"]["per_cell_ms"]["timing"].get<double>(), 0.0);
+  EXPECT_GT(summary["time"]["wall_over_timing"].get<double>(), 1.0);
+  EXPECT_NE(r.err.find("caliber run: time: wall "), std::string::npos) << r.err;
   const auto v = run_caliber({"validate", dir + "/out/benchmark_results.jsonl", dir + "/out/benchmark_results.csv",
                               dir + "/shape_ledger.jsonl", dir + "/baseline_matrix.yaml"});
   EXPECT_EQ(v.exit_code, 0) << v.out << v.err;

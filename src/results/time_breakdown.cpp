@@ -1,13 +1,13 @@
-// Sums the cells' phases and the measurements' wall time of a campaign's rows.
-#include "campaign/campaign_time.h"
+// Sums the cells' phases and the measurements' wall time of a results set's rows.
+#include "results/time_breakdown.h"
 
 #include <fmt/format.h>
 
-namespace caliber::campaign {
+namespace caliber {
 using json = nlohmann::json;
 
-CampaignTime campaign_time(const std::vector<const BenchmarkResultRow*>& rows) {
-  CampaignTime t;
+TimeBreakdown time_breakdown(const std::vector<const BenchmarkResultRow*>& rows) {
+  TimeBreakdown t;
   for (const BenchmarkResultRow* r : rows) {
     ++t.rows;
     t.cells_wall_ms += r->cell_wall_time_ms;
@@ -21,7 +21,7 @@ CampaignTime campaign_time(const std::vector<const BenchmarkResultRow*>& rows) {
   return t;
 }
 
-json to_json(const CampaignTime& t, double campaign_wall_s) {
+json to_json(const TimeBreakdown& t, double wall_s) {
   json phases = json::object(), per_cell = json::object();
   for (const auto& [name, member] : cell_phase_fields()) {
     phases[name] = t.phases.*member;
@@ -33,25 +33,29 @@ json to_json(const CampaignTime& t, double campaign_wall_s) {
             {"inside_contracts_ms", t.inside_contracts_ms},
             {"phases_ms", phases},
             {"per_cell_ms", per_cell}};
-  if (campaign_wall_s > 0) {
-    j["campaign_wall_ms"] = campaign_wall_s * 1000.0;
-    j["campaign_over_contracts"] =
-        t.inside_contracts_ms > 0 ? json(campaign_wall_s * 1000.0 / t.inside_contracts_ms) : json(nullptr);
-    j["cells_per_minute"] = static_cast<double>(t.rows) / campaign_wall_s * 60.0;
+  if (wall_s > 0) {
+    const double wall_ms = wall_s * 1000.0;
+    j["wall_ms"] = wall_ms;
+    j["wall_over_contracts"] = t.inside_contracts_ms > 0 ? json(wall_ms / t.inside_contracts_ms) : json(nullptr);
+    j["wall_over_timing"] = t.phases.timing_ms > 0 ? json(wall_ms / t.phases.timing_ms) : json(nullptr);
+    j["cells_per_minute"] = static_cast<double>(t.rows) / wall_s * 60.0;
   }
   return j;
 }
 
-std::string describe(const CampaignTime& t, double campaign_wall_s) {
+std::string describe(const TimeBreakdown& t, double wall_s) {
   std::string head;
-  if (campaign_wall_s > 0) {
-    head = fmt::format("campaign {:.1f} s ({:.0f} cells/min), ", campaign_wall_s,
-                       static_cast<double>(t.rows) / campaign_wall_s * 60.0);
+  if (wall_s > 0) {
+    head = fmt::format("wall {:.1f} s ({:.0f} cells/min), ", wall_s, static_cast<double>(t.rows) / wall_s * 60.0);
   }
   head += fmt::format("cells {:.1f} s, inside the contracts {:.1f} s", t.cells_wall_ms / 1000.0,
                       t.inside_contracts_ms / 1000.0);
-  if (campaign_wall_s > 0 && t.inside_contracts_ms > 0) {
-    head += fmt::format(" (campaign {:.2f}x the contracts)", campaign_wall_s * 1000.0 / t.inside_contracts_ms);
+  if (wall_s > 0 && t.inside_contracts_ms > 0) {
+    head += fmt::format(" (wall {:.2f}x the contracts", wall_s * 1000.0 / t.inside_contracts_ms);
+    if (t.phases.timing_ms > 0) {
+      head += fmt::format(", {:.2f}x their timing phase", wall_s * 1000.0 / t.phases.timing_ms);
+    }
+    head += ")";
   }
   if (t.rows_with_phases == 0) return head;
   std::string per;
@@ -62,4 +66,4 @@ std::string describe(const CampaignTime& t, double campaign_wall_s) {
   return head + fmt::format("; per cell that ran ({}), ms: {}", t.rows_with_phases, per);
 }
 
-}  // namespace caliber::campaign
+}  // namespace caliber
