@@ -22,8 +22,8 @@
 #include "core/json_fields.h"
 #include "core/subprocess.h"
 #include "core/utc_time.h"
-#include "results/time_breakdown.h"
 #include "identity/collect_run_identity.h"
+#include "results/time_breakdown.h"
 
 namespace caliber::campaign {
 namespace {
@@ -249,16 +249,16 @@ class Campaign {
     }
     const double elapsed = now_s() - started_s_;
     json status = {{"kind", "caliber.batch_status"},
-                         {"schema_version", 1},
-                         {"run_id", m_.frozen.at("run_id")},
-                         {"manifest_sha256", m_.sha256},
-                         {"session", session_},
-                         {"state", state},
-                         {"updated_at", utc_timestamp_now()},
-                         {"elapsed_s", elapsed},
-                         {"cells", {{"total", total}, {"final", done}, {"by_status", counts}}},
-                         {"eta_s", eta_s(done, total)},
-                         {"shards", shards}};
+                   {"schema_version", 1},
+                   {"run_id", m_.frozen.at("run_id")},
+                   {"manifest_sha256", m_.sha256},
+                   {"session", session_},
+                   {"state", state},
+                   {"updated_at", utc_timestamp_now()},
+                   {"elapsed_s", elapsed},
+                   {"cells", {{"total", total}, {"final", done}, {"by_status", counts}}},
+                   {"eta_s", eta_s(done, total)},
+                   {"shards", shards}};
     if (!time_.is_null()) status["time"] = time_;
     write_file_atomically((fs::path(m_.dir) / kBatchStatusFileName).string(),
                           [&](std::ostream& out) { out << status.dump(2) << '\n'; });

@@ -236,7 +236,7 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
     // Where the cell's time goes (CellPhases); recorded once the provider was called.
     CellPhases phases;
     bool provider_called = false;
-    double judged_ms = 0;  // reference + correctness so far
+    const auto judged_ms = [&] { return phases.reference_ms + phases.correctness_ms; };  // judging so far
     auto finish = [&](BenchmarkStatus status, std::optional<std::string> reason) {
       row.benchmark_status = status;
       row.status_reason = std::move(reason);
@@ -323,7 +323,6 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
         copy_checked_rows(backend_, output.get(), host_out, inputs.rows);
         const CorrectnessCheck check = ops::check_output(*set.reference, host_out, ops::tolerance_for(s.dtype));
         phases.correctness_ms += now_ms() - compare_from;
-        judged_ms += now_ms() - judge_from;
         const bool ok = ops::passed(check);
         if (!row.correctness || (!ok && ops::passed(*row.correctness))) row.correctness = check;
         return ok ? std::string() : ops::failure_reason(check);
@@ -341,9 +340,9 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
 
       integrity::CheckedSubject checked(backend_, std::move(subject));
       const double untimed_from = now_ms();
-      const double judged_before_untimed = judged_ms;
+      const double judged_before_untimed = judged_ms();
       checked.run_untimed_check();
-      phases.untimed_check_ms = std::max(0.0, now_ms() - untimed_from - (judged_ms - judged_before_untimed));
+      phases.untimed_check_ms = std::max(0.0, now_ms() - untimed_from - (judged_ms() - judged_before_untimed));
       integrity = checked.untimed_integrity();
       integrity.verification_seed = row_seed;
       if (options_.profile_range && hooks_.in_profiler_range) {
@@ -363,9 +362,9 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
       // Inside the contracts: each measurement's own wall time less the judging it did (the
       // verified samples' outputs are judged inside the measurement's window of wall time).
       const auto timed = [&](const Contract& c) {
-        const double judged_before = judged_ms;
+        const double judged_before = judged_ms();
         Result r = checked.measure(c, mo);
-        phases.timing_ms += std::max(0.0, r.wall_time_ms - (judged_ms - judged_before));
+        phases.timing_ms += std::max(0.0, r.wall_time_ms - (judged_ms() - judged_before));
         return r;
       };
       row.eager = timed(contracts_.eager);
