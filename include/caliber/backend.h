@@ -102,6 +102,17 @@ struct DeviceWorkCensus {
   std::size_t work() const { return kernels + copies + fills; }
 };
 
+// The problem of a device reference (Backend::reference_rows_on_device), in the terms of
+// plugin_abi.h: its op names, its input order, row-major tensors.
+struct ReferenceProblem {
+  std::string op_type;  // "rmsnorm" | "layernorm" | "softmax" | "gemm"
+  DType dtype = DType::fp32;
+  std::int64_t m = 0;  // rows (gemm: rows of A and C)
+  std::int64_t n = 0;  // columns of the output
+  std::int64_t k = 0;  // gemm: the reduction dimension; 0 otherwise
+  double eps = 0;      // rmsnorm, layernorm; 0 otherwise
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -170,6 +181,15 @@ class Backend {
   virtual void copy_rows_to_host(void* host_dst, const void* device_src, std::size_t row_bytes,
                                  const std::vector<std::int64_t>& rows);
   virtual void fill_bytes(void* device_dst, unsigned char value, std::size_t bytes);
+
+  // The fp64 reference of output rows `rows` (sorted, distinct) of `problem`, computed on the
+  // device from its inputs there (`device_inputs`, in the op's input order), with the formulas of
+  // the op's host reference (docs/ops.md): rows.size() x n values, row-major. nullopt when the
+  // backend has none for the problem (an op or dtype it does not know, no room for the values):
+  // the caller computes it on the host. The default has none.
+  virtual std::optional<std::vector<double>> reference_rows_on_device(const ReferenceProblem& problem,
+                                                                      const std::vector<const void*>& device_inputs,
+                                                                      const std::vector<std::int64_t>& rows);
 };
 
 // Device memory owned for a scope.

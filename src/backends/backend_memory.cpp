@@ -1,5 +1,6 @@
 // Defaults of the Backend memory and integrity primitives: a backend without memory primitives
-// says so; the integrity primitives stage through the host.
+// says so; the integrity primitives stage through the host; there is no device reference (the caller
+// computes it on the host).
 #include <vector>
 
 #include <fmt/format.h>
@@ -32,6 +33,12 @@ void Backend::copy_rows_to_host(void* host_dst, const void* device_src, std::siz
     copy_to_host(dst + first * row_bytes, src + first * row_bytes, (j - i) * row_bytes);
     i = j;
   }
+}
+
+std::optional<std::vector<double>> Backend::reference_rows_on_device(const ReferenceProblem&,
+                                                                     const std::vector<const void*>&,
+                                                                     const std::vector<std::int64_t>&) {
+  return std::nullopt;
 }
 
 DeviceWorkCensus Backend::census_call(const std::function<void()>& call) {

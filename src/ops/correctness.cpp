@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <mutex>
+#include <stdexcept>
 #include <unordered_set>
 
 #include <fmt/format.h>
@@ -67,8 +68,22 @@ Reference::Reference(const Op& op, const OpShape& shape, const std::vector<HostT
       }
     });
   }
-  // The sum of squares every check divides by, once: per row in parallel, then the rows in order
-  // (the same value whatever the thread count).
+  sum_squares();
+}
+
+Reference::Reference(const OpShape& shape, std::vector<std::int64_t> rows, std::vector<double> values)
+    : shape_(shape), rows_(std::move(rows)), values_(std::move(values)) {
+  if (values_.size() != rows_.size() * static_cast<std::size_t>(shape_.n)) {
+    throw std::invalid_argument(fmt::format("a reference of {} rows of {} values holds {} values", rows_.size(),
+                                            shape_.n, values_.size()));
+  }
+  sum_squares();
+}
+
+// The sum of squares every check divides by, once: per row in parallel, then the rows in order
+// (the same value whatever the thread count).
+void Reference::sum_squares() {
+  const auto n = static_cast<std::size_t>(shape_.n);
   std::vector<double> row_sq(rows_.size(), 0.0);
   parallel_for(static_cast<std::int64_t>(rows_.size()), 16, [&](std::int64_t i0, std::int64_t i1) {
     for (std::int64_t i = i0; i < i1; ++i) {

@@ -34,7 +34,8 @@ inline constexpr std::int64_t kMinCheckedRows = 16;
 std::vector<std::int64_t> rows_to_check(const Op& op, const OpShape& shape, std::uint64_t seed);
 
 // The fp64 reference of the checked rows, computed once per shape (in parallel) and shared by
-// every provider's check.
+// every provider's check: on the host from the op's reference_rows, or from values computed
+// elsewhere (a backend's device reference, Backend::reference_rows_on_device).
 class Reference {
  public:
   Reference(const Op& op, const OpShape& shape, const std::vector<HostTensor>& inputs,
@@ -42,6 +43,9 @@ class Reference {
   // The rows of rows_to_check(op, shape, row_seed).
   Reference(const Op& op, const OpShape& shape, const std::vector<HostTensor>& inputs, std::uint64_t row_seed = 0)
       : Reference(op, shape, inputs, rows_to_check(op, shape, row_seed)) {}
+  // Precomputed values of `rows` (rows.size() x n, row-major); throws std::invalid_argument when
+  // their count is not that.
+  Reference(const OpShape& shape, std::vector<std::int64_t> rows, std::vector<double> values);
   const std::vector<std::int64_t>& rows() const { return rows_; }
   const std::vector<double>& values() const { return values_; }  // rows().size() x n
   const OpShape& shape() const { return shape_; }
@@ -52,6 +56,8 @@ class Reference {
   std::vector<std::int64_t> rows_;
   std::vector<double> values_;
   double sum_of_squares_ = 0;
+
+  void sum_squares();
 };
 
 // Compares `output` ([m, n] in the shape's dtype) with the reference. NaN and infinity never

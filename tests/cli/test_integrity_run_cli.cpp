@@ -74,6 +74,10 @@ TEST(IntegrityRunCli, EveryCheatingHostProviderEndsIncorrectOrFailed) {
     if (honest) {
       EXPECT_EQ(row.benchmark_status, BenchmarkStatus::ok) << row.provider << ": " << row.status_reason.value_or("");
       EXPECT_EQ(row.integrity.verdict(), IntegrityVerdict::verified) << row.provider << ": " << to_json(row.integrity).dump();
+      // The host backend has no device reference: the check says where its reference came from.
+      const IntegrityCheck* judged = row.integrity.find(integrity_check::output_before_timing);
+      ASSERT_NE(judged, nullptr);
+      EXPECT_EQ(judged->detail.rfind("fp64 reference on the host, on ", 0), 0u) << judged->detail;
       continue;
     }
     EXPECT_TRUE(row.benchmark_status == BenchmarkStatus::incorrect || row.benchmark_status == BenchmarkStatus::failed)

@@ -82,6 +82,10 @@ TEST(CudaRunner, EveryCudaProviderOfTheShippedGemmMatrixIsCorrect) {
       // Telemetry (NVML) travels with every measured row.
       ASSERT_TRUE(x.telemetry.has_value());
       EXPECT_EQ((*x.telemetry)["available"], true) << x.telemetry->dump();
+      // The inputs are on the device: so is their fp64 reference, and the check says so.
+      const IntegrityCheck* judged = x.integrity.find(integrity_check::output_before_timing);
+      ASSERT_NE(judged, nullptr);
+      EXPECT_EQ(judged->detail.rfind("fp64 reference on the device, on ", 0), 0u) << judged->detail;
     }
   }
   // The code the run executed, per kernel (docs/screen.md): caliber's own kernels and cuBLAS's,

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <set>
+#include <stdexcept>
 
 #include "ops/correctness.h"
 
@@ -155,6 +156,43 @@ TEST(Correctness, LargeGemmsCheckRowsDrawnAtRandomFromTheSeed) {
   s.n = 64;
   s.k = 64;
   EXPECT_EQ(rows_to_check(op_for(OpType::gemm), s, 7).size(), 64u);  // small: every row
+}
+
+TEST(Correctness, AReferenceFromValuesKeepsThemAndTheirSumOfSquares) {
+  // Values computed elsewhere (a backend's device reference) for rows 1 and 3 of a 4 x 3 shape.
+  const OpShape s = rms(DType::bf16, 4, 3);
+  const Reference ref(s, {1, 3}, {1.0, -2.0, 0.5, 3.0, 0.0, -0.25});
+  EXPECT_EQ(ref.rows(), (std::vector<std::int64_t>{1, 3}));
+  EXPECT_EQ(ref.values(), (std::vector<double>{1.0, -2.0, 0.5, 3.0, 0.0, -0.25}));
+  EXPECT_EQ(ref.shape(), s);
+  // 1 + 4 + 0.25 + 9 + 0 + 0.0625: exact in binary.
+  EXPECT_EQ(ref.sum_of_squares(), 14.3125);
+  // Checked like a host reference: the rows it holds, rounded to the dtype, pass.
+  HostTensor out("y", DType::bf16, 4, 3);
+  for (std::size_t i = 0; i < out.elements(); ++i) out.set(i, 99.0f);  // rows 0 and 2 are not read
+  for (std::size_t i = 0; i < 2; ++i) {
+    for (std::size_t j = 0; j < 3; ++j) {
+      out.set(static_cast<std::size_t>(ref.rows()[i]) * 3 + j, static_cast<float>(ref.values()[i * 3 + j]));
+    }
+  }
+  const CorrectnessCheck c = check_output(ref, out, tolerance_for(DType::bf16));
+  EXPECT_TRUE(passed(c)) << failure_reason(c);
+  EXPECT_EQ(c.checked_rows, 2);
+  EXPECT_EQ(c.total_rows, 4);
+  EXPECT_EQ(c.rel_fro_error, 0.0);
+}
+
+TEST(Correctness, AReferenceFromTheHostsValuesEqualsTheHostReference) {
+  const OpShape s = rms(DType::fp16, 37, 129);
+  const auto inputs = op_for(OpType::rmsnorm).make_inputs(s, 5);
+  const Reference host(op_for(OpType::rmsnorm), s, inputs, std::vector<std::int64_t>{0, 4, 36});
+  const Reference from_values(s, host.rows(), host.values());
+  EXPECT_EQ(from_values.values(), host.values());
+  EXPECT_EQ(from_values.sum_of_squares(), host.sum_of_squares());  // the same summation, bit for bit
+}
+
+TEST(Correctness, AReferenceFromTooFewValuesIsRefused) {
+  EXPECT_THROW(Reference(rms(DType::fp32, 4, 3), {0, 1}, {1.0, 2.0, 3.0}), std::invalid_argument);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "backends/cuda/cuda_integrity_kernels.cuh"
 #include "backends/cuda/cupti_session.h"
 #include "backends/cuda/cupti_timer.h"
+#include "backends/cuda/device_reference.cuh"
 #include "backends/cuda/launch_gate.h"
 #include "backends/cuda/row_gather.cuh"
 #include "backends/cuda/str_cat.h"
@@ -608,6 +609,11 @@ class CudaBackend final : public Backend {
   void fill_bytes(void* dst, unsigned char value, std::size_t bytes) override {
     CALIBER_CUDA_CHECK(cudaMemsetAsync(dst, value, bytes, stream_));
     CALIBER_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+  std::optional<std::vector<double>> reference_rows_on_device(const ReferenceProblem& problem,
+                                                              const std::vector<const void*>& inputs,
+                                                              const std::vector<std::int64_t>& rows) override {
+    return cuda::reference_rows_on_device(problem, inputs, rows, stream_);
   }
 
  private:

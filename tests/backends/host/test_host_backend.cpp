@@ -112,6 +112,15 @@ TEST(HostBackend, OnlyTheWallclockInstrumentExists) {
   EXPECT_THROW(b.capture_graph([] {}), ContractError);
 }
 
+TEST(HostBackend, HasNoDeviceReference) {
+  // Its "device" is the host: the runner computes the op's host reference, as before.
+  ManualClock clock;
+  HostBackend b(clock, small_cpu());
+  std::vector<float> x(16, 1.0f), w(4, 1.0f);
+  const ReferenceProblem problem{"rmsnorm", DType::fp32, 4, 4, 0, 1e-6};
+  EXPECT_FALSE(b.reference_rows_on_device(problem, {x.data(), w.data()}, {0, 1, 2, 3}).has_value());
+}
+
 TEST(HostBackend, RealClockEndToEndOnABuiltinKernel) {
   HostBackend b;
   auto w = bench::make_builtin_workload(b, "scale", 1 << 20, 1, 3);

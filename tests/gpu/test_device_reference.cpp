@@ -1,0 +1,131 @@
+// The cuda backend's fp64 reference (Backend::reference_rows_on_device) against the host fp64
+// reference of the same rows (ctest label gpu): every op in every dtype, on shapes with one row,
+// widths that are not a multiple of 32, one element, long rows, and rows scattered over the
+// tensor. Only the order of the norms' and softmax's reductions differs from the host's, so the
+// two agree to a relative 1e-12; gemm sums in the host's order and agrees bit for bit.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "caliber/backend.h"
+#include "ops/correctness.h"
+#include "ops/op.h"
+#include "support/cuda_device.h"
+
+namespace caliber {
+namespace {
+
+struct Shape {
+  std::int64_t m, n, k;
+};
+
+std::vector<Shape> shapes_for(ops::OpType op) {
+  if (op == ops::OpType::gemm) {
+    return {{1, 1, 8}, {1, 1000, 77}, {65, 72, 7}, {300, 520, 1000}, {40, 4104, 4096}, {7, 33, 1}};
+  }
+  return {{1, 1, 0}, {1, 1000, 0}, {3, 31, 0}, {64, 4096, 0}, {300, 4544, 0}, {2, 8193, 0}, {5, 152064, 0}, {4096, 8, 0}};
+}
+
+ops::OpShape op_shape(ops::OpType op, DType d, const Shape& sh) {
+  ops::OpShape s;
+  s.op = op;
+  s.dtype = d;
+  s.m = sh.m;
+  s.n = sh.n;
+  s.k = sh.k;
+  s.eps = op == ops::OpType::rmsnorm || op == ops::OpType::layernorm ? 1e-6 : 0.0;
+  return s;
+}
+
+// The row sets each shape is checked on: every row, and rows scattered over the tensor (the first,
+// every 7th from the 3rd, the last), as a check of a sample draws them.
+std::vector<std::vector<std::int64_t>> row_sets(std::int64_t m) {
+  std::vector<std::int64_t> every(static_cast<std::size_t>(m));
+  for (std::int64_t r = 0; r < m; ++r) every[static_cast<std::size_t>(r)] = r;
+  if (m < 8) return {every};
+  std::vector<std::int64_t> scattered = {0};
+  for (std::int64_t r = 3; r < m - 1; r += 7) scattered.push_back(r);
+  scattered.push_back(m - 1);
+  return {every, scattered};
+}
+
+class DeviceReference : public ::testing::TestWithParam<ops::OpType> {
+ protected:
+  void SetUp() override {
+    if (!testing_support::has_cuda_device()) GTEST_SKIP() << "no CUDA device";
+    backend_ = open_backend(BackendKind::cuda, 0);
+  }
+  std::unique_ptr<Backend> backend_;
+};
+
+TEST_P(DeviceReference, EqualsTheHostReference) {
+  const ops::OpType op_type = GetParam();
+  const ops::Op& op = ops::op_for(op_type);
+  // layernorm's outputs and gemm's are sums that can cancel to near zero (the bias against the
+  // normalized x, products of both signs): there the last bits of the mean carry an absolute error,
+  // so such an element is compared relative to its row's RMS. rmsnorm's and softmax's never cancel.
+  const bool cancels = op_type == ops::OpType::layernorm || op_type == ops::OpType::gemm;
+  for (DType d : all_dtypes()) {
+    for (const Shape& sh : shapes_for(op_type)) {
+      const ops::OpShape s = op_shape(op_type, d, sh);
+      const auto inputs = op.make_inputs(s, 11);
+      std::vector<DeviceBuffer> device;
+      std::vector<const void*> device_inputs;
+      for (const ops::HostTensor& t : inputs) {
+        device.emplace_back(*backend_, t.bytes());
+        backend_->copy_to_device(device.back().get(), t.data(), t.bytes());
+        device_inputs.push_back(device.back().get());
+      }
+      const ReferenceProblem problem{std::string(ops::to_string(op_type)), d, s.m, s.n, s.k, s.eps};
+      for (const std::vector<std::int64_t>& rows : row_sets(s.m)) {
+        const std::string where = std::string(to_string(d)) + " " + s.describe() + ", " +
+                                  std::to_string(rows.size()) + " rows";
+        const auto values = backend_->reference_rows_on_device(problem, device_inputs, rows);
+        ASSERT_TRUE(values.has_value()) << where;
+        const ops::Reference host(op, s, inputs, rows);
+        ASSERT_EQ(values->size(), host.values().size()) << where;
+        const auto n = static_cast<std::size_t>(s.n);
+        std::size_t off = 0, differ = 0;
+        double worst = 0;
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+          const double* h = host.values().data() + i * n;
+          const double* v = values->data() + i * n;
+          double sq = 0;
+          for (std::size_t j = 0; j < n; ++j) sq += h[j] * h[j];
+          const double rms = std::sqrt(sq / static_cast<double>(n));
+          for (std::size_t j = 0; j < n; ++j) {
+            ASSERT_TRUE(std::isfinite(v[j])) << where << ": row " << rows[i] << " column " << j;
+            const double scale = cancels ? std::max(std::abs(h[j]), rms) : std::abs(h[j]);
+            const double err = std::abs(v[j] - h[j]);
+            if (err != 0) ++differ;
+            if (err > 1e-12 * scale) ++off;
+            if (scale > 0) worst = std::max(worst, err / scale);
+          }
+        }
+        EXPECT_EQ(off, 0u) << where << ": " << off << " elements off by more than 1e-12 relative (worst " << worst
+                           << ")";
+        if (op_type == ops::OpType::gemm) EXPECT_EQ(differ, 0u) << where << ": not bit for bit (worst " << worst << ")";
+        // The reference built from the device's values is the one a check uses.
+        const ops::Reference from_device(s, rows, *values);
+        EXPECT_NEAR(from_device.sum_of_squares(), host.sum_of_squares(), 1e-12 * host.sum_of_squares()) << where;
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, DeviceReference, ::testing::ValuesIn(ops::all_op_types()),
+                         [](const auto& info) { return std::string(ops::to_string(info.param)); });
+
+TEST(DeviceReferenceRefusal, AnOpTheDeviceDoesNotKnowIsLeftToTheHost) {
+  if (!testing_support::has_cuda_device()) GTEST_SKIP() << "no CUDA device";
+  auto backend = open_backend(BackendKind::cuda, 0);
+  DeviceBuffer x(*backend, 64 * sizeof(float));
+  const ReferenceProblem problem{"conv2d", DType::fp32, 4, 16, 0, 0.0};
+  EXPECT_FALSE(backend->reference_rows_on_device(problem, {x.get()}, {0, 1}).has_value());
+}
+
+}  // namespace
+}  // namespace caliber
