@@ -36,14 +36,20 @@ target_include_directories(caliber_c PRIVATE ${PROJECT_SOURCE_DIR}/src
 target_compile_options(caliber_c PRIVATE ${CALIBER_WARNINGS})
 target_link_libraries(caliber_c PRIVATE caliber_lib fmt::fmt-header-only nlohmann_json::nlohmann_json)
 # Only the C API leaves the library (cmake/caliber_c.map), and no libstdc++ is needed where it loads.
-target_link_options(caliber_c PRIVATE "LINKER:--version-script=${PROJECT_SOURCE_DIR}/cmake/caliber_c.map"
-                    -static-libstdc++ -static-libgcc "LINKER:--no-undefined")
+target_link_options(caliber_c PRIVATE "LINKER:--version-script=${PROJECT_SOURCE_DIR}/cmake/caliber_c.map")
+if(NOT CALIBER_SANITIZE)  # a sanitized library leaves the sanitizer runtime to the executable
+  target_link_options(caliber_c PRIVATE -static-libstdc++ -static-libgcc "LINKER:--no-undefined")
+endif()
 # No SONAME version: the C ABI is versioned by caliber_c_api_version(), and a plain file (no
 # symlinks) survives being copied to another machine with the build directory.
 set_target_properties(caliber_c PROPERTIES LINK_DEPENDS ${PROJECT_SOURCE_DIR}/cmake/caliber_c.map
                       EXPORT_NAME caliber_c)
 
 foreach(lib caliber_shared caliber_c)
+  if(CALIBER_SANITIZE)
+    # Only the integration tests load them, and a sanitizer build does not run those.
+    set_target_properties(${lib} PROPERTIES EXCLUDE_FROM_ALL TRUE)
+  endif()
   if(CALIBER_WITH_CUDA)
     # cuBLAS is a shared library on both machines; find it where the toolkit installs it.
     set_target_properties(${lib} PROPERTIES BUILD_RPATH "${CUDAToolkit_LIBRARY_DIR}"

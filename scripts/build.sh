@@ -4,5 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
-cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=${BUILD_TYPE:-Release} >/dev/null
+# CALIBER_UNIT_TESTS=OFF: no unit-test executable (scripts/test.sh runs the unit tests in the
+# sanitizer build).
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=${BUILD_TYPE:-Release} \
+  -DCALIBER_BUILD_UNIT_TESTS=${CALIBER_UNIT_TESTS:-ON} >/dev/null
 cmake --build "$BUILD_DIR" --parallel "$(nproc)"

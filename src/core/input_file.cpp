@@ -77,7 +77,9 @@ std::string read_input_bytes(const std::string& file, std::uint64_t limit) {
   const int fd = open_input(file, limit, &problem, &size);
   if (fd < 0) throw InputError(file, 0, "", problem);
   std::string out;
-  out.resize(static_cast<std::size_t>(size));
+  // One byte more than the size: the read that finds the end needs no reallocation (a copy of
+  // the whole file) to have somewhere to read into.
+  out.resize(static_cast<std::size_t>(std::min<std::uint64_t>(limit + 1, size + 1)));
   std::size_t done = 0;
   // Read until end of file: a file that grows while it is read is read to its end, within limit.
   while (true) {

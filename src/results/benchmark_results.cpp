@@ -76,7 +76,8 @@ json cell_phases_to_json(const CellPhases& p) {
 
 CellPhases cell_phases_from_json(const JsonFields& f) {
   CellPhases p;
-  for (const auto& [key, value] : f.json().items()) {
+  for (const auto& item : f.json().items()) {
+    const std::string& key = item.key();
     if (std::none_of(cell_phase_fields().begin(), cell_phase_fields().end(),
                      [&](const CellPhaseField& e) { return key == e.name; })) {
       f.fail(key, "unknown field");

@@ -5,6 +5,8 @@
 #include <cerrno>
 #include <filesystem>
 #include <iostream>
+#include <memory>
+#include <optional>
 #include <string>
 
 #include <fmt/format.h>
@@ -132,7 +134,13 @@ WorkerHooks make_worker_hooks(const RunOptions& options, const RunPlan& plan, Ba
     // Host code is what the binary and the plugin libraries contain (per library, not per kernel).
     std::vector<std::pair<std::string, std::string>> libraries = plugin_libraries(plan);
     libraries.emplace_back("caliber", self_executable());
-    w.fingerprint = [libraries] { return host_code_fingerprint(libraries); };
+    // Hashed once per worker: the code a worker loaded does not change while it runs, and hashing
+    // the binary after every shape cost seconds per shape for a large (sanitizer) build.
+    auto hashed = std::make_shared<std::optional<CodeFingerprint>>();
+    w.fingerprint = [libraries, hashed] {
+      if (!*hashed) *hashed = host_code_fingerprint(libraries);
+      return **hashed;
+    };
     return w;
   }
 #if CALIBER_WITH_CUDA

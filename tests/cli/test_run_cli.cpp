@@ -358,16 +358,17 @@ TEST(RunCli, WritesTheRunIdentityAndResumesOnlyTheSameCaliber) {
   EXPECT_EQ(run_caliber({"identity", dir + "/out"}).exit_code, 0);
 
   // Resuming with a caliber field changed (as if another build had measured the first rows).
-  RunIdentity debug = id;
-  debug.harness.build_type = "Debug";
-  write_run_identity(identity_file, debug);
+  const std::string other_build = std::string(CALIBER_BUILD_TYPE) == "Debug" ? "Release" : "Debug";
+  RunIdentity other = id;
+  other.harness.build_type = other_build;
+  write_run_identity(identity_file, other);
   auto again = run_caliber(run_args(dir, {"--resume"}));
   EXPECT_EQ(again.exit_code, 4) << again.err;
   EXPECT_NE(again.err.find("caliber run: --resume: A = the run in " + dir + "/out (" + id.run_id +
                            "), B = this session\n"),
             std::string::npos)
       << again.err;
-  EXPECT_NE(again.err.find(std::string("!!! [caliber] harness.build_type: A=Debug, B=") + CALIBER_BUILD_TYPE + "\n"),
+  EXPECT_NE(again.err.find("!!! [caliber] harness.build_type: A=" + other_build + ", B=" + CALIBER_BUILD_TYPE + "\n"),
             std::string::npos)
       << again.err;
   EXPECT_EQ(read_benchmark_results(dir + "/out/benchmark_results.jsonl").size(), 2u);  // nothing measured

@@ -1,0 +1,9 @@
+// libFuzzer target: caliber bench --json files (caliber.results JSON), as compare imports them.
+#include "compare/importers.h"
+#include "fuzz_input.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  return caliber::fuzz::parse_text(data, size, [](const std::string& text) {
+    caliber::compare::import_caliber_json(text, caliber::fuzz::kFuzzFile);
+  });
+}
