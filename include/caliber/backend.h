@@ -113,6 +113,26 @@ struct ReferenceProblem {
   double eps = 0;      // rmsnorm, layernorm; 0 otherwise
 };
 
+// The fp64 reference of a problem's checked output rows, kept in device memory
+// (Backend::reference_rows_on_device): only what a comparison needs crosses back to the host.
+struct DeviceReference {
+  std::shared_ptr<void> memory;          // the backend's allocation; freed with the last copy
+  const double* values = nullptr;        // rows.size() x n, row-major, device memory
+  const std::int64_t* rows = nullptr;    // the checked rows (sorted, distinct), device memory
+  std::size_t row_count = 0;
+  std::int64_t n = 0;
+  double sum_of_squares = 0;             // of the values: per row, then the rows in order
+};
+
+// The sums a comparison of output rows with a reference makes (ops::check_output's terms): over
+// every finite output element, sum (out - ref)^2 and max |out - ref| / (rtol |ref| + atol);
+// non-finite elements are counted and left out of both.
+struct RowComparison {
+  double diff_sq = 0;
+  double max_scaled = 0;
+  std::int64_t nonfinite = 0;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -184,12 +204,18 @@ class Backend {
 
   // The fp64 reference of output rows `rows` (sorted, distinct) of `problem`, computed on the
   // device from its inputs there (`device_inputs`, in the op's input order), with the formulas of
-  // the op's host reference (docs/ops.md): rows.size() x n values, row-major. nullopt when the
-  // backend has none for the problem (an op or dtype it does not know, no room for the values):
-  // the caller computes it on the host. The default has none.
-  virtual std::optional<std::vector<double>> reference_rows_on_device(const ReferenceProblem& problem,
-                                                                      const std::vector<const void*>& device_inputs,
-                                                                      const std::vector<std::int64_t>& rows);
+  // the op's host reference (docs/ops.md), and kept there. nullopt when the backend has none for
+  // the problem (an op or dtype it does not know, no room for the values): the caller computes it
+  // on the host. The default has none.
+  virtual std::optional<DeviceReference> reference_rows_on_device(const ReferenceProblem& problem,
+                                                                  const std::vector<const void*>& device_inputs,
+                                                                  const std::vector<std::int64_t>& rows);
+  // Compares the reference's rows of `device_output` ([m, n] in `dtype`, device memory) with it:
+  // the terms of ops::check_output with elementwise bound rtol |ref| + atol, summed in a fixed
+  // order (the same sums for the same data). Only a backend whose reference_rows_on_device returns
+  // references has one; the default throws ContractError.
+  virtual RowComparison compare_rows_on_device(const DeviceReference& reference, const void* device_output,
+                                               DType dtype, double rtol, double atol);
 };
 
 // Device memory owned for a scope.

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <mutex>
-#include <stdexcept>
 #include <unordered_set>
 
 #include <fmt/format.h>
@@ -71,15 +70,6 @@ Reference::Reference(const Op& op, const OpShape& shape, const std::vector<HostT
   sum_squares();
 }
 
-Reference::Reference(const OpShape& shape, std::vector<std::int64_t> rows, std::vector<double> values)
-    : shape_(shape), rows_(std::move(rows)), values_(std::move(values)) {
-  if (values_.size() != rows_.size() * static_cast<std::size_t>(shape_.n)) {
-    throw std::invalid_argument(fmt::format("a reference of {} rows of {} values holds {} values", rows_.size(),
-                                            shape_.n, values_.size()));
-  }
-  sum_squares();
-}
-
 // The sum of squares every check divides by, once: per row in parallel, then the rows in order
 // (the same value whatever the thread count).
 void Reference::sum_squares() {
@@ -98,22 +88,15 @@ void Reference::sum_squares() {
 
 namespace {
 
-struct Partial {
-  double diff_sq = 0;
-  double max_scaled = 0;
-  std::int64_t nonfinite = 0;
-};
-
 // Compares checked rows [i0, i1) with the reference, reading the output through `decode` (one
 // dtype per call: no per-element dispatch).
 template <typename Element, typename Decode>
-Partial compare_rows(const Reference& reference, const Element* out, const Tolerance& tol, double rms_ref,
-                     std::int64_t i0, std::int64_t i1, Decode decode) {
+RowComparison compare_rows(const Reference& reference, const Element* out, const Tolerance& tol, double atol,
+                           std::int64_t i0, std::int64_t i1, Decode decode) {
   const auto n = static_cast<std::size_t>(reference.shape().n);
   const auto& rows = reference.rows();
   const double* ref = reference.values().data();
-  const double atol = tol.atol * rms_ref + tol.abs_floor;
-  Partial p;
+  RowComparison p;
   for (std::int64_t i = i0; i < i1; ++i) {
     const Element* o = out + static_cast<std::size_t>(rows[static_cast<std::size_t>(i)]) * n;
     const double* r = ref + static_cast<std::size_t>(i) * n;
@@ -134,27 +117,46 @@ Partial compare_rows(const Reference& reference, const Element* out, const Toler
 
 }  // namespace
 
+double absolute_bound(const Tolerance& tol, double sum_of_squares, std::size_t values) {
+  const double rms_ref = std::sqrt(sum_of_squares / static_cast<double>(std::max<std::size_t>(values, 1)));
+  return tol.atol * rms_ref + tol.abs_floor;
+}
+
+CorrectnessCheck check_from_sums(const RowComparison& sums, double sum_of_squares, std::int64_t checked_rows,
+                                 std::int64_t total_rows, const Tolerance& tol) {
+  CorrectnessCheck c;
+  c.nonfinite = sums.nonfinite;
+  c.rel_fro_error = sums.nonfinite > 0  ? INFINITY
+                    : sum_of_squares > 0 ? std::sqrt(sums.diff_sq / sum_of_squares)
+                                         : std::sqrt(sums.diff_sq);
+  c.max_scaled_error = sums.nonfinite > 0 ? INFINITY : sums.max_scaled;
+  c.checked_rows = checked_rows;
+  c.total_rows = total_rows;
+  c.tolerance_rel_fro = tol.rel_fro;
+  c.rtol = tol.rtol;
+  c.atol = tol.atol;
+  return c;
+}
+
 CorrectnessCheck check_output(const Reference& reference, const HostTensor& output, const Tolerance& tol) {
-  const OpShape& s = reference.shape();
   const auto& rows = reference.rows();
-  const double ref_sq = reference.sum_of_squares();
-  const double rms_ref = std::sqrt(ref_sq / static_cast<double>(std::max<std::size_t>(reference.values().size(), 1)));
+  const double atol = absolute_bound(tol, reference.sum_of_squares(), reference.values().size());
 
   std::mutex mutex;
-  Partial total;
+  RowComparison total;
   parallel_for(static_cast<std::int64_t>(rows.size()), 16, [&](std::int64_t i0, std::int64_t i1) {
-    Partial p;
+    RowComparison p;
     switch (output.dtype()) {
       case DType::fp32:
-        p = compare_rows(reference, static_cast<const float*>(output.data()), tol, rms_ref, i0, i1,
+        p = compare_rows(reference, static_cast<const float*>(output.data()), tol, atol, i0, i1,
                          [](float v) { return static_cast<double>(v); });
         break;
       case DType::bf16:
-        p = compare_rows(reference, static_cast<const std::uint16_t*>(output.data()), tol, rms_ref, i0, i1,
+        p = compare_rows(reference, static_cast<const std::uint16_t*>(output.data()), tol, atol, i0, i1,
                          [](std::uint16_t v) { return static_cast<double>(bf16_to_float(v)); });
         break;
       case DType::fp16:
-        p = compare_rows(reference, static_cast<const std::uint16_t*>(output.data()), tol, rms_ref, i0, i1,
+        p = compare_rows(reference, static_cast<const std::uint16_t*>(output.data()), tol, atol, i0, i1,
                          [](std::uint16_t v) { return static_cast<double>(fp16_to_float(v)); });
         break;
     }
@@ -163,19 +165,8 @@ CorrectnessCheck check_output(const Reference& reference, const HostTensor& outp
     total.max_scaled = std::max(total.max_scaled, p.max_scaled);
     total.nonfinite += p.nonfinite;
   });
-
-  CorrectnessCheck c;
-  c.nonfinite = total.nonfinite;
-  c.rel_fro_error = total.nonfinite > 0 ? INFINITY
-                    : ref_sq > 0        ? std::sqrt(total.diff_sq / ref_sq)
-                                        : std::sqrt(total.diff_sq);
-  c.max_scaled_error = total.nonfinite > 0 ? INFINITY : total.max_scaled;
-  c.checked_rows = static_cast<std::int64_t>(rows.size());
-  c.total_rows = s.m;
-  c.tolerance_rel_fro = tol.rel_fro;
-  c.rtol = tol.rtol;
-  c.atol = tol.atol;
-  return c;
+  return check_from_sums(total, reference.sum_of_squares(), static_cast<std::int64_t>(rows.size()),
+                         reference.shape().m, tol);
 }
 
 bool passed(const CorrectnessCheck& c) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "caliber/backend.h"
 #include "caliber/benchmark_results.h"
 #include "ops/op.h"
 
@@ -34,8 +35,8 @@ inline constexpr std::int64_t kMinCheckedRows = 16;
 std::vector<std::int64_t> rows_to_check(const Op& op, const OpShape& shape, std::uint64_t seed);
 
 // The fp64 reference of the checked rows, computed once per shape (in parallel) and shared by
-// every provider's check: on the host from the op's reference_rows, or from values computed
-// elsewhere (a backend's device reference, Backend::reference_rows_on_device).
+// every provider's check, on the host from the op's reference_rows (a backend that computes it
+// on the device keeps it there: Backend::reference_rows_on_device).
 class Reference {
  public:
   Reference(const Op& op, const OpShape& shape, const std::vector<HostTensor>& inputs,
@@ -43,9 +44,6 @@ class Reference {
   // The rows of rows_to_check(op, shape, row_seed).
   Reference(const Op& op, const OpShape& shape, const std::vector<HostTensor>& inputs, std::uint64_t row_seed = 0)
       : Reference(op, shape, inputs, rows_to_check(op, shape, row_seed)) {}
-  // Precomputed values of `rows` (rows.size() x n, row-major); throws std::invalid_argument when
-  // their count is not that.
-  Reference(const OpShape& shape, std::vector<std::int64_t> rows, std::vector<double> values);
   const std::vector<std::int64_t>& rows() const { return rows_; }
   const std::vector<double>& values() const { return values_; }  // rows().size() x n
   const OpShape& shape() const { return shape_; }
@@ -63,6 +61,14 @@ class Reference {
 // Compares `output` ([m, n] in the shape's dtype) with the reference. NaN and infinity never
 // pass: any non-finite output makes rel_fro_error infinite.
 CorrectnessCheck check_output(const Reference& reference, const HostTensor& output, const Tolerance& tol);
+
+// The absolute term of the elementwise bound rtol |ref| + atol: tol.atol rms(ref) plus the
+// dtype's subnormal step, for a reference of `values` values whose squares sum to sum_of_squares.
+double absolute_bound(const Tolerance& tol, double sum_of_squares, std::size_t values);
+// The check from a comparison's sums: check_output's own, or a device's
+// (Backend::compare_rows_on_device, where the reference stays on the device).
+CorrectnessCheck check_from_sums(const RowComparison& sums, double sum_of_squares, std::int64_t checked_rows,
+                                 std::int64_t total_rows, const Tolerance& tol);
 
 // All three conditions: no non-finite output, rel_fro_error <= bound, max_scaled_error <= 1.
 bool passed(const CorrectnessCheck& c);

@@ -2,12 +2,15 @@
 // reference of the same rows (ctest label gpu): every op in every dtype, on shapes with one row,
 // widths that are not a multiple of 32, one element, long rows, and rows scattered over the
 // tensor. Only the order of the norms' and softmax's reductions differs from the host's, so the
-// two agree to a relative 1e-12; gemm sums in the host's order and agrees bit for bit.
+// two agree to a relative 1e-12; gemm sums in the host's order and agrees bit for bit. Then the
+// comparison of an output with the reference on the device (Backend::compare_rows_on_device)
+// against the host check of the same output: exact, with NaNs, and with a row off.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "caliber/backend.h"
@@ -83,16 +86,19 @@ TEST_P(DeviceReference, EqualsTheHostReference) {
       for (const std::vector<std::int64_t>& rows : row_sets(s.m)) {
         const std::string where = std::string(to_string(d)) + " " + s.describe() + ", " +
                                   std::to_string(rows.size()) + " rows";
-        const auto values = backend_->reference_rows_on_device(problem, device_inputs, rows);
-        ASSERT_TRUE(values.has_value()) << where;
+        const auto device_ref = backend_->reference_rows_on_device(problem, device_inputs, rows);
+        ASSERT_TRUE(device_ref.has_value()) << where;
+        ASSERT_EQ(device_ref->row_count, rows.size()) << where;
+        ASSERT_EQ(device_ref->n, s.n) << where;
         const ops::Reference host(op, s, inputs, rows);
-        ASSERT_EQ(values->size(), host.values().size()) << where;
+        std::vector<double> values(host.values().size());
+        backend_->copy_to_host(values.data(), device_ref->values, values.size() * sizeof(double));
         const auto n = static_cast<std::size_t>(s.n);
         std::size_t off = 0, differ = 0;
         double worst = 0;
         for (std::size_t i = 0; i < rows.size(); ++i) {
           const double* h = host.values().data() + i * n;
-          const double* v = values->data() + i * n;
+          const double* v = values.data() + i * n;
           double sq = 0;
           for (std::size_t j = 0; j < n; ++j) sq += h[j] * h[j];
           const double rms = std::sqrt(sq / static_cast<double>(n));
@@ -108,9 +114,8 @@ TEST_P(DeviceReference, EqualsTheHostReference) {
         EXPECT_EQ(off, 0u) << where << ": " << off << " elements off by more than 1e-12 relative (worst " << worst
                            << ")";
         if (op_type == ops::OpType::gemm) EXPECT_EQ(differ, 0u) << where << ": not bit for bit (worst " << worst << ")";
-        // The reference built from the device's values is the one a check uses.
-        const ops::Reference from_device(s, rows, *values);
-        EXPECT_NEAR(from_device.sum_of_squares(), host.sum_of_squares(), 1e-12 * host.sum_of_squares()) << where;
+        // The sum of squares a check divides by, summed on the device.
+        EXPECT_NEAR(device_ref->sum_of_squares, host.sum_of_squares(), 1e-12 * host.sum_of_squares()) << where;
       }
     }
   }
@@ -118,6 +123,74 @@ TEST_P(DeviceReference, EqualsTheHostReference) {
 
 INSTANTIATE_TEST_SUITE_P(Ops, DeviceReference, ::testing::ValuesIn(ops::all_op_types()),
                          [](const auto& info) { return std::string(ops::to_string(info.param)); });
+
+// An output written from the host reference, rounded to the dtype, then spoiled in one of three
+// ways: the comparison's sums on the device equal the host check's on the same output.
+enum class Spoil { none, some_nan, one_row_off };
+
+TEST_P(DeviceReference, ComparesLikeTheHostCheck) {
+  const ops::OpType op_type = GetParam();
+  const ops::Op& op = ops::op_for(op_type);
+  for (DType d : all_dtypes()) {
+    for (const Shape& sh : shapes_for(op_type)) {
+      const ops::OpShape s = op_shape(op_type, d, sh);
+      const auto inputs = op.make_inputs(s, 13);
+      std::vector<DeviceBuffer> device;
+      std::vector<const void*> device_inputs;
+      for (const ops::HostTensor& t : inputs) {
+        device.emplace_back(*backend_, t.bytes());
+        backend_->copy_to_device(device.back().get(), t.data(), t.bytes());
+        device_inputs.push_back(device.back().get());
+      }
+      const ReferenceProblem problem{std::string(ops::to_string(op_type)), d, s.m, s.n, s.k, s.eps};
+      const std::vector<std::int64_t> rows = row_sets(s.m).back();
+      const auto device_ref = backend_->reference_rows_on_device(problem, device_inputs, rows);
+      ASSERT_TRUE(device_ref.has_value());
+      const ops::Reference host(op, s, inputs, rows);
+      const ops::Tolerance tol = ops::tolerance_for(d);
+      const auto n = static_cast<std::size_t>(s.n);
+      for (Spoil spoil : {Spoil::none, Spoil::some_nan, Spoil::one_row_off}) {
+        const std::string where = std::string(to_string(d)) + " " + s.describe() + ", spoil " +
+                                  std::to_string(static_cast<int>(spoil));
+        ops::HostTensor out("y", d, s.m, s.n);
+        for (std::size_t i = 0; i < out.elements(); ++i) out.set(i, 7.0f);  // rows not checked
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+          for (std::size_t j = 0; j < n; ++j) {
+            double v = host.values()[i * n + j];
+            if (spoil == Spoil::one_row_off && i == rows.size() / 2) v = v * 1.5 + 0.25;
+            out.set(static_cast<std::size_t>(rows[i]) * n + j, static_cast<float>(v));
+          }
+        }
+        if (spoil == Spoil::some_nan) {
+          for (std::size_t i = 0; i < rows.size(); i += 3) out.set(static_cast<std::size_t>(rows[i]) * n, NAN);
+        }
+        DeviceBuffer out_device(*backend_, out.bytes());
+        backend_->copy_to_device(out_device.get(), out.data(), out.bytes());
+        const CorrectnessCheck on_host = ops::check_output(host, out, tol);
+        const RowComparison sums = backend_->compare_rows_on_device(
+            *device_ref, out_device.get(), d, tol.rtol,
+            ops::absolute_bound(tol, device_ref->sum_of_squares, rows.size() * n));
+        const CorrectnessCheck on_device = ops::check_from_sums(sums, device_ref->sum_of_squares,
+                                                                static_cast<std::int64_t>(rows.size()), s.m, tol);
+        EXPECT_EQ(on_device.nonfinite, on_host.nonfinite) << where;
+        EXPECT_EQ(ops::passed(on_device), ops::passed(on_host)) << where << ": " << ops::failure_reason(on_host);
+        EXPECT_EQ(on_device.checked_rows, on_host.checked_rows) << where;
+        EXPECT_EQ(on_device.total_rows, on_host.total_rows) << where;
+        for (const auto& [name, a, b] : {std::tuple{"rel_fro_error", on_device.rel_fro_error, on_host.rel_fro_error},
+                                         std::tuple{"max_scaled_error", on_device.max_scaled_error,
+                                                    on_host.max_scaled_error}}) {
+          if (std::isinf(b)) {
+            EXPECT_TRUE(std::isinf(a)) << where << ": " << name << " " << a;
+          } else {
+            EXPECT_NEAR(a, b, 1e-9 * std::max(std::abs(b), 1e-300)) << where << ": " << name;
+          }
+        }
+        if (spoil == Spoil::none) EXPECT_TRUE(ops::passed(on_device)) << where << ": " << ops::failure_reason(on_device);
+        if (spoil != Spoil::none) EXPECT_FALSE(ops::passed(on_device)) << where;
+      }
+    }
+  }
+}
 
 TEST(DeviceReferenceRefusal, AnOpTheDeviceDoesNotKnowIsLeftToTheHost) {
   if (!testing_support::has_cuda_device()) GTEST_SKIP() << "no CUDA device";

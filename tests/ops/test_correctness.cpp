@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstring>
 #include <set>
-#include <stdexcept>
 
 #include "ops/correctness.h"
 
@@ -158,41 +157,47 @@ TEST(Correctness, LargeGemmsCheckRowsDrawnAtRandomFromTheSeed) {
   EXPECT_EQ(rows_to_check(op_for(OpType::gemm), s, 7).size(), 64u);  // small: every row
 }
 
-TEST(Correctness, AReferenceFromValuesKeepsThemAndTheirSumOfSquares) {
-  // Values computed elsewhere (a backend's device reference) for rows 1 and 3 of a 4 x 3 shape.
-  const OpShape s = rms(DType::bf16, 4, 3);
-  const Reference ref(s, {1, 3}, {1.0, -2.0, 0.5, 3.0, 0.0, -0.25});
-  EXPECT_EQ(ref.rows(), (std::vector<std::int64_t>{1, 3}));
-  EXPECT_EQ(ref.values(), (std::vector<double>{1.0, -2.0, 0.5, 3.0, 0.0, -0.25}));
-  EXPECT_EQ(ref.shape(), s);
-  // 1 + 4 + 0.25 + 9 + 0 + 0.0625: exact in binary.
-  EXPECT_EQ(ref.sum_of_squares(), 14.3125);
-  // Checked like a host reference: the rows it holds, rounded to the dtype, pass.
-  HostTensor out("y", DType::bf16, 4, 3);
-  for (std::size_t i = 0; i < out.elements(); ++i) out.set(i, 99.0f);  // rows 0 and 2 are not read
-  for (std::size_t i = 0; i < 2; ++i) {
-    for (std::size_t j = 0; j < 3; ++j) {
-      out.set(static_cast<std::size_t>(ref.rows()[i]) * 3 + j, static_cast<float>(ref.values()[i * 3 + j]));
-    }
-  }
-  const CorrectnessCheck c = check_output(ref, out, tolerance_for(DType::bf16));
+TEST(Correctness, TheAbsoluteBoundIsAtolTimesTheReferenceRmsPlusTheSubnormalStep) {
+  Tolerance tol;
+  tol.atol = 0.5;
+  tol.abs_floor = 0.125;
+  EXPECT_EQ(absolute_bound(tol, 64.0, 4), 0.5 * 4.0 + 0.125);  // rms = sqrt(64 / 4) = 4
+  EXPECT_EQ(absolute_bound(tol, 0.0, 0), 0.125);               // no values: the floor only
+}
+
+TEST(Correctness, ACheckFromSumsAppliesTheThreeConditions) {
+  Tolerance tol;
+  tol.rel_fro = 0.25;
+  tol.rtol = 0.5;
+  tol.atol = 0.125;
+  // sqrt(1 / 16) = 0.25 <= 0.25 and max scaled 1 <= 1: passes (every number exact in binary).
+  CorrectnessCheck c = check_from_sums(RowComparison{1.0, 1.0, 0}, 16.0, 3, 10, tol);
   EXPECT_TRUE(passed(c)) << failure_reason(c);
-  EXPECT_EQ(c.checked_rows, 2);
-  EXPECT_EQ(c.total_rows, 4);
+  EXPECT_EQ(c.rel_fro_error, 0.25);
+  EXPECT_EQ(c.max_scaled_error, 1.0);
+  EXPECT_EQ(c.checked_rows, 3);
+  EXPECT_EQ(c.total_rows, 10);
+  EXPECT_EQ(c.tolerance_rel_fro, 0.25);
+  EXPECT_EQ(c.rtol, 0.5);
+  EXPECT_EQ(c.atol, 0.125);
+  // sqrt(4 / 16) = 0.5 > 0.25.
+  c = check_from_sums(RowComparison{4.0, 0.5, 0}, 16.0, 3, 10, tol);
+  EXPECT_FALSE(passed(c));
+  EXPECT_EQ(c.rel_fro_error, 0.5);
+  // One element past its bound.
+  c = check_from_sums(RowComparison{0.0, 1.5, 0}, 16.0, 3, 10, tol);
+  EXPECT_FALSE(passed(c));
   EXPECT_EQ(c.rel_fro_error, 0.0);
-}
-
-TEST(Correctness, AReferenceFromTheHostsValuesEqualsTheHostReference) {
-  const OpShape s = rms(DType::fp16, 37, 129);
-  const auto inputs = op_for(OpType::rmsnorm).make_inputs(s, 5);
-  const Reference host(op_for(OpType::rmsnorm), s, inputs, std::vector<std::int64_t>{0, 4, 36});
-  const Reference from_values(s, host.rows(), host.values());
-  EXPECT_EQ(from_values.values(), host.values());
-  EXPECT_EQ(from_values.sum_of_squares(), host.sum_of_squares());  // the same summation, bit for bit
-}
-
-TEST(Correctness, AReferenceFromTooFewValuesIsRefused) {
-  EXPECT_THROW(Reference(rms(DType::fp32, 4, 3), {0, 1}, {1.0, 2.0, 3.0}), std::invalid_argument);
+  // Any non-finite output: both errors infinite, whatever the sums say.
+  c = check_from_sums(RowComparison{0.0, 0.0, 2}, 16.0, 3, 10, tol);
+  EXPECT_FALSE(passed(c));
+  EXPECT_EQ(c.nonfinite, 2);
+  EXPECT_TRUE(std::isinf(c.rel_fro_error));
+  EXPECT_TRUE(std::isinf(c.max_scaled_error));
+  EXPECT_EQ(failure_reason(c), "2 non-finite outputs (NaN or inf) in 3 checked rows");
+  // An all-zero reference: the absolute Frobenius norm of the difference.
+  c = check_from_sums(RowComparison{0.0625, 0.0, 0}, 0.0, 1, 1, tol);
+  EXPECT_EQ(c.rel_fro_error, 0.25);
 }
 
 }  // namespace

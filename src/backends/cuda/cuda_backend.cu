@@ -610,10 +610,14 @@ class CudaBackend final : public Backend {
     CALIBER_CUDA_CHECK(cudaMemsetAsync(dst, value, bytes, stream_));
     CALIBER_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
-  std::optional<std::vector<double>> reference_rows_on_device(const ReferenceProblem& problem,
-                                                              const std::vector<const void*>& inputs,
-                                                              const std::vector<std::int64_t>& rows) override {
+  std::optional<DeviceReference> reference_rows_on_device(const ReferenceProblem& problem,
+                                                          const std::vector<const void*>& inputs,
+                                                          const std::vector<std::int64_t>& rows) override {
     return cuda::reference_rows_on_device(problem, inputs, rows, stream_);
+  }
+  RowComparison compare_rows_on_device(const DeviceReference& reference, const void* device_output, DType dtype,
+                                       double rtol, double atol) override {
+    return cuda::compare_rows_on_device(reference, device_output, dtype, rtol, atol, stream_);
   }
 
  private:

@@ -2,11 +2,15 @@
 // softmax, a thread per output column (and a few rows) for gemm. Every multiply, add, divide
 // and square root is an explicitly rounded intrinsic, so nvcc's contraction into fused
 // multiply-adds (which the host reference, compiled for baseline x86-64, never does) cannot
-// change a value.
+// change a value. The comparison with an output and the reference's sum of squares run over the
+// checked elements as one flat range on a fixed grid: each thread sums its own elements in order,
+// each block reduces in a fixed order, and the host adds the blocks in order, so the same data
+// gives the same sums.
 #include "backends/cuda/device_reference.cuh"
 
 #include <algorithm>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -133,14 +137,6 @@ __global__ void caliber_reference_gemm_kernel(const T* a, const T* b, const std:
   for (std::size_t r = 0; r < live; ++r) out[(r0 + r) * n + j] = acc[r];
 }
 
-// Device memory freed on scope exit.
-struct DeviceScratch {
-  void* ptr = nullptr;
-  ~DeviceScratch() {
-    if (ptr) cudaFree(ptr);
-  }
-};
-
 std::size_t expected_inputs(const std::string& op) {
   if (op == "rmsnorm" || op == "gemm") return 2;
   if (op == "layernorm") return 3;
@@ -172,12 +168,73 @@ void launch(const ReferenceProblem& p, const std::vector<const void*>& inputs, c
   CALIBER_CUDA_CHECK_LAUNCH();
 }
 
+constexpr unsigned kFlatBlocks = 512;    // the fixed grid of the flat passes
+constexpr unsigned kFlatThreads = 256;
+
+// Block b's sum of squares of values[e], e in the thread-strided range of the grid.
+__global__ void caliber_reference_sum_squares_kernel(const double* values, std::size_t count, double* block_sums) {
+  __shared__ double partial[kFlatThreads / 32];
+  double sq = 0;
+  for (std::size_t e = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; e < count;
+       e += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    sq = __dadd_rn(sq, __dmul_rn(values[e], values[e]));
+  }
+  sq = block_reduce(sq, partial, Sum{});
+  if (threadIdx.x == 0) block_sums[blockIdx.x] = sq;
+}
+
+// Block b's terms of the comparison (RowComparison) over its elements e = i n + j of the checked
+// rows: output row rows[i], column j, against reference value e.
+template <typename T>
+__global__ void caliber_compare_rows_kernel(const T* out, const std::int64_t* rows, const double* ref, std::size_t n,
+                                            std::size_t count, double rtol, double atol, double* block_terms) {
+  __shared__ double partial[kFlatThreads / 32];
+  double diff_sq = 0, max_scaled = 0, nonfinite = 0;
+  for (std::size_t e = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; e < count;
+       e += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const std::size_t i = e / n, j = e - i * n;
+    const double v = load(out, static_cast<std::size_t>(rows[i]) * n + j);
+    if (!isfinite(v)) {
+      nonfinite += 1;
+      continue;
+    }
+    const double d = __dsub_rn(v, ref[e]);
+    diff_sq = __dadd_rn(diff_sq, __dmul_rn(d, d));
+    const double bound = __dadd_rn(__dmul_rn(rtol, fabs(ref[e])), atol);
+    const double scaled = bound > 0 ? __ddiv_rn(fabs(d), bound) : (d == 0 ? 0.0 : INFINITY);
+    max_scaled = fmax(max_scaled, scaled);
+  }
+  diff_sq = block_reduce(diff_sq, partial, Sum{});
+  max_scaled = block_reduce(max_scaled, partial, Max{});
+  nonfinite = block_reduce(nonfinite, partial, Sum{});  // exact: counts below 2^53
+  if (threadIdx.x == 0) {
+    block_terms[3 * blockIdx.x] = diff_sq;
+    block_terms[3 * blockIdx.x + 1] = max_scaled;
+    block_terms[3 * blockIdx.x + 2] = nonfinite;
+  }
+}
+
+unsigned flat_blocks(std::size_t count) {
+  return static_cast<unsigned>(std::min<std::size_t>(kFlatBlocks, (count + kFlatThreads - 1) / kFlatThreads));
+}
+
+// One allocation for a reference: its values, its rows and the per-block terms of the passes
+// (DeviceReference::memory).
+struct ReferenceMemory {
+  void* ptr = nullptr;
+  double* terms = nullptr;  // 3 x kFlatBlocks
+  ~ReferenceMemory() {
+    if (ptr) cudaFree(ptr);
+  }
+};
+
+std::size_t round_up(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
+
 }  // namespace
 
-std::optional<std::vector<double>> reference_rows_on_device(const ReferenceProblem& problem,
-                                                            const std::vector<const void*>& inputs,
-                                                            const std::vector<std::int64_t>& rows,
-                                                            cudaStream_t stream) {
+std::optional<DeviceReference> reference_rows_on_device(const ReferenceProblem& problem,
+                                                        const std::vector<const void*>& inputs,
+                                                        const std::vector<std::int64_t>& rows, cudaStream_t stream) {
   const std::size_t want = expected_inputs(problem.op_type);
   if (want == 0) return std::nullopt;
   if (inputs.size() != want) {
@@ -185,45 +242,97 @@ std::optional<std::vector<double>> reference_rows_on_device(const ReferenceProbl
                                 " inputs, got " + std::to_string(inputs.size()));
   }
   const auto n = static_cast<std::size_t>(problem.n);
-  std::vector<double> values(rows.size() * n);
-  if (values.empty()) return values;
+  const std::size_t count = rows.size() * n;
+  if (count == 0) return std::nullopt;
 
   // Beyond the grid a launch can have (a caller asking for far more than a check's budget): the
   // host computes it.
   if (problem.op_type == "gemm") {
     const std::size_t groups = (rows.size() + kGemmRowsPerThread - 1) / kGemmRowsPerThread;
     if (groups * ((n + 255) / 256) > static_cast<std::size_t>(std::numeric_limits<int>::max())) return std::nullopt;
-  }
-
-  DeviceScratch device_rows, device_values;
-  // false: no room on the device (not sticky: the error is cleared; the host computes it).
-  const auto allocate = [](DeviceScratch& scratch, std::size_t bytes) {
-    const cudaError_t e = cudaMalloc(&scratch.ptr, bytes);
-    if (e == cudaErrorMemoryAllocation) {
-      cudaGetLastError();
-      scratch.ptr = nullptr;
-      return false;
-    }
-    check(e, "cudaMalloc", __FILE__, __LINE__);
-    return true;
-  };
-  if (!allocate(device_rows, rows.size() * sizeof(std::int64_t)) ||
-      !allocate(device_values, values.size() * sizeof(double))) {
+  } else if (rows.size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
     return std::nullopt;
   }
-  auto* rows_on_device = static_cast<std::int64_t*>(device_rows.ptr);
-  auto* out = static_cast<double*>(device_values.ptr);
-  CALIBER_CUDA_CHECK(cudaMemcpyAsync(rows_on_device, rows.data(), rows.size() * sizeof(std::int64_t),
+
+  const std::size_t values_bytes = round_up(count * sizeof(double));
+  const std::size_t rows_bytes = round_up(rows.size() * sizeof(std::int64_t));
+  const std::size_t terms_bytes = 3 * kFlatBlocks * sizeof(double);
+  auto memory = std::make_shared<ReferenceMemory>();
+  const cudaError_t e = cudaMalloc(&memory->ptr, values_bytes + rows_bytes + terms_bytes);
+  if (e == cudaErrorMemoryAllocation) {  // no room: the host computes it (the error is not sticky)
+    cudaGetLastError();
+    memory->ptr = nullptr;
+    return std::nullopt;
+  }
+  check(e, "cudaMalloc", __FILE__, __LINE__);
+  auto* base = static_cast<char*>(memory->ptr);
+  auto* values = reinterpret_cast<double*>(base);
+  auto* device_rows = reinterpret_cast<std::int64_t*>(base + values_bytes);
+  auto* terms = reinterpret_cast<double*>(base + values_bytes + rows_bytes);
+  memory->terms = terms;
+
+  CALIBER_CUDA_CHECK(cudaMemcpyAsync(device_rows, rows.data(), rows.size() * sizeof(std::int64_t),
                                      cudaMemcpyHostToDevice, stream));
   switch (problem.dtype) {
-    case DType::fp32: launch<float>(problem, inputs, rows_on_device, rows.size(), out, stream); break;
-    case DType::bf16: launch<__nv_bfloat16>(problem, inputs, rows_on_device, rows.size(), out, stream); break;
-    case DType::fp16: launch<__half>(problem, inputs, rows_on_device, rows.size(), out, stream); break;
+    case DType::fp32: launch<float>(problem, inputs, device_rows, rows.size(), values, stream); break;
+    case DType::bf16: launch<__nv_bfloat16>(problem, inputs, device_rows, rows.size(), values, stream); break;
+    case DType::fp16: launch<__half>(problem, inputs, device_rows, rows.size(), values, stream); break;
   }
+  const unsigned blocks = flat_blocks(count);
+  caliber_reference_sum_squares_kernel<<<blocks, kFlatThreads, 0, stream>>>(values, count, terms);
+  CALIBER_CUDA_CHECK_LAUNCH();
+  std::vector<double> block_sums(blocks);
   CALIBER_CUDA_CHECK(
-      cudaMemcpyAsync(values.data(), out, values.size() * sizeof(double), cudaMemcpyDeviceToHost, stream));
+      cudaMemcpyAsync(block_sums.data(), terms, blocks * sizeof(double), cudaMemcpyDeviceToHost, stream));
   CALIBER_CUDA_CHECK(cudaStreamSynchronize(stream));
-  return values;
+
+  DeviceReference ref;
+  for (double b : block_sums) ref.sum_of_squares += b;
+  ref.values = values;
+  ref.rows = device_rows;
+  ref.row_count = rows.size();
+  ref.n = problem.n;
+  ref.memory = memory;
+  return ref;
+}
+
+RowComparison compare_rows_on_device(const DeviceReference& reference, const void* device_output, DType dtype,
+                                     double rtol, double atol, cudaStream_t stream) {
+  const auto n = static_cast<std::size_t>(reference.n);
+  const std::size_t count = reference.row_count * n;
+  RowComparison sums;
+  if (count == 0) return sums;
+  if (!reference.memory) throw std::invalid_argument("compare_rows_on_device: not a reference of this backend");
+  double* terms = static_cast<ReferenceMemory*>(reference.memory.get())->terms;
+  const unsigned blocks = flat_blocks(count);
+  switch (dtype) {
+    case DType::fp32:
+      caliber_compare_rows_kernel<float><<<blocks, kFlatThreads, 0, stream>>>(
+          static_cast<const float*>(device_output), reference.rows, reference.values, n, count, rtol, atol, terms);
+      break;
+    case DType::bf16:
+      caliber_compare_rows_kernel<__nv_bfloat16><<<blocks, kFlatThreads, 0, stream>>>(
+          static_cast<const __nv_bfloat16*>(device_output), reference.rows, reference.values, n, count, rtol, atol,
+          terms);
+      break;
+    case DType::fp16:
+      caliber_compare_rows_kernel<__half><<<blocks, kFlatThreads, 0, stream>>>(
+          static_cast<const __half*>(device_output), reference.rows, reference.values, n, count, rtol, atol, terms);
+      break;
+  }
+  CALIBER_CUDA_CHECK_LAUNCH();
+  std::vector<double> host_terms(3 * static_cast<std::size_t>(blocks));
+  CALIBER_CUDA_CHECK(cudaMemcpyAsync(host_terms.data(), terms, host_terms.size() * sizeof(double),
+                                     cudaMemcpyDeviceToHost, stream));
+  CALIBER_CUDA_CHECK(cudaStreamSynchronize(stream));
+  double nonfinite = 0;
+  for (unsigned b = 0; b < blocks; ++b) {
+    sums.diff_sq += host_terms[3 * b];
+    sums.max_scaled = std::max(sums.max_scaled, host_terms[3 * b + 1]);
+    nonfinite += host_terms[3 * b + 2];
+  }
+  sums.nonfinite = static_cast<std::int64_t>(nonfinite);
+  return sums;
 }
 
 }  // namespace caliber::cuda

@@ -119,6 +119,7 @@ TEST(HostBackend, HasNoDeviceReference) {
   std::vector<float> x(16, 1.0f), w(4, 1.0f);
   const ReferenceProblem problem{"rmsnorm", DType::fp32, 4, 4, 0, 1e-6};
   EXPECT_FALSE(b.reference_rows_on_device(problem, {x.data(), w.data()}, {0, 1, 2, 3}).has_value());
+  EXPECT_THROW(b.compare_rows_on_device(DeviceReference{}, x.data(), DType::fp32, 0.01, 0.01), ContractError);
 }
 
 TEST(HostBackend, RealClockEndToEndOnABuiltinKernel) {
