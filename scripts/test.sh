@@ -15,7 +15,7 @@ stage_start=$SECONDS
 stage() { echo "test.sh: $1 took $(( SECONDS - stage_start )) s" >&2; stage_start=$SECONDS; }
 scripts/setup.sh chromium  # chromium: the HTML report is opened headless by the tests
 stage setup
-CALIBER_UNIT_TESTS=OFF CALIBER_PCH=ON scripts/build.sh
+CALIBER_UNIT_TESTS=OFF scripts/build.sh
 stage "release build"
 ctest --test-dir "${BUILD_DIR:-build}" --label-regex integration --output-on-failure --parallel "$(nproc)"
 stage "release integration tests"
