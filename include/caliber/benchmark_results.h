@@ -62,6 +62,28 @@ struct CorrectnessCheck {
   friend bool operator==(const CorrectnessCheck&, const CorrectnessCheck&) = default;
 };
 
+// How the kernel-only measurement of a cell failed, when it did (docs/runner.md, "When the
+// kernel-only measurement fails"). The classes decide what the row may report.
+enum class CaptureFailureClass {
+  recoverable,         // capture refused the call and the device still works: the row's number
+                       // is the eager median, and the row is never compared with kernel-only rows
+  fatal_device_fault,  // the device faulted running the captured work: the cell failed, no number
+  poisoned_context,    // the attempt left the device unusable although the eager measurement of
+                       // the same call had worked: the cell failed, the worker is replaced, and
+                       // capture is denied to the provider for the rest of the run
+  capture_denied,      // not attempted: the provider poisoned the context earlier in this run;
+                       // timed eagerly like a recoverable failure
+};
+std::string_view to_string(CaptureFailureClass c);
+// Unknown names throw UsageError listing the accepted values.
+CaptureFailureClass parse_capture_failure_class(std::string_view s);
+
+struct CaptureFailure {
+  CaptureFailureClass kind = CaptureFailureClass::recoverable;
+  std::string detail;  // the error, with the contract it happened under
+  friend bool operator==(const CaptureFailure&, const CaptureFailure&) = default;
+};
+
 // Where a cell's wall time went, in milliseconds (docs/runner.md, "Where a cell's time goes").
 // The phases add up to the cell's wall time.
 struct CellPhases {
@@ -118,6 +140,7 @@ struct BenchmarkResultRow {
   std::optional<double> p10_us;  // of the primary measurement
   std::optional<double> p90_us;
   std::optional<std::string> timing_method;  // "kernel_only=event/graph/warm eager=event/per_iter/warm"
+  std::optional<CaptureFailure> capture_failure;  // set when the kernel-only measurement failed or was denied
   std::optional<bool> stable;                // primary measurement: p90 / p10 <= 1.2
 
   bool includes_allocation = false;

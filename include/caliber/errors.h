@@ -43,11 +43,33 @@ class InputError : public Error {
   std::string reason_;
 };
 
+// What kind of device failure an error reports, as far as the backend can tell from its code.
+enum class DeviceFault {
+  unspecified,       // any other failure (an invalid argument, a launch the device refused, ...)
+  capture_rejected,  // graph capture refused an operation of the call (a synchronization, an
+                     // unjoined fork, a call capture does not allow)
+  kernel_fault,      // the device faulted executing work: an illegal address or instruction, a
+                     // trap or assertion, a launch that failed or timed out on the device
+};
+
 // The device (or host) failed while measuring: a launch error, an illegal address, an
 // allocation failure. CLI exit code 1; no number is reported for the failed measurement.
 class DeviceError : public Error {
  public:
-  using Error::Error;
+  explicit DeviceError(const std::string& what, DeviceFault fault = DeviceFault::unspecified)
+      : Error(what), fault_(fault) {}
+  DeviceFault fault() const { return fault_; }
+
+ private:
+  DeviceFault fault_;
+};
+
+// A device failure while a call was being captured into a graph (from the start of the capture to
+// the instantiated graph): the kernel-only measurement of a graph schedule could not be built.
+// The runner classifies it (docs/runner.md, "When the kernel-only measurement fails").
+class CaptureError : public DeviceError {
+ public:
+  using DeviceError::DeviceError;
 };
 
 // The measured call's work is not where the contract's timer looks (launched on a stream the

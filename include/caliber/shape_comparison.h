@@ -30,7 +30,7 @@ struct ProviderCell {
   std::optional<BenchmarkResultRow> row;  // nullopt: the run has no row for this cell
   std::string exclusion;                  // why the row is not used in speedups; empty: usable
   bool usable() const { return exclusion.empty(); }
-  // The kernel-only median when usable.
+  // The kernel-only median when usable and measured (none for a row timed eagerly).
   std::optional<double> kernel_only_us() const;
   // The eager median when usable and measured.
   std::optional<double> eager_us() const;

@@ -27,7 +27,9 @@ std::string arg_text(const nlohmann::json& v) {
 }  // namespace
 
 std::optional<double> ProviderCell::kernel_only_us() const {
-  if (!usable()) return std::nullopt;
+  // A row timed eagerly because its kernel-only measurement failed (capture_failure) reports its
+  // eager median as median_us: another quantity, never compared with a kernel-only one.
+  if (!usable() || !row->kernel_only) return std::nullopt;
   return row->median_us;
 }
 

@@ -135,6 +135,11 @@ class Campaign {
     for (std::size_t i = 0; i < runners_.size(); ++i) queue[runners_[i]->work().device].push_back(i);
     std::map<int, std::size_t> next;
     for (const auto& r : runners_) previous_rows_ += r->rows();
+    {
+      // Cells already final (a resumed campaign) are not this session's pace.
+      std::size_t total = 0;
+      status_counts(runners_, &done_at_start_, &total);
+    }
     ran_here_ = true;
     started_s_ = now_s();
     write_status("running");

@@ -193,6 +193,7 @@ std::vector<ShardWork> manifest_shards(const Manifest& m) {
     w.name = s.at("name").get<std::string>();
     w.dir = (fs::absolute(m.dir) / s.at("dir").get<std::string>()).string();
     w.op = s.at("op").get<std::string>();
+    w.capture_denied_file = (fs::absolute(m.dir) / fmt::format("capture_denied.{}.tsv", w.op)).string();
     w.device = s.at("device").get<int>();
     w.run_arguments = s.at("run_arguments").get<std::vector<std::string>>();
     for (const json& id : s.at("shape_ids")) {

@@ -62,6 +62,9 @@ struct ShardWork {
   std::vector<ShapeRow> shapes;            // ledger order
   std::vector<std::string> providers;      // matrix order
   std::string candidate_commit;
+  // The campaign's providers denied graph capture for this op (runner/capture_failure.h): each
+  // attempt of every shard of the op starts with them and adds the ones it learns.
+  std::string capture_denied_file;
 };
 // Every shard of the manifest, its shapes read from the campaign's ledger in `campaign_dir`.
 std::vector<ShardWork> manifest_shards(const Manifest& manifest);

@@ -12,6 +12,7 @@
 #include "campaign/retry_policy.h"
 #include "core/json_fields.h"
 #include "core/utc_time.h"
+#include "runner/capture_failure.h"
 #include "runner/result_rows.h"
 
 namespace caliber::campaign {
@@ -102,13 +103,17 @@ void ShardRunner::load_rows(bool incremental) {
   if (last_newline == std::string::npos) return;  // only a row being written
   text.resize(last_newline + 1);
   // A row is read by the runner's strict reader; one the runner is still writing is not there yet.
+  std::map<std::string, std::string> denials;
   for (const BenchmarkResultRow& r : parse_benchmark_results(text, file)) {
     const auto it = cells_.find({r.shape_id, r.provider});
     if (it == cells_.end()) continue;  // not this shard's (never written by the runner)
     it->second.status = r.benchmark_status;
     it->second.reason = r.status_reason.value_or("");
     it->second.finished_at = r.finished_at;
+    if (auto why = runner::capture_denial_from(r)) denials.emplace(r.provider, *why);
   }
+  // What a shard learns, every later attempt of the op's shards starts with (docs/batch.md).
+  if (!denials.empty() && !work_.capture_denied_file.empty()) runner::merge_capture_denials(work_.capture_denied_file, denials);
   offset_ += text.size();
 }
 
@@ -149,6 +154,9 @@ void ShardRunner::start_attempt() {
   argv.insert(argv.end(), work_.run_arguments.begin(), work_.run_arguments.end());
   std::error_code ec;
   if (fs::exists(results_file(), ec) && fs::file_size(results_file(), ec) > 0) argv.push_back("--resume");
+  if (!work_.capture_denied_file.empty() && fs::exists(work_.capture_denied_file, ec)) {
+    argv.insert(argv.end(), {"--capture-denied", work_.capture_denied_file});
+  }
   if (!rerun.empty()) {
     const std::string list = (fs::path(work_.dir) / kRerunFileName).string();
     runner::write_rerun_cells(list, rerun);

@@ -98,6 +98,9 @@ const RegisterCommand registration{40, [](CLI::App& root, int& exit_code) {
   cmd->add_option("--rerun-cells", o->rerun_cells,
                   "With --resume: run these failed cells again (file of shape_id<TAB>provider lines); their rows "
                   "move to benchmark_attempts.jsonl (docs/batch.md)");
+  cmd->add_option("--capture-denied", o->capture_denied,
+                  "Providers denied graph capture from the start (file of provider<TAB>why lines; caliber batch "
+                  "passes the campaign's, docs/runner.md)");
   cmd->callback([o, strict, &exit_code] { exit_code = runner::run_benchmark(*o, *strict); });
 
   auto w = std::make_shared<runner::RunOptions>();

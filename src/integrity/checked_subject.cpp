@@ -464,7 +464,8 @@ Result CheckedSubject::measure(const Contract& contract, const MeasureOptions& o
   return r;
 }
 
-CuptiValueChoice choose_cupti_value(CuptiValue mode, const InstrumentPerturbation& p) {
+CuptiValueChoice choose_cupti_value(CuptiValue mode, const InstrumentPerturbation& p, bool events_see_all_work,
+                                    const std::string& why_not_all_work) {
   switch (mode) {
     case CuptiValue::event:
       return {true, "the events' value, as asked (cupti_value event)"};
@@ -483,8 +484,13 @@ CuptiValueChoice choose_cupti_value(CuptiValue mode, const InstrumentPerturbatio
                                "launches inside their window (tracing cannot make a call faster)",
                                -p.delta_us)};
   }
-  return {true, "the events' value: the call's work is all ordered on the measured stream and the medians' 95% "
-                "intervals do not overlap, so tracing moved the number"};
+  if (!events_see_all_work) {
+    return {false, fmt::format("CUPTI's value: events read {:.3f} us shorter, but they bracket the measured stream "
+                               "only, and {}",
+                               p.delta_us, why_not_all_work)};
+  }
+  return {true, "the events' value: events see all of the call's work (it ran on the measured stream, or is replayed "
+                "from its captured graph) and the medians' 95% intervals do not overlap, so tracing moved the number"};
 }
 
 void CheckedSubject::attach_perturbation(Result& r, const Contract& contract, const MeasureOptions& options) {
@@ -539,7 +545,18 @@ void CheckedSubject::attach_perturbation(Result& r, const Contract& contract, co
   // Events see the work only when the measured stream orders all of it (the census proved that,
   // or the events measurement above would have been refused).
   if (contract.cupti_value == CuptiValue::event && !e) throw ContractError("cupti value event: " + why_not);
-  const CuptiValueChoice choice = choose_cupti_value(contract.cupti_value, p);
+  // Events see all of the call's work when it all ran on the measured stream, or when they time
+  // replays of the captured graph (the capture joined the forked work to the stream). Outside a
+  // graph, work on other streams is ordered by what the call does uncaptured.
+  std::string why_not_all_work;
+  if (!census_.observed) {
+    why_not_all_work = "the streams the call's work ran on were not observed (" + census_.why_not_observed + ")";
+  } else if (census_.off_stream > 0) {
+    why_not_all_work = fmt::format("{} of the call's {} operations ran on other streams", census_.off_stream,
+                                   census_.work());
+  }
+  const bool events_see_all_work = contract.schedule == Schedule::graph || why_not_all_work.empty();
+  const CuptiValueChoice choice = choose_cupti_value(contract.cupti_value, p, events_see_all_work, why_not_all_work);
   const bool use_events = choice.use_events;
   if (!choice.reason.empty()) p.reason = choice.reason;
   p.applied = use_events;

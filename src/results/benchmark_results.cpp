@@ -32,12 +32,18 @@ constexpr NameTable<BenchmarkStatus, 8> kStatuses{{{BenchmarkStatus::ok, "ok"},
                                                    {BenchmarkStatus::not_configured, "not_configured"},
                                                    {BenchmarkStatus::faster_than_physical, "faster_than_physical"}}};
 
+constexpr NameTable<CaptureFailureClass, 4> kCaptureFailureClasses{
+    {{CaptureFailureClass::recoverable, "recoverable"},
+     {CaptureFailureClass::fatal_device_fault, "fatal_device_fault"},
+     {CaptureFailureClass::poisoned_context, "poisoned_context"},
+     {CaptureFailureClass::capture_denied, "capture_denied"}}};
+
 const std::set<std::string> kRowKeys = {
     "schema_version", "run_id", "shape_id", "op_type", "kernel_name", "dtype", "args", "provider",
     "provider_detail", "candidate_commit", "harness_version", "backend", "device_index", "gpu", "arch",
     "driver_version", "runtime_version", "correct", "correctness_error", "correctness", "warmup_iters",
     "repeat_iters", "benchmark_status", "status_reason", "median_us", "eager_median_us",
-    "graph_median_us", "host_overhead_us", "p10_us", "p90_us", "timing_method", "stable", "flags",
+    "graph_median_us", "host_overhead_us", "p10_us", "p90_us", "timing_method", "capture_failure", "stable", "flags",
     "includes_allocation", "includes_layout_conversion", "includes_jit", "bytes", "flops",
     "kernel_only", "eager", "telemetry", "cell_wall_time_ms", "cell_phases_ms", "finished_at", "integrity"};
 
@@ -114,6 +120,16 @@ void check_consistency(const BenchmarkResultRow& r, const JsonFields& f) {
   if (s == BenchmarkStatus::ok && r.integrity.failed()) {
     f.fail("integrity", "a failed integrity check cannot end ok: " + r.integrity.first_failure());
   }
+  if (r.capture_failure) {
+    const CaptureFailureClass k = r.capture_failure->kind;
+    const bool no_number = k == CaptureFailureClass::fatal_device_fault || k == CaptureFailureClass::poisoned_context;
+    if (no_number && s == BenchmarkStatus::ok) {
+      f.fail("capture_failure", fmt::format("a {} kernel-only measurement cannot end ok", to_string(k)));
+    }
+    if (!no_number && r.kernel_only) {
+      f.fail("capture_failure", fmt::format("{}: the row was timed eagerly, so kernel_only must be null", to_string(k)));
+    }
+  }
   if (s == BenchmarkStatus::faster_than_physical) {
     const IntegrityCheck* c = r.integrity.find(integrity_check::physically_possible);
     if (!c || c->outcome != CheckOutcome::failed) {
@@ -149,6 +165,11 @@ std::optional<std::pair<std::string, std::string>> status_rule_violation(const S
     if (r.has_median) return V({"median_us", fmt::format("must be null when benchmark_status is {}", to_string(s))});
   }
   return std::nullopt;
+}
+
+std::string_view to_string(CaptureFailureClass c) { return name_of(kCaptureFailureClasses, c); }
+CaptureFailureClass parse_capture_failure_class(std::string_view s) {
+  return parse_name(kCaptureFailureClasses, s, "capture failure class");
 }
 
 std::string_view to_string(BenchmarkStatus s) { return name_of(kStatuses, s); }
@@ -229,6 +250,9 @@ json to_json(const BenchmarkResultRow& r, bool with_samples) {
   j["p10_us"] = nullable(r.p10_us);
   j["p90_us"] = nullable(r.p90_us);
   j["timing_method"] = nullable(r.timing_method);
+  if (r.capture_failure) {
+    j["capture_failure"] = {{"class", to_string(r.capture_failure->kind)}, {"detail", r.capture_failure->detail}};
+  }
   j["stable"] = nullable(r.stable);
   j["flags"] = row_flags(r);
   j["includes_allocation"] = r.includes_allocation;
@@ -315,6 +339,16 @@ BenchmarkResultRow benchmark_result_from_json(const json& j, const std::string& 
   r.p10_us = f.opt_non_negative("p10_us");
   r.p90_us = f.opt_non_negative("p90_us");
   r.timing_method = f.opt_str("timing_method");
+  // Absent in rows without a kernel-only failure, and in rows written before it was recorded.
+  if (f.has("capture_failure")) {
+    const JsonFields cf = f.object("capture_failure");
+    for (const auto& [key, value] : f.get("capture_failure").items()) {
+      if (key != "class" && key != "detail") cf.fail(key, "unknown field");
+    }
+    r.capture_failure = CaptureFailure{
+        cf.parse("class", [](const std::string& s) { return parse_capture_failure_class(s); }), cf.str("detail")};
+    if (r.capture_failure->detail.empty()) cf.fail("detail", "must say what failed");
+  }
   r.stable = f.opt_boolean("stable");
   r.includes_allocation = f.boolean("includes_allocation");
   r.includes_layout_conversion = f.boolean("includes_layout_conversion");

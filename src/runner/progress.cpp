@@ -50,6 +50,8 @@ void Progress::finished(const BenchmarkResultRow& row, const std::string& label)
   if (row.median_us) {
     what += fmt::format(" {} us", format_us(*row.median_us));
     if (row.eager_median_us && row.kernel_only) what += fmt::format(" (eager {} us)", format_us(*row.eager_median_us));
+    // A number timed eagerly because the kernel-only measurement failed or was denied.
+    if (row.capture_failure) what += fmt::format(" (eager only: kernel-only {})", to_string(row.capture_failure->kind));
   }
   if (row.status_reason) what += ": " + *row.status_reason;
   out_ << fmt::format("[{}/{}] {} {}: {}\n", done_, total_, label, row.provider, what) << std::flush;

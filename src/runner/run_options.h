@@ -52,6 +52,9 @@ struct RunOptions {
   std::optional<std::string> shard;
   // Parent only: with --resume, these failed cells run again (resume_cells.h, docs/batch.md).
   std::optional<std::string> rerun_cells;
+  // Parent only: providers denied graph capture from the start (runner/capture_failure.h): caliber
+  // batch passes what earlier shards of the campaign learned.
+  std::optional<std::string> capture_denied;
 
   // Set by the parent for its worker.
   std::string run_id;

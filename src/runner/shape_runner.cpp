@@ -13,6 +13,7 @@
 #include "integrity/physical_bound.h"
 #include "ops/correctness.h"
 #include "providers/plugin_provider.h"
+#include "runner/capture_failure.h"
 
 namespace caliber::runner {
 namespace {
@@ -416,21 +417,53 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
       if (contracts_.auto_graph_calls && ko.schedule == Schedule::graph) {
         ko.graph_calls = graph_calls_for(row.eager->summary.median_us);
       }
+      // A failed kernel-only measurement is classified (runner/capture_failure.h): only a
+      // recoverable one lets the row report its eager median, marked and kept apart.
       std::string kernel_only_failure;
-      try {
-        row.kernel_only = timed(ko);
-        integrity.merge(row.kernel_only->integrity);
-      } catch (const IntegrityError& e) {
-        // Not a fallback: the row records the refusal and cannot end ok.
-        kernel_only_failure = e.what();
-        integrity.record(e.check(), CheckOutcome::failed, fmt::format("kernel-only {}: {}", contract_brief(ko), e.what()));
-      } catch (const DeviceError& e) {
-        kernel_only_failure = e.what();
-        healthy = device_healthy(backend_);
-      } catch (const ContractError& e) {
-        kernel_only_failure = e.what();
-      } catch (const providers::ProviderError& e) {
-        kernel_only_failure = e.what();
+      const auto denied = capture_denied_.find(name);
+      if (denied != capture_denied_.end() && ko.schedule == Schedule::graph) {
+        row.capture_failure = CaptureFailure{CaptureFailureClass::capture_denied, denied->second};
+        kernel_only_failure = "not attempted: " + denied->second;
+      } else {
+        try {
+          row.kernel_only = timed(ko);
+          integrity.merge(row.kernel_only->integrity);
+        } catch (const IntegrityError& e) {
+          // Not a fallback: the row records the refusal and cannot end ok.
+          kernel_only_failure = e.what();
+          integrity.record(e.check(), CheckOutcome::failed,
+                           fmt::format("kernel-only {}: {}", contract_brief(ko), e.what()));
+        } catch (const OutOfMemoryError&) {
+          throw;  // the cell is oom, like an allocation anywhere else in it
+        } catch (const DeviceError& e) {
+          kernel_only_failure = e.what();
+          healthy = device_healthy(backend_);
+          const CaptureFailureClass kind = classify_capture_failure(
+              {dynamic_cast<const CaptureError*>(&e) != nullptr, e.fault(), healthy});
+          row.capture_failure = CaptureFailure{kind, fmt::format("kernel-only {}: {}", contract_brief(ko), e.what())};
+        } catch (const ContractError& e) {
+          kernel_only_failure = e.what();
+          row.capture_failure = CaptureFailure{CaptureFailureClass::recoverable,
+                                               fmt::format("kernel-only {}: {}", contract_brief(ko), e.what())};
+        } catch (const providers::ProviderError& e) {
+          kernel_only_failure = e.what();
+          row.capture_failure = CaptureFailure{CaptureFailureClass::recoverable,
+                                               fmt::format("kernel-only {}: {}", contract_brief(ko), e.what())};
+        }
+      }
+      if (row.capture_failure && !capture_failure_keeps_eager_number(row.capture_failure->kind)) {
+        // No number: the eager measurement stays in the row for the record, the cell failed.
+        p.release();
+        output.reset();
+        row.eager_median_us = row.eager->summary.median_us;
+        row.timing_method = fmt::format("eager={} (kernel-only {}: {})", contract_brief(row.eager->contract),
+                                        contract_brief(ko), to_string(row.capture_failure->kind));
+        row.integrity = integrity;
+        std::string why = fmt::format("kernel-only measurement: {}: {}", to_string(row.capture_failure->kind),
+                                      kernel_only_failure);
+        if (!healthy) why += " (the device is no longer usable: the next cells run in a fresh process)";
+        finish(BenchmarkStatus::failed, std::move(why));
+        continue;
       }
 
       const Result& primary = row.kernel_only ? *row.kernel_only : *row.eager;
@@ -448,8 +481,10 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
         row.timing_method = fmt::format("kernel_only={} eager={}", contract_brief(row.kernel_only->contract),
                                         contract_brief(row.eager->contract));
       } else {
-        row.timing_method = fmt::format("eager={} (kernel-only {} failed: {})", contract_brief(row.eager->contract),
-                                        contract_brief(ko), kernel_only_failure);
+        row.timing_method = fmt::format("eager={} (kernel-only {} {}: {})", contract_brief(row.eager->contract),
+                                        contract_brief(ko),
+                                        row.capture_failure ? to_string(row.capture_failure->kind) : "failed",
+                                        kernel_only_failure);
       }
       // Faster than the device can move the bytes or do the flops: not a result.
       if (ceilings_) {

@@ -57,6 +57,10 @@ class ShapeRunner {
   // them the check is recorded as not run, with `why_missing`.
   void set_device_ceilings(std::optional<DeviceCeilings> ceilings, std::string why_missing);
 
+  // Providers denied graph capture (provider -> why): a provider that poisoned the context under
+  // capture earlier in the run is timed eagerly, its rows marked capture_denied (docs/runner.md).
+  void set_capture_denied(std::map<std::string, std::string> denied) { capture_denied_ = std::move(denied); }
+
  private:
   Backend& backend_;
   const RunPlan& plan_;
@@ -67,6 +71,7 @@ class ShapeRunner {
   CallHooks hooks_;
   std::optional<DeviceCeilings> ceilings_;
   std::string ceilings_missing_ = "no device ceilings were given";
+  std::map<std::string, std::string> capture_denied_;
 };
 
 // Whether the device still works after an error (synchronize + pending-error check).

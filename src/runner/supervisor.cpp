@@ -28,6 +28,7 @@
 #include "identity/collect_run_identity.h"
 #include "preflight/preflight.h"
 #include "results/time_breakdown.h"
+#include "runner/capture_failure.h"
 #include "runner/interrupt.h"
 #include "runner/out_lock.h"
 #include "runner/progress.h"
@@ -50,6 +51,7 @@ constexpr double kReadyTimeoutS = 300;  // opening a device (and loading librari
 struct ExistingResults {
   std::string run_id;
   std::set<std::pair<std::string, std::string>> cells;  // (shape_id, provider)
+  std::map<std::string, std::string> capture_denied;    // provider -> why (runner/capture_failure.h)
 };
 
 // This process's command line as one line of text, for the lock file.
@@ -65,6 +67,7 @@ ExistingResults read_existing(const std::string& file) {
   for (BenchmarkResultRow& r : read_benchmark_results(file)) {
     e.run_id = r.run_id;
     e.cells.insert({r.shape_id, r.provider});
+    if (auto why = capture_denial_from(r)) e.capture_denied.emplace(r.provider, *why);
   }
   return e;
 }
@@ -119,7 +122,13 @@ class Supervisor {
                   << "dropped and its cell runs again\n";
       }
       existing_ = read_existing(results_file_);
+      capture_denied_ = existing_.capture_denied;
       resuming_ = true;
+    }
+    if (options_.capture_denied) {
+      for (const auto& [provider, why] : read_capture_denials(*options_.capture_denied)) {
+        capture_denied_.emplace(provider, why);
+      }
     }
     if (options_.rerun_cells) {
       // --rerun-cells (docs/batch.md): failed cells that run again; their rows are superseded
@@ -294,6 +303,11 @@ class Supervisor {
 
   void record(const BenchmarkResultRow& row, const std::string& label) {
     appender_->append(row);
+    if (auto why = capture_denial_from(row)) {
+      if (capture_denied_.emplace(row.provider, *why).second) {
+        progress_->note(fmt::format("caliber run: {}: {}; its next cells are timed eagerly", row.provider, *why));
+      }
+    }
     ++cells_this_session_;
     if (row.kernel_only) contract_ms_ += row.kernel_only->wall_time_ms;
     if (row.eager) contract_ms_ += row.eager->wall_time_ms;
@@ -316,7 +330,10 @@ class Supervisor {
     int deaths_between_cells = 0;
     while (!remaining.empty() && !interrupted()) {
       if (auto code = ensure_worker()) return code;
-      const json cmd = {{"shape_index", index}, {"shape_id", shape.shape_id}, {"providers", remaining}};
+      const json cmd = {{"shape_index", index},
+                        {"shape_id", shape.shape_id},
+                        {"providers", remaining},
+                        {"capture_denied", capture_denied_}};
       std::optional<std::string> in_flight;
       double in_flight_us = steady_clock().now_us();
       std::string ended;  // why the worker is gone, when it is
@@ -485,6 +502,7 @@ class Supervisor {
   RunPlan plan_;
   std::string results_file_;
   ExistingResults existing_;
+  std::map<std::string, std::string> capture_denied_;  // provider -> why, for the rest of the run
   std::set<CellKey> rerun_;  // --rerun-cells
   RowProvenance rows_;
   bool resuming_ = false;          // --resume continues a run whose rows are in --out

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -232,6 +233,11 @@ int run_worker(const RunOptions& options) {
     }
     std::vector<std::string> names;
     for (const auto& n : f.array("providers")) names.push_back(n.get<std::string>());
+    std::map<std::string, std::string> denied;
+    if (f.has("capture_denied")) {
+      for (const auto& [provider, why] : f.object("capture_denied").json().items()) denied[provider] = why.get<std::string>();
+    }
+    runner.set_capture_denied(std::move(denied));
     const ShapeRow& shape = plan.shapes[index];
     ShapeEvents ev;
     ev.started = [&](const std::string& provider) {

@@ -75,6 +75,38 @@ TEST(ShapeComparison, EagerSpeedupUsesEagerMedians) {
   EXPECT_DOUBLE_EQ(*set.shapes[0].eager_speedup_vs_best, 0.7);
 }
 
+// A row timed eagerly because its kernel-only measurement failed reports its eager median as
+// median_us: it is never a kernel-only speedup's candidate or baseline (nor the "best"), and still
+// counts in the eager comparison.
+TEST(ShapeComparison, RowsTimedEagerlyAreNeverInAKernelOnlySpeedup) {
+  const ShapeRow s = ledger_shape(4096, 4096);
+  auto eager_only = [&](const std::string& provider, double eager_us) {
+    BenchmarkResultRow r = ok_result(s, provider, eager_us, eager_us);
+    r.kernel_only.reset();
+    r.host_overhead_us.reset();
+    r.capture_failure = CaptureFailure{CaptureFailureClass::recoverable, "graph capture: cudaErrorStreamCaptureUnsupported"};
+    return r;
+  };
+  {
+    const auto set = compare_shapes({s}, {ok_result(s, "caliber", 20, 24), eager_only("fallback", 5), ok_result(s, "naive", 40, 44)},
+                                    "caliber", "r.jsonl");
+    const ShapeComparison& c = set.shapes.at(0);
+    EXPECT_FALSE(c.speedup_vs[0]);
+    EXPECT_DOUBLE_EQ(*c.speedup_vs[1], 2.0);
+    EXPECT_EQ(c.best_baseline, "naive");  // not the faster-looking eager row
+    EXPECT_DOUBLE_EQ(*c.speedup_vs_best, 2.0);
+    EXPECT_EQ(c.best_eager_baseline, "fallback");  // eager against eager is like for like
+    EXPECT_DOUBLE_EQ(*c.eager_speedup_vs_best, 5.0 / 24.0);
+  }
+  {
+    const auto set = compare_shapes({s}, {eager_only("caliber", 10), ok_result(s, "naive", 40, 44)}, "caliber", "r.jsonl");
+    const ShapeComparison& c = set.shapes.at(0);
+    EXPECT_FALSE(c.speedup_vs[0]);
+    EXPECT_FALSE(c.speedup_vs_best);
+    EXPECT_DOUBLE_EQ(*c.eager_speedup_vs_best, 4.4);
+  }
+}
+
 TEST(ShapeComparison, TheLastRowOfACellMeasuredTwiceIsUsedAndListed) {
   const ShapeRow s = ledger_shape(4096, 4096);
   BenchmarkResultRow again = ok_result(s, "caliber", 10);

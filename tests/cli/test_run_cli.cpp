@@ -242,6 +242,29 @@ TEST(RunCli, ExistingResultsNeedResume) {
 // docs/preflight.md, "Exit 2 or exit 3": a plugin named by a well-formed entrypoint that cannot
 // be used here fails the plugin_loads preflight (exit 3), its one line naming the matrix's file,
 // line and field; an entrypoint the matrix itself gets wrong is an input error (exit 2).
+// --capture-denied (docs/runner.md): a malformed file is one line naming it and the line, exit 2,
+// nothing measured; a well-formed one is accepted (the host backend captures no graphs, so it
+// denies nothing there).
+TEST(RunCli, CaptureDeniedFilesAreReadStrictly) {
+  const std::string dir = fresh_dir("run_capture_denied");
+  write_shape_ledger(dir + "/shape_ledger.jsonl", {rms_row(2, 8, DType::fp32)});
+  write_text(dir + "/baseline_matrix.yaml",
+             matrix("  caliber: {enabled: true, entrypoint: \"builtin:caliber\", provider: caliber}\n"));
+  write_text(dir + "/bad.tsv", "# header\ncaliber\n");
+  const auto bad = run_caliber(run_args(dir, {"--capture-denied", dir + "/bad.tsv"}));
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_NE(bad.err.find(dir + "/bad.tsv:2"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("'denial'"), std::string::npos) << bad.err;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/out/benchmark_results.jsonl"));
+  write_text(dir + "/good.tsv", "caliber\tcapture denied: a test\n");
+  const auto good = run_caliber(run_args(dir, {"--capture-denied", dir + "/good.tsv"}));
+  ASSERT_EQ(good.exit_code, 0) << good.err;
+  const auto rows = read_benchmark_results(dir + "/out/benchmark_results.jsonl");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].benchmark_status, BenchmarkStatus::ok);
+  EXPECT_FALSE(rows[0].capture_failure.has_value());
+}
+
 TEST(RunCli, PluginsThatCannotBeUsedFailThePluginLoadsPreflight) {
   struct Case {
     std::string entrypoint;

@@ -5,6 +5,8 @@
 
 #include <map>
 #include <optional>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "caliber/backend.h"
@@ -161,6 +163,79 @@ TEST(CudaRunner, AStickyDeviceErrorCostsOneRowNotTheRun) {
   }
   const auto summary = nlohmann::json::parse(testing_support::slurp(dir + "/out/run_summary.json"));
   EXPECT_GE(summary["session"]["worker_starts"].get<int>(), 3) << summary.dump(2);
+}
+
+// A failed kernel-only measurement by class (docs/runner.md, "When the kernel-only measurement
+// fails"), each caused by a self-test provider that computes the op correctly and breaks only its
+// graph capture: a refused capture keeps the eager number, marked and without kernel_only; a
+// fault in the replays and a context broken by the attempt cost the cell and the worker; after
+// the poisoned context its provider is denied capture, timed eagerly at the next shape; every
+// other provider of both shapes ends ok with its kernel-only number.
+TEST(CudaRunner, KernelOnlyFailuresAreClassifiedPerRow) {
+  if (!has_cuda()) GTEST_SKIP() << "no CUDA device";
+  const std::string dir = fresh_dir("gpu_run_capture_classes");
+  const ShapeRow a = row(ops::OpType::rmsnorm, DType::bf16, {{"m", 64}, {"n", 4096}, {"eps", 1e-6}});
+  const ShapeRow b = row(ops::OpType::rmsnorm, DType::fp32, {{"m", 3}, {"n", 1000}, {"eps", 1e-6}});
+  write_shape_ledger(dir + "/shape_ledger.jsonl", {a, b});
+  write_text(dir + "/baseline_matrix.yaml",
+             "schema_version: 1\nkernel: rmsnorm\nop_type: rmsnorm\ndtype: [fp32, bf16]\nreference_provider: naive\n"
+             "layout_contract: row_major\nproviders:\n"
+             "  caliber: {enabled: true, entrypoint: \"builtin:caliber\", provider: caliber}\n"
+             "  sync: {enabled: true, entrypoint: \"builtin:selftest_capture_sync\", provider: caliber}\n"
+             "  replay: {enabled: true, entrypoint: \"builtin:selftest_replay_fault\", provider: caliber}\n"
+             "  poison: {enabled: true, entrypoint: \"builtin:selftest_capture_poison\", provider: caliber}\n"
+             "  naive: {enabled: true, entrypoint: \"builtin:naive\", provider: caliber}\n");
+  const auto r = run_caliber(args_for(dir, "rmsnorm", dir + "/baseline_matrix.yaml"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto rows = read_benchmark_results(dir + "/out/benchmark_results.jsonl");
+  ASSERT_EQ(rows.size(), 10u) << r.err;
+  std::map<std::string, const BenchmarkResultRow*> by;
+  for (const auto& x : rows) by[x.shape_id + "/" + x.provider] = &x;
+  auto cell = [&](const ShapeRow& s, const char* p) -> const BenchmarkResultRow& {
+    const auto it = by.find(s.shape_id + "/" + p);
+    if (it == by.end()) throw std::runtime_error(std::string("no row for ") + p);
+    return *it->second;
+  };
+  auto class_of = [](const BenchmarkResultRow& x) {
+    return x.capture_failure ? std::string(to_string(x.capture_failure->kind)) : std::string("none");
+  };
+  for (const ShapeRow& s : {a, b}) {
+    for (const char* p : {"caliber", "naive"}) {
+      const BenchmarkResultRow& x = cell(s, p);
+      EXPECT_EQ(x.benchmark_status, BenchmarkStatus::ok) << p << ": " << x.status_reason.value_or("");
+      EXPECT_TRUE(x.kernel_only.has_value()) << p;
+      EXPECT_FALSE(x.capture_failure.has_value()) << p << ": " << class_of(x);
+    }
+    const BenchmarkResultRow& sync = cell(s, "sync");
+    EXPECT_EQ(sync.benchmark_status, BenchmarkStatus::ok) << sync.status_reason.value_or("");
+    EXPECT_EQ(class_of(sync), "recoverable");
+    EXPECT_FALSE(sync.kernel_only.has_value());
+    ASSERT_TRUE(sync.median_us && sync.eager_median_us);
+    EXPECT_EQ(*sync.median_us, *sync.eager_median_us);
+    if (sync.capture_failure) {
+      EXPECT_NE(sync.capture_failure->detail.find("cudaErrorStreamCapture"), std::string::npos)
+          << sync.capture_failure->detail;
+    }
+    const BenchmarkResultRow& replay = cell(s, "replay");
+    EXPECT_EQ(replay.benchmark_status, BenchmarkStatus::failed);
+    EXPECT_EQ(class_of(replay), "fatal_device_fault") << replay.status_reason.value_or("");
+    EXPECT_FALSE(replay.median_us.has_value());
+  }
+  const BenchmarkResultRow& poisoned = cell(a, "poison");
+  EXPECT_EQ(poisoned.benchmark_status, BenchmarkStatus::failed);
+  EXPECT_EQ(class_of(poisoned), "poisoned_context") << poisoned.status_reason.value_or("");
+  EXPECT_FALSE(poisoned.median_us.has_value());
+  const BenchmarkResultRow& denied = cell(b, "poison");
+  EXPECT_EQ(denied.benchmark_status, BenchmarkStatus::ok) << denied.status_reason.value_or("");
+  EXPECT_EQ(class_of(denied), "capture_denied");
+  EXPECT_FALSE(denied.kernel_only.has_value());
+  if (denied.capture_failure) {
+    EXPECT_NE(denied.capture_failure->detail.find(a.shape_id), std::string::npos) << denied.capture_failure->detail;
+  }
+  EXPECT_NE(r.err.find("poison: capture denied"), std::string::npos) << r.err;
+  // The replay fault twice and the poisoned context once each cost their worker.
+  const auto summary = nlohmann::json::parse(testing_support::slurp(dir + "/out/run_summary.json"));
+  EXPECT_GE(summary["session"]["worker_starts"].get<int>(), 4) << summary.dump(2);
 }
 
 }  // namespace

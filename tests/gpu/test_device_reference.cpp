@@ -62,6 +62,22 @@ class DeviceReference : public ::testing::TestWithParam<ops::OpType> {
     if (!testing_support::has_cuda_device()) GTEST_SKIP() << "no CUDA device";
     backend_ = open_backend(BackendKind::cuda, 0);
   }
+
+  // The op's inputs copied to the device, and their addresses in input order.
+  struct Uploaded {
+    std::vector<DeviceBuffer> buffers;
+    std::vector<const void*> pointers;
+  };
+  Uploaded upload(const std::vector<ops::HostTensor>& inputs) {
+    Uploaded u;
+    for (const ops::HostTensor& t : inputs) {
+      u.buffers.emplace_back(*backend_, t.bytes());
+      backend_->copy_to_device(u.buffers.back().get(), t.data(), t.bytes());
+      u.pointers.push_back(u.buffers.back().get());
+    }
+    return u;
+  }
+
   std::unique_ptr<Backend> backend_;
 };
 
@@ -76,13 +92,8 @@ TEST_P(DeviceReference, EqualsTheHostReference) {
     for (const Shape& sh : shapes_for(op_type)) {
       const ops::OpShape s = op_shape(op_type, d, sh);
       const auto inputs = op.make_inputs(s, 11);
-      std::vector<DeviceBuffer> device;
-      std::vector<const void*> device_inputs;
-      for (const ops::HostTensor& t : inputs) {
-        device.emplace_back(*backend_, t.bytes());
-        backend_->copy_to_device(device.back().get(), t.data(), t.bytes());
-        device_inputs.push_back(device.back().get());
-      }
+      const Uploaded device = upload(inputs);
+      const std::vector<const void*>& device_inputs = device.pointers;
       const ReferenceProblem problem{std::string(ops::to_string(op_type)), d, s.m, s.n, s.k, s.eps};
       for (const std::vector<std::int64_t>& rows : row_sets(s.m)) {
         const std::string where = std::string(to_string(d)) + " " + s.describe() + ", " +
@@ -136,13 +147,8 @@ TEST_P(DeviceReference, ComparesLikeTheHostCheck) {
     for (const Shape& sh : shapes_for(op_type)) {
       const ops::OpShape s = op_shape(op_type, d, sh);
       const auto inputs = op.make_inputs(s, 13);
-      std::vector<DeviceBuffer> device;
-      std::vector<const void*> device_inputs;
-      for (const ops::HostTensor& t : inputs) {
-        device.emplace_back(*backend_, t.bytes());
-        backend_->copy_to_device(device.back().get(), t.data(), t.bytes());
-        device_inputs.push_back(device.back().get());
-      }
+      const Uploaded device = upload(inputs);
+      const std::vector<const void*>& device_inputs = device.pointers;
       const ReferenceProblem problem{std::string(ops::to_string(op_type)), d, s.m, s.n, s.k, s.eps};
       const std::vector<std::int64_t> rows = row_sets(s.m).back();
       const auto device_ref = backend_->reference_rows_on_device(problem, device_inputs, rows);

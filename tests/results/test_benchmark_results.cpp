@@ -153,6 +153,64 @@ TEST(BenchmarkResults, CellPhasesRoundTripAndAreStrict) {
             std::string::npos);
 }
 
+// A kernel-only measurement that failed or was not attempted (docs/runner.md): its class and
+// detail round-trip; a class without a number cannot end ok, one timed eagerly has no kernel_only.
+TEST(BenchmarkResults, CaptureFailuresRoundTripAndAgreeWithTheRow) {
+  BenchmarkResultRow r = ok_row();
+  r.kernel_only.reset();
+  r.graph_median_us.reset();
+  r.host_overhead_us.reset();
+  r.median_us = 24.5;
+  r.capture_failure = CaptureFailure{CaptureFailureClass::recoverable,
+                                     "kernel-only event/graph/warm: graph capture: cudaErrorStreamCaptureUnsupported"};
+  const nlohmann::json j = to_json(r);
+  EXPECT_EQ(j["capture_failure"].dump(),
+            R"({"class":"recoverable","detail":"kernel-only event/graph/warm: graph capture: cudaErrorStreamCaptureUnsupported"})");
+  const auto rows = parse_benchmark_results(j.dump() + "\n", "r.jsonl");
+  ASSERT_TRUE(rows[0].capture_failure.has_value());
+  EXPECT_EQ(*rows[0].capture_failure, *r.capture_failure);
+  // Absent: no failure.
+  EXPECT_FALSE(to_json(ok_row()).contains("capture_failure"));
+  EXPECT_FALSE(parse_benchmark_results(jsonl({ok_row()}), "r.jsonl")[0].capture_failure.has_value());
+  for (const char* name : {"recoverable", "fatal_device_fault", "poisoned_context", "capture_denied"}) {
+    EXPECT_EQ(to_string(parse_capture_failure_class(name)), name);
+  }
+  auto edited = [&](std::function<void(nlohmann::json&)> edit) {
+    nlohmann::json e = j;
+    edit(e);
+    return e.dump() + "\n";
+  };
+  EXPECT_NE(input_error(edited([](auto& e) { e["capture_failure"]["class"] = "flaky"; }))
+                .find("unknown capture failure class 'flaky'"),
+            std::string::npos);
+  EXPECT_NE(input_error(edited([](auto& e) { e["capture_failure"]["detail"] = ""; }))
+                .find("'capture_failure.detail': must say what failed"),
+            std::string::npos);
+  EXPECT_NE(input_error(edited([](auto& e) { e["capture_failure"]["phase"] = "replay"; }))
+                .find("'capture_failure.phase': unknown field"),
+            std::string::npos);
+  // A fatal or poisoned attempt has no number: the row cannot be ok.
+  for (const char* kind : {"fatal_device_fault", "poisoned_context"}) {
+    const std::string msg = input_error(edited([&](auto& e) { e["capture_failure"]["class"] = kind; }));
+    EXPECT_NE(msg.find(std::string("'capture_failure': a ") + kind + " kernel-only measurement cannot end ok"),
+              std::string::npos)
+        << msg;
+  }
+  // A row timed eagerly because of the failure has no kernel-only measurement.
+  BenchmarkResultRow both = ok_row();
+  both.capture_failure = CaptureFailure{CaptureFailureClass::capture_denied, "capture denied"};
+  EXPECT_NE(input_error(jsonl({both})).find("capture_denied: the row was timed eagerly, so kernel_only must be null"),
+            std::string::npos);
+  // A failed row of a fatal class reads back.
+  BenchmarkResultRow failed = r;
+  failed.benchmark_status = BenchmarkStatus::failed;
+  failed.status_reason = "kernel-only measurement: fatal_device_fault: cudaErrorIllegalAddress";
+  failed.median_us.reset();
+  failed.capture_failure->kind = CaptureFailureClass::fatal_device_fault;
+  EXPECT_EQ(parse_benchmark_results(jsonl({failed}), "r.jsonl")[0].capture_failure->kind,
+            CaptureFailureClass::fatal_device_fault);
+}
+
 TEST(BenchmarkResults, SamplesAreOptional) {
   const nlohmann::json j = to_json(ok_row(), /*with_samples=*/false);
   EXPECT_FALSE(j["kernel_only"].contains("samples_us"));

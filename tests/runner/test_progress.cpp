@@ -26,9 +26,14 @@ TEST(Progress, LogLinesWhenNotATerminal) {
   clock.advance_us(2e6);
   p.finished(row(BenchmarkStatus::ok, 12.345), "rmsnorm bf16 m=1 n=8 [decode]");
   p.finished(row(BenchmarkStatus::unsupported, std::nullopt), "rmsnorm bf16 m=1 n=8 [decode]");
+  BenchmarkResultRow eager = row(BenchmarkStatus::ok, 15.0);
+  eager.eager_median_us = 15.0;
+  eager.capture_failure = CaptureFailure{CaptureFailureClass::recoverable, "graph capture refused"};
+  p.finished(eager, "rmsnorm bf16 m=1 n=8 [decode]");
   EXPECT_EQ(out.str(),
             "[2/4] rmsnorm bf16 m=1 n=8 [decode] caliber: ok 12.35 us\n"
-            "[3/4] rmsnorm bf16 m=1 n=8 [decode] caliber: unsupported: why\n");
+            "[3/4] rmsnorm bf16 m=1 n=8 [decode] caliber: unsupported: why\n"
+            "[4/4] rmsnorm bf16 m=1 n=8 [decode] caliber: ok 15.00 us (eager only: kernel-only recoverable)\n");
 }
 
 TEST(Progress, OneLineWithEtaOnATerminal) {

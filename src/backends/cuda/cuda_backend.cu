@@ -331,12 +331,34 @@ class CudaBackend final : public Backend {
 
   bool supports_graphs() const override { return true; }
 
+  // A device failure from the start of the capture to the instantiated graph is a CaptureError
+  // (the runner tells a refused capture from a broken context by it, docs/runner.md).
   std::unique_ptr<GraphExec> capture_graph(const std::function<void()>& record) override {
+    capture_invalidated_ = false;
+    try {
+      return capture_graph_or_throw(record);
+    } catch (const OutOfMemoryError&) {
+      throw;
+    } catch (const CaptureError&) {
+      throw;
+    } catch (const DeviceError& e) {
+      // A call whose own error names something else, in a capture it invalidated (a
+      // synchronization inside it does that): capture refused it.
+      const DeviceFault fault =
+          e.fault() == DeviceFault::unspecified && capture_invalidated_ ? DeviceFault::capture_rejected : e.fault();
+      throw CaptureError(str_cat("graph capture: ", e.what()), fault);
+    }
+  }
+
+  std::unique_ptr<GraphExec> capture_graph_or_throw(const std::function<void()>& record) {
     captured_flush_nodes_.clear();
     CALIBER_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
     try {
       record();
     } catch (...) {
+      cudaStreamCaptureStatus status{};
+      capture_invalidated_ =
+          cudaStreamIsCapturing(stream_, &status) == cudaSuccess && status == cudaStreamCaptureStatusInvalidated;
       end_failed_capture();
       throw;
     }
@@ -627,6 +649,7 @@ class CudaBackend final : public Backend {
   std::uint64_t flush_bytes_ = 0;
   int flush_generation_ = 0;
   std::vector<cudaGraphNode_t> captured_flush_nodes_;  // flushes of the capture in progress
+  bool capture_invalidated_ = false;  // the last failed capture was invalidated by the call
   std::shared_ptr<OwnGraphNodes> own_nodes_;            // set while a cupti timer measures
   bool telemetry_opened_ = false;
   std::unique_ptr<TelemetryReader> telemetry_;

@@ -11,6 +11,7 @@ std::vector<std::string> builtin_provider_names(ops::OpType op) {
 std::unique_ptr<providers::Provider> make_builtin_provider(ops::OpType op, const std::string& name) {
   if (name == "cudnn") return op == ops::OpType::gemm ? nullptr : make_cudnn_provider(op);
   if (name == "selftest_fault") return make_selftest_fault_provider();
+  if (name.rfind("selftest_", 0) == 0) return make_selftest_capture_provider(op, name);
   switch (op) {
     case ops::OpType::rmsnorm:
     case ops::OpType::layernorm:

@@ -28,5 +28,8 @@ std::unique_ptr<providers::Provider> make_cublaslt_gemm_provider();
 std::unique_ptr<providers::Provider> make_cudnn_provider(ops::OpType op);
 // A provider that must fail with a sticky device error (every op; named only by tests).
 std::unique_ptr<providers::Provider> make_selftest_fault_provider();
+// Providers whose graph capture fails by class (selftest_capture_sync, selftest_replay_fault,
+// selftest_capture_poison; every op; named only by tests); null for another name.
+std::unique_ptr<providers::Provider> make_selftest_capture_provider(ops::OpType op, const std::string& name);
 
 }  // namespace caliber::cuda
