@@ -420,6 +420,10 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
       // A failed kernel-only measurement is classified (runner/capture_failure.h): only a
       // recoverable one lets the row report its eager median, marked and kept apart.
       std::string kernel_only_failure;
+      const auto failed_as = [&](CaptureFailureClass kind, const char* what) {
+        kernel_only_failure = what;
+        row.capture_failure = CaptureFailure{kind, fmt::format("kernel-only {}: {}", contract_brief(ko), what)};
+      };
       const auto denied = capture_denied_.find(name);
       if (denied != capture_denied_.end() && ko.schedule == Schedule::graph) {
         row.capture_failure = CaptureFailure{CaptureFailureClass::capture_denied, denied->second};
@@ -436,19 +440,13 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
         } catch (const OutOfMemoryError&) {
           throw;  // the cell is oom, like an allocation anywhere else in it
         } catch (const DeviceError& e) {
-          kernel_only_failure = e.what();
           healthy = device_healthy(backend_);
-          const CaptureFailureClass kind = classify_capture_failure(
-              {dynamic_cast<const CaptureError*>(&e) != nullptr, e.fault(), healthy});
-          row.capture_failure = CaptureFailure{kind, fmt::format("kernel-only {}: {}", contract_brief(ko), e.what())};
+          failed_as(classify_capture_failure({dynamic_cast<const CaptureError*>(&e) != nullptr, e.fault(), healthy}),
+                    e.what());
         } catch (const ContractError& e) {
-          kernel_only_failure = e.what();
-          row.capture_failure = CaptureFailure{CaptureFailureClass::recoverable,
-                                               fmt::format("kernel-only {}: {}", contract_brief(ko), e.what())};
+          failed_as(CaptureFailureClass::recoverable, e.what());
         } catch (const providers::ProviderError& e) {
-          kernel_only_failure = e.what();
-          row.capture_failure = CaptureFailure{CaptureFailureClass::recoverable,
-                                               fmt::format("kernel-only {}: {}", contract_brief(ko), e.what())};
+          failed_as(CaptureFailureClass::recoverable, e.what());
         }
       }
       if (row.capture_failure && !capture_failure_keeps_eager_number(row.capture_failure->kind)) {
