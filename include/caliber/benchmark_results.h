@@ -84,6 +84,26 @@ struct CaptureFailure {
   friend bool operator==(const CaptureFailure&, const CaptureFailure&) = default;
 };
 
+// The configuration a provider that chooses one (cuBLASLt's algorithm, an autotuner's winner)
+// ran with (docs/runner.md, "Configs recorded and replayed").
+enum class ConfigPinning {
+  recorded,              // chosen in this run; another run can replay it (--replay-configs)
+  replayed,              // pinned to the config recorded in another run (`source`)
+  not_in_replay_source,  // a replay was asked for, but its source recorded nothing for this
+                         // cell: chosen afresh here, so not pinned
+};
+std::string_view to_string(ConfigPinning p);
+// Unknown names throw UsageError listing the accepted values.
+ConfigPinning parse_config_pinning(std::string_view s);
+
+struct ProviderConfig {
+  ConfigPinning pinning = ConfigPinning::recorded;
+  std::string key;          // the provider's own text for the choice: what a replay pins
+  std::string description;  // the choice for people ("algo 66 tile 256x128 stages 3")
+  std::string source;       // replayed: the run_id it was recorded in; empty otherwise
+  friend bool operator==(const ProviderConfig&, const ProviderConfig&) = default;
+};
+
 // Where a cell's wall time went, in milliseconds (docs/runner.md, "Where a cell's time goes").
 // The phases add up to the cell's wall time.
 struct CellPhases {
@@ -142,6 +162,7 @@ struct BenchmarkResultRow {
   std::optional<std::string> timing_method;  // "kernel_only=event/graph/warm eager=event/per_iter/warm"
   std::optional<CaptureFailure> capture_failure;  // set when the kernel-only measurement failed or was denied
   std::optional<bool> stable;                // primary measurement: p90 / p10 <= 1.2
+  std::optional<ProviderConfig> config;      // set when the provider chose a configuration
 
   bool includes_allocation = false;
   bool includes_layout_conversion = false;

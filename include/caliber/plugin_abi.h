@@ -5,7 +5,8 @@
  * looks the symbol up and calls it with the ABI version it speaks and the op it needs. The
  * entry fills a caliber_provider_v1. caliber then calls supports() per shape, prepare() once per
  * shape outside every timed window, run() once per call (inside the timed windows), and
- * destroy() at the end.
+ * destroy() at the end. A provider that chooses a configuration per shape also fills
+ * pin_config() and chosen_config(), so its choice is recorded and can be replayed.
  *
  * Rules:
  *  - The entry function must not touch the device: it is called in a process that has not
@@ -91,7 +92,24 @@ typedef struct caliber_provider_v1 {
                         const caliber_buffers_v1* buffers, char* error, size_t error_size);
   /* Releases `state`. NULL: nothing to release. */
   void (*destroy)(void* state);
+
+  /* Configs recorded and replayed (docs/plugins.md, "A provider that chooses"): for a provider
+   * that chooses a configuration per shape (an autotuner). Both NULL, or struct_size ==
+   * CALIBER_PROVIDER_V1_BASE_SIZE (a plugin built before they existed): it chooses none.
+   * pin_config(): before prepare(); `config` is a text chosen_config() wrote earlier (perhaps in
+   * another process), and the next prepare() must use it instead of choosing, or pin_config()
+   * returns CALIBER_ERROR saying why it cannot. NULL `config`: choose freely again.
+   * chosen_config(): after prepare(); writes the choice as one line (NUL-terminated, at most
+   * config_size bytes) into `config` and a description for people into `description`, or returns
+   * CALIBER_UNSUPPORTED when it chose nothing for this shape. */
+  caliber_status (*pin_config)(void* state, const char* config, char* error, size_t error_size);
+  caliber_status (*chosen_config)(void* state, char* config, size_t config_size, char* description,
+                                  size_t description_size);
 } caliber_provider_v1;
+
+/* The size of caliber_provider_v1 before pin_config and chosen_config: plugins that report it
+ * keep loading. */
+#define CALIBER_PROVIDER_V1_BASE_SIZE (offsetof(caliber_provider_v1, pin_config))
 
 /* The entry function a matrix entrypoint names. `caliber_abi_version` is the version caliber
  * speaks; a plugin that cannot serve it returns CALIBER_ERROR. Return CALIBER_UNSUPPORTED when

@@ -26,6 +26,11 @@ struct ShapeMeasurement {
   // The row fell back from kernel-only to eager (its kernel-only measurement failed; timing_method
   // says why): its key and label say so, and it is never paired or pooled with kernel-only rows.
   bool eager_fallback = false;
+  // The configuration its provider ran with (docs/runner.md, "Configs recorded and replayed"):
+  // the provider's key and how it was fixed ("recorded", "replayed", "not_in_replay_source");
+  // both empty when the provider chose none.
+  std::string config_key;
+  std::string config_pinning;
 };
 
 // What one cell produced.

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "ab/ab_report.h"
+#include "ab/config_replay_check.h"
 #include "caliber/atomic_file.h"
 #include "caliber/caliber_check.h"
 #include "caliber/config.h"
@@ -292,7 +293,11 @@ AbRunResult run_ab(const AbPlan& plan, CellRunner& runner, const CellResultsRead
       std::vector<CellRun> done;
       bool first_done[2] = {false, false};  // round 1 of A, of B
       bool stopped = false, skipped = false;
-      for (const CellSpec& spec : planned[i]) {
+      std::string record_vs_record_reason;  // set when a cell did not replay A.r1's configs
+      std::string replay_dir;  // A.r1's directory, once it recorded a config: every other cell replays it
+      for (const CellSpec& planned_spec : planned[i]) {
+        CellSpec spec = planned_spec;
+        if (!replay_dir.empty()) spec.env.emplace_back("CALIBER_REPLAY_CONFIGS", replay_dir);
         if (const auto f = finished.find({op, spec.round, spec.side}); f != finished.end()) {
           RecordedCellRunner replay(f->second.first, f->second.second);
           done.push_back(run_cell(spec, replay, reader));
@@ -316,6 +321,23 @@ AbRunResult run_ab(const AbPlan& plan, CellRunner& runner, const CellResultsRead
                              spec.side, c.outcome.note, op);
           stopped = true;
           break;
+        }
+        if (spec.round == 1 && spec.side == 'A') {
+          if (recorded_any_config(c.outcome.results)) replay_dir = fs::absolute(spec.dir).string();
+        } else if (!replay_dir.empty()) {
+          const CellRun& a1 = done.front();  // round 1 runs A first (ab/round_order.h)
+          const std::vector<std::string> unreplayed = record_vs_record(a1.outcome.results, c.outcome.results);
+          if (!unreplayed.empty()) {
+            for (const std::string& u : unreplayed) {
+              out << fmt::format("!!! RECORD_VS_RECORD op={} round={} side={}: {}\n", op, spec.round, spec.side, u);
+            }
+            record_vs_record_reason = fmt::format(
+                "RECORD_VS_RECORD: round {} side {} did not replay the configs A's round 1 recorded ({} row(s)): "
+                "two choices would be compared, not the change under test",
+                spec.round, spec.side, unreplayed.size());
+            out << fmt::format("!!! {}: {}; the remaining cells of {} are not run\n", op, record_vs_record_reason, op);
+            break;
+          }
         }
         if (spec.round == 1) first_done[spec.side == 'A' ? 0 : 1] = true;
         if (spec.round == 1 && first_done[0] && first_done[1]) {
@@ -362,6 +384,10 @@ AbRunResult run_ab(const AbPlan& plan, CellRunner& runner, const CellResultsRead
         op_ab.op = op;
         op_ab.no_report_reason = "NO_CODE_DIFF after round 1: skipped";
         result.skipped_no_code_diff.push_back(op);
+      } else if (!record_vs_record_reason.empty()) {
+        op_ab.op = op;
+        op_ab.no_report_reason = record_vs_record_reason;
+        result.exit_code = 1;
       } else {
         if (!stopped) {
           // Every later cell against round 1 of its own side: nothing drifted mid-campaign.

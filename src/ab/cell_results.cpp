@@ -112,6 +112,10 @@ CellResults read_benchmark_results_cell(const std::string& file) {
       m.key += " [eager fallback]";
       m.label += " [eager fallback: kernel-only failed]";
     }
+    if (r.config) {
+      m.config_key = r.config->key;
+      m.config_pinning = std::string(to_string(r.config->pinning));
+    }
     if (const Result* primary = primary_measurement(r)) {
       m.rel_iqr = primary->summary.rel_iqr;
       if (!primary->warnings.empty()) ++cell.rows_warned;

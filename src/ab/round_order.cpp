@@ -1,5 +1,6 @@
 #include "ab/round_order.h"
 
+#include <algorithm>
 #include <random>
 #include <string>
 
@@ -34,6 +35,17 @@ std::vector<std::array<char, 2>> round_orders(RoundOrder order, int rounds, std:
   for (std::size_t i = out.size() - 1; i > 0; --i) {
     const std::size_t j = static_cast<std::size_t>(engine() % (i + 1));
     std::swap(out[i], out[j]);
+  }
+  // Round 1 runs A first: A's first cell records the configs every other cell replays (docs/ab.md,
+  // "Configs: recorded once, replayed everywhere"). Swapping it with the first AB round keeps the
+  // counts.
+  if (out[0] == kBA) {
+    const auto ab = std::find(out.begin() + 1, out.end(), kAB);
+    if (ab != out.end()) {
+      std::swap(out[0], *ab);
+    } else {
+      out[0] = kAB;  // one round: A first is still "each side first in floor or ceil of n/2 rounds"
+    }
   }
   return out;
 }

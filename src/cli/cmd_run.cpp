@@ -83,6 +83,10 @@ void add_run_options(CLI::App* cmd, runner::RunOptions& o) {
                 "Measure even when another compute process is on the device (preflight warns instead of failing)");
   cmd->add_option("--shard", o.shard,
                   "K/N: only the shapes whose stable hash falls in shard K of N (caliber batch, docs/batch.md)");
+  cmd->add_option("--replay-configs", o.replay_configs,
+                  "A run directory whose recorded configs (cuBLASLt's algorithm, an autotuner's choice) this run "
+                  "pins, cell by cell (docs/runner.md, \"Configs recorded and replayed\"); caliber ab sets it")
+      ->envname("CALIBER_REPLAY_CONFIGS");
 }
 
 namespace {

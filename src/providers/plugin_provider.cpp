@@ -74,9 +74,17 @@ std::string call_entry(void* symbol_address, ops::OpType op, Loaded& out) {
     return fmt::format("was built for plugin ABI version {}; this caliber speaks version {}", p.abi_version,
                        CALIBER_PLUGIN_ABI_VERSION);
   }
-  if (p.struct_size != sizeof(caliber_provider_v1)) {
-    return fmt::format("has provider struct_size {}, not sizeof(caliber_provider_v1) = {}", p.struct_size,
-                       sizeof(caliber_provider_v1));
+  if (p.struct_size == CALIBER_PROVIDER_V1_BASE_SIZE) {
+    // Built before the config callbacks: whatever lies past its struct is not its.
+    out.provider.pin_config = nullptr;
+    out.provider.chosen_config = nullptr;
+  } else if (p.struct_size != sizeof(caliber_provider_v1)) {
+    return fmt::format("has provider struct_size {}, neither sizeof(caliber_provider_v1) = {} nor the size before "
+                       "the config callbacks, {}",
+                       p.struct_size, sizeof(caliber_provider_v1), CALIBER_PROVIDER_V1_BASE_SIZE);
+  }
+  if ((p.pin_config == nullptr) != (p.chosen_config == nullptr)) {
+    return "fills only one of pin_config and chosen_config: a choice that is recorded must be replayable";
   }
   if (!p.run) return "has no run function in its provider struct";
   if (p.backend != CALIBER_BACKEND_HOST && p.backend != CALIBER_BACKEND_CUDA) {
@@ -171,6 +179,30 @@ class PluginProvider final : public Provider {
   }
 
   void release() override { problem_.reset(); }
+
+  void pin_config(const std::optional<std::string>& key) override {
+    if (!loaded_.provider.pin_config) {
+      Provider::pin_config(key);  // chooses nothing: refuses a key
+      return;
+    }
+    char error[kTextSize] = {0};
+    if (loaded_.provider.pin_config(loaded_.provider.state, key ? key->c_str() : nullptr, error, sizeof error) !=
+        CALIBER_OK) {
+      if (key) throw ConfigRefused(fmt::format("plugin pin_config('{}') refused: {}", *key, text_of(error)));
+      throw ProviderError("plugin pin_config(NULL) failed: " + text_of(error));
+    }
+  }
+  std::optional<ChosenConfig> chosen_config() const override {
+    if (!loaded_.provider.chosen_config) return std::nullopt;
+    char config[kTextSize] = {0}, description[kTextSize] = {0};
+    const caliber_status st =
+        loaded_.provider.chosen_config(loaded_.provider.state, config, sizeof config, description, sizeof description);
+    if (st == CALIBER_UNSUPPORTED) return std::nullopt;
+    if (st != CALIBER_OK) throw ProviderError("plugin chosen_config() failed: " + text_of(description));
+    const std::string key = text_of(config);
+    if (key.empty()) throw ProviderError("plugin chosen_config() returned CALIBER_OK with an empty config");
+    return ChosenConfig{key, text_of(description)};
+  }
 
  private:
   std::string where_;

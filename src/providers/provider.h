@@ -60,6 +60,20 @@ class Provider {
   virtual void run(const ops::OpShape& shape, const OpBuffers& buffers, void* stream) = 0;
   // After the shape: frees what prepare() made.
   virtual void release() {}
+
+  // Providers that choose a configuration per shape (a library's algorithm, an autotuner's
+  // winner; docs/runner.md, "Configs recorded and replayed"):
+  // - pin_config(), before prepare(): the next prepare() must use exactly `key` (a text an
+  //   earlier chosen_config() returned) instead of choosing, or throw ConfigRefused saying why it
+  //   cannot; nullopt: choose freely. A provider that chooses nothing refuses any key.
+  // - chosen_config(), after prepare(): what it chose (or was pinned to); nullopt when it chooses
+  //   nothing.
+  struct ChosenConfig {
+    std::string key;          // one line; handed back to pin_config() as it is
+    std::string description;  // for people
+  };
+  virtual void pin_config(const std::optional<std::string>& key);
+  virtual std::optional<ChosenConfig> chosen_config() const { return std::nullopt; }
 };
 
 // A provider's run() reported an error that is not a device fault (e.g. a plugin's
@@ -72,6 +86,13 @@ class ProviderError : public std::runtime_error {
 // prepare() found that the shape cannot be run after all (e.g. a library's heuristic offers no
 // algorithm); the cell is recorded as unsupported with the message.
 class UnsupportedShape : public ProviderError {
+ public:
+  using ProviderError::ProviderError;
+};
+
+// A pinned configuration the provider cannot use (it does not choose one, the text is not one of
+// its configurations, or the library no longer offers it for this shape): the cell fails.
+class ConfigRefused : public ProviderError {
  public:
   using ProviderError::ProviderError;
 };

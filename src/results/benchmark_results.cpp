@@ -38,12 +38,16 @@ constexpr NameTable<CaptureFailureClass, 4> kCaptureFailureClasses{
      {CaptureFailureClass::poisoned_context, "poisoned_context"},
      {CaptureFailureClass::capture_denied, "capture_denied"}}};
 
+constexpr NameTable<ConfigPinning, 3> kConfigPinnings{{{ConfigPinning::recorded, "recorded"},
+                                                     {ConfigPinning::replayed, "replayed"},
+                                                     {ConfigPinning::not_in_replay_source, "not_in_replay_source"}}};
+
 const std::set<std::string> kRowKeys = {
     "schema_version", "run_id", "shape_id", "op_type", "kernel_name", "dtype", "args", "provider",
     "provider_detail", "candidate_commit", "harness_version", "backend", "device_index", "gpu", "arch",
     "driver_version", "runtime_version", "correct", "correctness_error", "correctness", "warmup_iters",
     "repeat_iters", "benchmark_status", "status_reason", "median_us", "eager_median_us",
-    "graph_median_us", "host_overhead_us", "p10_us", "p90_us", "timing_method", "capture_failure", "stable", "flags",
+    "graph_median_us", "host_overhead_us", "p10_us", "p90_us", "timing_method", "capture_failure", "stable", "config", "flags",
     "includes_allocation", "includes_layout_conversion", "includes_jit", "bytes", "flops",
     "kernel_only", "eager", "telemetry", "cell_wall_time_ms", "cell_phases_ms", "finished_at", "integrity"};
 
@@ -171,6 +175,8 @@ std::string_view to_string(CaptureFailureClass c) { return name_of(kCaptureFailu
 CaptureFailureClass parse_capture_failure_class(std::string_view s) {
   return parse_name(kCaptureFailureClasses, s, "capture failure class");
 }
+std::string_view to_string(ConfigPinning p) { return name_of(kConfigPinnings, p); }
+ConfigPinning parse_config_pinning(std::string_view s) { return parse_name(kConfigPinnings, s, "config pinning"); }
 
 std::string_view to_string(BenchmarkStatus s) { return name_of(kStatuses, s); }
 BenchmarkStatus parse_benchmark_status(std::string_view s) {
@@ -254,6 +260,12 @@ json to_json(const BenchmarkResultRow& r, bool with_samples) {
     j["capture_failure"] = {{"class", to_string(r.capture_failure->kind)}, {"detail", r.capture_failure->detail}};
   }
   j["stable"] = nullable(r.stable);
+  if (r.config) {
+    j["config"] = {{"pinning", to_string(r.config->pinning)},
+                   {"key", r.config->key},
+                   {"description", r.config->description},
+                   {"source", r.config->source.empty() ? json(nullptr) : json(r.config->source)}};
+  }
   j["flags"] = row_flags(r);
   j["includes_allocation"] = r.includes_allocation;
   j["includes_layout_conversion"] = r.includes_layout_conversion;
@@ -350,6 +362,25 @@ BenchmarkResultRow benchmark_result_from_json(const json& j, const std::string& 
     if (r.capture_failure->detail.empty()) cf.fail("detail", "must say what failed");
   }
   r.stable = f.opt_boolean("stable");
+  // Absent in rows of providers that choose no configuration, and in rows written before it was
+  // recorded.
+  if (f.has("config")) {
+    const JsonFields cf = f.object("config");
+    for (const auto& [key, value] : f.get("config").items()) {
+      if (key != "pinning" && key != "key" && key != "description" && key != "source") cf.fail(key, "unknown field");
+    }
+    ProviderConfig c;
+    c.pinning = cf.parse("pinning", [](const std::string& s) { return parse_config_pinning(s); });
+    c.key = cf.str("key");
+    c.description = cf.str("description");
+    c.source = cf.opt_str("source").value_or("");
+    if (c.key.empty()) cf.fail("key", "must hold the provider's text for its choice");
+    if (c.pinning == ConfigPinning::replayed && c.source.empty()) cf.fail("source", "a replayed config names the run it was recorded in");
+    if (c.pinning != ConfigPinning::replayed && !c.source.empty()) {
+      cf.fail("source", fmt::format("only a replayed config has a source (this one is {})", to_string(c.pinning)));
+    }
+    r.config = std::move(c);
+  }
   r.includes_allocation = f.boolean("includes_allocation");
   r.includes_layout_conversion = f.boolean("includes_layout_conversion");
   r.includes_jit = f.boolean("includes_jit");

@@ -47,6 +47,7 @@ std::vector<std::string> RunOptions::worker_arguments() const {
   if (allow_shared_device) a.push_back("--allow-shared-device");
   add("--profile-range", profile_range);
   add("--shard", shard);
+  add("--replay-configs", replay_configs);
   a.insert(a.end(), {"--warmup", std::to_string(warmup), "--min-samples", std::to_string(min_samples),
                      "--min-time-ms", fmt::format("{}", min_time_ms), "--max-time-ms",
                      fmt::format("{}", max_time_ms), "--target-precision", fmt::format("{}", target_precision),

@@ -55,6 +55,9 @@ struct RunOptions {
   // Parent only: providers denied graph capture from the start (runner/capture_failure.h): caliber
   // batch passes what earlier shards of the campaign learned.
   std::optional<std::string> capture_denied;
+  // A run directory whose recorded provider configs this run pins (runner/config_replay.h);
+  // default from CALIBER_REPLAY_CONFIGS.
+  std::optional<std::string> replay_configs;
 
   // Set by the parent for its worker.
   std::string run_id;

@@ -14,6 +14,7 @@
 #include "ops/correctness.h"
 #include "providers/plugin_provider.h"
 #include "runner/capture_failure.h"
+#include "runner/config_replay.h"
 
 namespace caliber::runner {
 namespace {
@@ -320,8 +321,17 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
     integrity.verification_seed = row_seed;
     try {
       provider_called = true;
+      // A replay pins the config its source recorded for this cell (runner/config_replay.h).
+      std::optional<ProviderConfig> pinned;
+      if (config_replay_) pinned = pinned_config_for(*config_replay_, shape.shape_id, name);
+      p.pin_config(pinned ? std::optional<std::string>(pinned->key) : std::nullopt);
       p.prepare(s, backend_);
       row.provider_detail = p.detail(s);  // after prepare: e.g. the algorithm a library picked
+      {
+        std::string refusal;
+        row.config = row_config(p.chosen_config(), pinned, config_replay_.has_value(), &refusal);
+        if (!refusal.empty()) throw providers::ConfigRefused(refusal);
+      }
       const ops::TensorSpec out_spec = op.output(s);
       output = DeviceBuffer(backend_, static_cast<std::size_t>(out_spec.rows * out_spec.cols) * dtype_size_bytes(s.dtype));
       std::optional<ops::HostTensor> host_out;  // the checked rows copied back: only for a host reference

@@ -14,6 +14,7 @@
 #include "caliber/benchmark_results.h"
 #include "caliber/device_ceilings.h"
 #include "providers/provider.h"
+#include "runner/config_replay.h"
 #include "runner/result_rows.h"
 #include "runner/run_plan.h"
 
@@ -61,6 +62,10 @@ class ShapeRunner {
   // capture earlier in the run is timed eagerly, its rows marked capture_denied (docs/runner.md).
   void set_capture_denied(std::map<std::string, std::string> denied) { capture_denied_ = std::move(denied); }
 
+  // The run whose recorded configs the providers are pinned to (--replay-configs); nullopt: they
+  // choose, and their rows record the choice.
+  void set_config_replay(std::optional<ConfigReplaySource> source) { config_replay_ = std::move(source); }
+
  private:
   Backend& backend_;
   const RunPlan& plan_;
@@ -72,6 +77,7 @@ class ShapeRunner {
   std::optional<DeviceCeilings> ceilings_;
   std::string ceilings_missing_ = "no device ceilings were given";
   std::map<std::string, std::string> capture_denied_;
+  std::optional<ConfigReplaySource> config_replay_;
 };
 
 // Whether the device still works after an error (synchronize + pending-error check).

@@ -29,6 +29,7 @@
 #include "preflight/preflight.h"
 #include "results/time_breakdown.h"
 #include "runner/capture_failure.h"
+#include "runner/config_replay.h"
 #include "runner/interrupt.h"
 #include "runner/out_lock.h"
 #include "runner/progress.h"
@@ -52,6 +53,10 @@ struct ExistingResults {
   std::string run_id;
   std::set<std::pair<std::string, std::string>> cells;  // (shape_id, provider)
   std::map<std::string, std::string> capture_denied;    // provider -> why (runner/capture_failure.h)
+  // How its rows' configs were fixed (runner/config_replay.h): nullopt when no row has one;
+  // true when they replay another run's (replayed or not_in_replay_source), false when recorded.
+  std::optional<bool> replaying_configs;
+  std::map<std::pair<std::string, std::string>, std::string> replayed_keys;  // (shape_id, provider) -> key
 };
 
 // This process's command line as one line of text, for the lock file.
@@ -68,8 +73,39 @@ ExistingResults read_existing(const std::string& file) {
     e.run_id = r.run_id;
     e.cells.insert({r.shape_id, r.provider});
     if (auto why = capture_denial_from(r)) e.capture_denied.emplace(r.provider, *why);
+    if (r.config) {
+      e.replaying_configs = r.config->pinning != ConfigPinning::recorded;
+      if (r.config->pinning == ConfigPinning::replayed) e.replayed_keys[{r.shape_id, r.provider}] = r.config->key;
+    }
   }
   return e;
+}
+
+// A resumed run keeps the configs its rows ran with: a recording run is resumed without
+// --replay-configs, a replaying one with a source that pins every replayed row to the same key.
+void check_resume_keeps_configs(const ExistingResults& e, const std::optional<ConfigReplaySource>& source,
+                                const std::string& results_file) {
+  if (!e.replaying_configs) return;
+  if (*e.replaying_configs && !source) {
+    throw CaliberMismatchError(fmt::format("{}: its rows replay the configs of another run; resume it with the same "
+                                           "--replay-configs",
+                                           results_file));
+  }
+  if (!*e.replaying_configs && source) {
+    throw CaliberMismatchError(fmt::format("{}: its rows recorded their own configs; --replay-configs {} would make "
+                                           "the rest of the run pinned: resume it without --replay-configs",
+                                           results_file, source->dir));
+  }
+  if (!source) return;
+  for (const auto& [cell, key] : e.replayed_keys) {
+    const std::optional<ProviderConfig> now = pinned_config_for(*source, cell.first, cell.second);
+    if (!now || now->key != key) {
+      throw CaliberMismatchError(fmt::format("{}: --replay-configs {} pins {} / {} to '{}', the rows already written "
+                                             "ran '{}': resume it with the --replay-configs it started with",
+                                             results_file, source->dir, cell.first, cell.second,
+                                             now ? now->key : "nothing", key));
+    }
+  }
 }
 
 // Fields a resume must keep beyond the caliber of docs/identity.md: the rows already written were
@@ -98,6 +134,10 @@ class Supervisor {
                    check_input_file({"baseline matrix", options_.baseline_matrix, {}})},
                   std::cerr);
     plan_ = make_run_plan(options_);
+    // A replay source that cannot be read is refused before anything is created (its device is
+    // checked by the worker, which knows the device).
+    std::optional<ConfigReplaySource> replay;
+    if (options_.replay_configs) replay = read_config_replay_source(*options_.replay_configs, std::string(ops::to_string(plan_.op)));
     // Backend and contract options are checked here when that needs no device.
     if (options_.backend != "auto") make_run_contracts(options_, parse_backend(options_.backend));
     std::vector<PreflightCheck> checks = plugin_preflight_checks(plan_, system_shared_libraries());
@@ -122,6 +162,7 @@ class Supervisor {
                   << "dropped and its cell runs again\n";
       }
       existing_ = read_existing(results_file_);
+      check_resume_keeps_configs(existing_, replay, results_file_);
       capture_denied_ = existing_.capture_denied;
       resuming_ = true;
     }

@@ -179,6 +179,7 @@ int run_worker(const RunOptions& options) {
   RunContracts contracts;
   std::optional<caliber::RunIdentity> run_identity;
   WorkerHooks worker_hooks;
+  std::optional<ConfigReplaySource> replay;
   try {
     plan = make_run_plan(options);
     const BackendKind kind = options.backend == "auto" ? default_backend_kind() : parse_backend(options.backend);
@@ -189,6 +190,10 @@ int run_worker(const RunOptions& options) {
     }
     worker_hooks = make_worker_hooks(options, plan, kind);
     backend = open_backend(kind, options.device);
+    if (options.replay_configs) {
+      replay = read_config_replay_source(*options.replay_configs, std::string(ops::to_string(plan.op)));
+      if (auto why = config_replay_refusal(*replay, backend->device())) throw UsageError(*why);
+    }
   } catch (const UsageError& e) {
     events.send({{"event", "fatal"}, {"exit_code", 2}, {"message", e.what()}});
     return 2;
@@ -210,6 +215,7 @@ int run_worker(const RunOptions& options) {
   identity.harness_version = harness_version();
   identity.device = backend->device();
   ShapeRunner runner(*backend, plan, contracts, options, identity, providers, worker_hooks.hooks);
+  runner.set_config_replay(std::move(replay));
   {
     auto [ceilings, why_missing] = ceilings_for_device(options, backend->device());
     runner.set_device_ceilings(std::move(ceilings), std::move(why_missing));

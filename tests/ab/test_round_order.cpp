@@ -25,6 +25,7 @@ TEST(RoundOrder, RandomIsBalancedReproducibleAndSeeded) {
     for (std::uint64_t seed = 1; seed <= 20; ++seed) {
       const auto o = round_orders(RoundOrder::random, n, seed);
       ASSERT_EQ(static_cast<int>(o.size()), n);
+      EXPECT_EQ(o[0][0], 'A') << "round 1 runs A first (it records the configs): " << n << " " << seed;
       int a_first = 0;
       for (const auto& r : o) {
         EXPECT_NE(r[0], r[1]);

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "caliber/backend.h"
+#include "caliber/benchmark_results.h"
 #include "caliber/shape_ledger.h"
 #include "ledger/importers.h"
 #include "support/ab_fixture.h"
@@ -233,6 +234,62 @@ TEST(CliAb, TheSlowerPluginBuildIsCalledSlowerWithCaliberRunCells) {
                         "rmsnorm/r6_B/benchmark_results.csv"}) {
     EXPECT_TRUE(fs::exists(out + "/" + f)) << f;
   }
+}
+
+// Configs (docs/ab.md, "Configs: recorded once, replayed everywhere"): A's round 1 records the
+// configurable plugin's choice, every other cell replays it; a cell command that drops the replay
+// makes its rows record-vs-record, refused by name.
+RunnerSides configurable_sides(const std::string& name) {
+  RunnerSides s = runner_sides(name);
+  std::ofstream(s.matrix_fast) << "schema_version: 1\nkernel: rmsnorm\nop_type: rmsnorm\ndtype: [fp32]\n"
+                                  "reference_provider: mine\nlayout_contract: row_major\nproviders:\n"
+                                  "  mine: {enabled: true, entrypoint: \"" CALIBER_TEST_PLUGIN
+                                  ":caliber_test_configurable\", provider: plugin}\n";
+  return s;
+}
+
+const char* kConfigCell =
+    "{binary} run --backend host --op {op} --shape-ledger {ledger} --baseline-matrix {matrix} --seed {seed} "
+    "--out {out} --warmup 1 --min-samples 6 --min-time-ms 0 --max-time-ms 2";
+
+TEST(CliAb, ARoundOneConfigIsReplayedByEveryOtherCell) {
+  const RunnerSides sides = configurable_sides("cli-ab-config-sides");
+  const std::string out = fresh_out_dir("cli-ab-config");
+  const auto r = run_cli("ab --op rmsnorm --rounds 2 --order random --seed 7 --out " + out + " --shape-ledger " +
+                         sides.ledger + " --baseline-matrix " + sides.matrix_fast + " --cell-timeout 120 --cell-command '" +
+                         kConfigCell + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out.find("RECORD_VS_RECORD"), std::string::npos) << r.out;
+  const auto a1 = read_benchmark_results(out + "/rmsnorm/r1_A/benchmark_results.jsonl");
+  ASSERT_EQ(a1.size(), 3u);
+  for (const auto& row : a1) {
+    ASSERT_TRUE(row.config.has_value());
+    EXPECT_EQ(row.config->pinning, ConfigPinning::recorded);
+  }
+  for (const char* cell : {"r1_B", "r2_A", "r2_B"}) {
+    const auto rows = read_benchmark_results(out + "/rmsnorm/" + cell + "/benchmark_results.jsonl");
+    ASSERT_EQ(rows.size(), 3u) << cell;
+    for (const auto& row : rows) {
+      ASSERT_TRUE(row.config.has_value()) << cell;
+      EXPECT_EQ(*row.config, (ProviderConfig{ConfigPinning::replayed, "variant=a", "test plugin: variant=a",
+                                             a1.front().run_id}))
+          << cell;
+    }
+  }
+}
+
+TEST(CliAb, ACellThatChoosesAfreshIsRecordVsRecord) {
+  const RunnerSides sides = configurable_sides("cli-ab-config-rvr-sides");
+  const std::string out = fresh_out_dir("cli-ab-config-rvr");
+  const auto r = run_cli("ab --op rmsnorm --rounds 2 --out " + out + " --shape-ledger " + sides.ledger +
+                         " --baseline-matrix " + sides.matrix_fast + " --cell-timeout 120 --cell-command 'env -u "
+                         "CALIBER_REPLAY_CONFIGS " + kConfigCell + "'");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_EQ(count(r.out, "!!! RECORD_VS_RECORD op=rmsnorm round=1 side=B: "), 3) << r.out;
+  EXPECT_NE(r.out.find("A.r1 ran 'variant=a', this cell ran 'variant=a' (recorded)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("the remaining cells of rmsnorm are not run"), std::string::npos) << r.out;
+  EXPECT_EQ(testing_support::read_lines(out + "/status.tsv").size(), 3u);  // header, A.r1, B.r1
+  EXPECT_FALSE(fs::exists(out + "/rmsnorm/r2_A"));
 }
 
 TEST(CliAb, TheDefaultCellCommandIsCaliberRun) {

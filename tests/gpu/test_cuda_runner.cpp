@@ -3,6 +3,7 @@
 // error that must cost one row, not the run.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -236,6 +237,76 @@ TEST(CudaRunner, KernelOnlyFailuresAreClassifiedPerRow) {
   // The replay fault twice and the poisoned context once each cost their worker.
   const auto summary = nlohmann::json::parse(testing_support::slurp(dir + "/out/run_summary.json"));
   EXPECT_GE(summary["session"]["worker_starts"].get<int>(), 4) << summary.dump(2);
+}
+
+// Configs recorded and replayed (docs/runner.md): cuBLASLt's heuristic algorithm is recorded per
+// shape; a replay pins exactly that algorithm (cublasLtMatmulAlgoCheck passes), says so per row
+// and names the recording run; a key from another cuBLASLt version fails its cell.
+TEST(CudaRunner, CublasLtAlgorithmsAreRecordedAndReplayed) {
+  if (!has_cuda()) GTEST_SKIP() << "no CUDA device";
+  const std::string dir = fresh_dir("gpu_run_config_replay");
+  write_shape_ledger(dir + "/shape_ledger.jsonl", {row(ops::OpType::gemm, DType::bf16, {{"m", 256}, {"n", 512}, {"k", 128}}),
+                                                   row(ops::OpType::gemm, DType::fp16, {{"m", 1}, {"n", 4096}, {"k", 4096}})});
+  write_text(dir + "/baseline_matrix.yaml",
+             "schema_version: 1\nkernel: gemm\nop_type: gemm\ndtype: [bf16, fp16]\nreference_provider: cublas\n"
+             "layout_contract: row_major\nproviders:\n"
+             "  cublas: {enabled: true, entrypoint: \"builtin:cublas\", provider: cublas}\n"
+             "  cublaslt: {enabled: true, entrypoint: \"builtin:cublaslt\", provider: cublaslt}\n");
+  auto args = [&](const std::string& out, std::vector<std::string> extra) {
+    std::vector<std::string> a = args_for(dir, "gemm", dir + "/baseline_matrix.yaml");
+    for (auto& x : a) {
+      if (x == dir + "/out") x = out;
+    }
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  };
+  const auto rec = run_caliber(args(dir + "/rec", {}));
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  std::map<std::string, BenchmarkResultRow> recorded;
+  for (auto& x : read_benchmark_results(dir + "/rec/benchmark_results.jsonl")) {
+    if (x.provider != "cublaslt") {
+      EXPECT_FALSE(x.config.has_value()) << x.provider;
+      continue;
+    }
+    ASSERT_EQ(x.benchmark_status, BenchmarkStatus::ok) << x.status_reason.value_or("");
+    ASSERT_TRUE(x.config.has_value());
+    EXPECT_EQ(x.config->pinning, ConfigPinning::recorded);
+    EXPECT_EQ(x.config->key.rfind("cublasLt ", 0), 0u) << x.config->key;
+    EXPECT_NE(x.config->description.find("algo id "), std::string::npos) << x.config->description;
+    recorded.emplace(x.shape_id, x);
+  }
+  ASSERT_EQ(recorded.size(), 2u);
+  const auto rep = run_caliber(args(dir + "/rep", {"--replay-configs", dir + "/rec"}));
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  int replayed = 0;
+  for (const auto& x : read_benchmark_results(dir + "/rep/benchmark_results.jsonl")) {
+    if (x.provider != "cublaslt") continue;
+    const BenchmarkResultRow& was = recorded.at(x.shape_id);
+    EXPECT_EQ(x.benchmark_status, BenchmarkStatus::ok) << x.status_reason.value_or("");
+    ASSERT_TRUE(x.config.has_value());
+    EXPECT_EQ(x.config->pinning, ConfigPinning::replayed);
+    EXPECT_EQ(x.config->key, was.config->key);
+    EXPECT_EQ(x.config->source, was.run_id);
+    EXPECT_NE(x.provider_detail.find("replayed"), std::string::npos) << x.provider_detail;
+    ++replayed;
+  }
+  EXPECT_EQ(replayed, 2);
+  // A key of another library version: the cell fails, nothing is measured with another algorithm.
+  std::string edited;
+  for (auto& x : read_benchmark_results(dir + "/rec/benchmark_results.jsonl")) {
+    if (x.config) x.config->key = "cublasLt 1" + x.config->key.substr(x.config->key.find(" algo "));
+    edited += to_json(x).dump() + "\n";
+  }
+  std::filesystem::create_directories(dir + "/old");
+  write_text(dir + "/old/benchmark_results.jsonl", edited);
+  const auto old = run_caliber(args(dir + "/bad", {"--replay-configs", dir + "/old"}));
+  ASSERT_EQ(old.exit_code, 0) << old.err;
+  for (const auto& x : read_benchmark_results(dir + "/bad/benchmark_results.jsonl")) {
+    if (x.provider != "cublaslt") continue;
+    EXPECT_EQ(x.benchmark_status, BenchmarkStatus::failed);
+    EXPECT_NE(x.status_reason.value_or("").find("was not recorded by this cuBLASLt"), std::string::npos)
+        << x.status_reason.value_or("");
+  }
 }
 
 }  // namespace

@@ -13,6 +13,12 @@
  *   caliber_test_cuda         declares the cuda backend
  *   caliber_test_abi_v99      reports plugin ABI version 99
  *   caliber_test_refuse       the entry function returns CALIBER_ERROR
+ * Configs recorded and replayed (docs/plugins.md, "A provider that chooses"):
+ *   caliber_test_configurable correct; chooses "variant=a" in prepare(), unless pinned to
+ *                             "variant=a" or "variant=b" (any other pin is refused)
+ *   caliber_test_base_struct  correct; reports struct_size CALIBER_PROVIDER_V1_BASE_SIZE, as a
+ *                             plugin built before the config callbacks does
+ *   caliber_test_half_config  fills pin_config but not chosen_config (refused at load)
  * Cheaters and buggy providers the integrity checks must catch (docs/integrity.md); each is correct
  * on its first call, which is what a check before timing alone sees:
  *   caliber_test_lazy         computes on its first call of a shape, then returns at once
@@ -40,7 +46,7 @@
 #define EXPORT __attribute__((visibility("default")))
 
 enum behaviour { CORRECT, WRONG, FAIL, CRASH, HANG, FLAKY, FP32_ONLY, LAZY, DRIFT, SAME_POINTER, MEMO_POINTER, SUBSET_ROWS,
-                 TOUCH_INPUTS, SNIFF_OUTPUT };
+                 TOUCH_INPUTS, SNIFF_OUTPUT, CONFIGURABLE };
 
 /* Per-process memory of the cheaters: calls since prepare(), the last input pointer, the memo. */
 static long calls_since_prepare;
@@ -202,10 +208,40 @@ static caliber_status run(void* state, const caliber_problem_v1* p, const calibe
   }
 }
 
+/* caliber_test_configurable: the pinned variant ("" = none) and the one the last prepare() chose. */
+static char pinned_variant[32];
+static char chosen_variant[32];
+
 static caliber_status prepare(void* state, const caliber_problem_v1* p, char* error, size_t size) {
-  (void)state, (void)p, (void)error, (void)size;
+  (void)p, (void)error, (void)size;
   calls_since_prepare = 0;
   last_input = NULL;
+  if ((enum behaviour)(intptr_t)state == CONFIGURABLE) {
+    snprintf(chosen_variant, sizeof chosen_variant, "%s", pinned_variant[0] ? pinned_variant : "variant=a");
+  }
+  return CALIBER_OK;
+}
+
+static caliber_status pin_config(void* state, const char* config, char* error, size_t size) {
+  (void)state;
+  if (config == NULL) {
+    pinned_variant[0] = 0;
+    return CALIBER_OK;
+  }
+  if (strcmp(config, "variant=a") != 0 && strcmp(config, "variant=b") != 0) {
+    snprintf(error, size, "test plugin: no such variant '%s' (variant=a|variant=b)", config);
+    return CALIBER_ERROR;
+  }
+  snprintf(pinned_variant, sizeof pinned_variant, "%s", config);
+  return CALIBER_OK;
+}
+
+static caliber_status chosen_config(void* state, char* config, size_t config_size, char* description,
+                                    size_t description_size) {
+  (void)state;
+  if (chosen_variant[0] == 0) return CALIBER_UNSUPPORTED;
+  snprintf(config, config_size, "%s", chosen_variant);
+  snprintf(description, description_size, "test plugin: %s", chosen_variant);
   return CALIBER_OK;
 }
 
@@ -277,4 +313,34 @@ EXPORT caliber_status caliber_test_refuse(uint32_t abi, const char* op, caliber_
   (void)abi, (void)op, (void)out;
   snprintf(e, s, "no licence for this machine");
   return CALIBER_ERROR;
+}
+EXPORT caliber_status caliber_test_configurable(uint32_t abi, const char* op, caliber_provider_v1* out, char* e,
+                                                size_t s) {
+  (void)abi, (void)op, (void)e, (void)s;
+  fill(out, CONFIGURABLE, CALIBER_BACKEND_HOST, "test plugin: chooses a variant");
+  out->pin_config = pin_config;
+  out->chosen_config = chosen_config;
+  return CALIBER_OK;
+}
+EXPORT caliber_status caliber_test_base_struct(uint32_t abi, const char* op, caliber_provider_v1* out, char* e,
+                                               size_t s) {
+  (void)abi, (void)op, (void)e, (void)s;
+  /* What a plugin built against the header before pin_config existed writes: the base struct only. */
+  memset(out, 0, CALIBER_PROVIDER_V1_BASE_SIZE);
+  out->abi_version = CALIBER_PLUGIN_ABI_VERSION;
+  out->struct_size = CALIBER_PROVIDER_V1_BASE_SIZE;
+  out->backend = CALIBER_BACKEND_HOST;
+  out->detail = "test plugin: the struct before the config callbacks";
+  out->state = (void*)(intptr_t)CORRECT;
+  out->supports = supports;
+  out->prepare = prepare;
+  out->run = run;
+  return CALIBER_OK;
+}
+EXPORT caliber_status caliber_test_half_config(uint32_t abi, const char* op, caliber_provider_v1* out, char* e,
+                                               size_t s) {
+  (void)abi, (void)op, (void)e, (void)s;
+  fill(out, CORRECT, CALIBER_BACKEND_HOST, "test plugin: pin_config without chosen_config");
+  out->pin_config = pin_config;
+  return CALIBER_OK;
 }

@@ -211,6 +211,44 @@ TEST(BenchmarkResults, CaptureFailuresRoundTripAndAgreeWithTheRow) {
             CaptureFailureClass::fatal_device_fault);
 }
 
+TEST(BenchmarkResults, ConfigsRoundTripAndAreStrict) {
+  BenchmarkResultRow r = ok_row();
+  r.config = ProviderConfig{ConfigPinning::replayed, "panel=128", "panels of 128 columns", "20261203T060000Z-0a1b2c3d"};
+  const nlohmann::json j = to_json(r);
+  EXPECT_EQ(j["config"].dump(),
+            R"({"description":"panels of 128 columns","key":"panel=128","pinning":"replayed","source":"20261203T060000Z-0a1b2c3d"})");
+  EXPECT_EQ(*parse_benchmark_results(j.dump() + "\n", "r.jsonl")[0].config, *r.config);
+  BenchmarkResultRow recorded = ok_row();
+  recorded.config = ProviderConfig{ConfigPinning::recorded, "panel=64", "", ""};
+  const nlohmann::json jr = to_json(recorded);
+  EXPECT_TRUE(jr["config"]["source"].is_null());
+  EXPECT_EQ(*parse_benchmark_results(jr.dump() + "\n", "r.jsonl")[0].config, *recorded.config);
+  // Absent: the provider chose nothing.
+  EXPECT_FALSE(to_json(ok_row()).contains("config"));
+  EXPECT_FALSE(parse_benchmark_results(jsonl({ok_row()}), "r.jsonl")[0].config.has_value());
+  for (const char* name : {"recorded", "replayed", "not_in_replay_source"}) {
+    EXPECT_EQ(to_string(parse_config_pinning(name)), name);
+  }
+  auto edited = [](const nlohmann::json& from, std::function<void(nlohmann::json&)> edit) {
+    nlohmann::json e = from;
+    edit(e);
+    return e.dump() + "\n";
+  };
+  EXPECT_NE(input_error(edited(j, [](auto& e) { e["config"]["pinning"] = "pinned"; })).find("unknown config pinning 'pinned'"),
+            std::string::npos);
+  EXPECT_NE(input_error(edited(j, [](auto& e) { e["config"]["key"] = ""; }))
+                .find("'config.key': must hold the provider's text for its choice"),
+            std::string::npos);
+  EXPECT_NE(input_error(edited(j, [](auto& e) { e["config"]["source"] = nullptr; }))
+                .find("'config.source': a replayed config names the run it was recorded in"),
+            std::string::npos);
+  EXPECT_NE(input_error(edited(jr, [](auto& e) { e["config"]["source"] = "20261203T060000Z-0a1b2c3d"; }))
+                .find("'config.source': only a replayed config has a source (this one is recorded)"),
+            std::string::npos);
+  EXPECT_NE(input_error(edited(j, [](auto& e) { e["config"]["algo"] = 7; })).find("'config.algo': unknown field"),
+            std::string::npos);
+}
+
 TEST(BenchmarkResults, SamplesAreOptional) {
   const nlohmann::json j = to_json(ok_row(), /*with_samples=*/false);
   EXPECT_FALSE(j["kernel_only"].contains("samples_us"));

@@ -6,6 +6,10 @@
 #include <cublasLt.h>
 #include <cublas_v2.h>
 
+#include <cstdint>
+#include <optional>
+#include <string>
+
 #include "backends/cuda/cublas_check.cuh"
 #include "backends/cuda/cuda_check.cuh"
 #include "backends/cuda/cuda_kernel_common.cuh"
@@ -78,6 +82,9 @@ class CublasLtGemm final : public providers::Provider {
   std::string name() const override { return "cublaslt"; }
   std::string detail(const ops::OpShape&) const override {
     if (!planned_) return "cublasLtMatmul (CUBLAS_COMPUTE_32F, first heuristic algorithm, 32 MiB workspace)";
+    if (pinned_) {
+      return "cublasLtMatmul (CUBLAS_COMPUTE_32F, the replayed algorithm, 32 MiB workspace; the kernel itself is opaque)";
+    }
     return str_cat("cublasLtMatmul (CUBLAS_COMPUTE_32F, first of ", candidates_,
                    " heuristic algorithms, 32 MiB workspace; the kernel itself is opaque)");
   }
@@ -111,7 +118,68 @@ class CublasLtGemm final : public providers::Provider {
     if (found == 0) throw providers::UnsupportedShape("cuBLASLt's heuristic offers no algorithm for this shape");
     algo_ = results[0].algo;
     candidates_ = found;
+    if (pinned_) {
+      // The replayed algorithm instead of the heuristic's first: it must still be valid for this
+      // problem and fit the workspace.
+      cublasLtMatmulHeuristicResult_t check = {};
+      const cublasStatus_t ok = cublasLtMatmulAlgoCheck(handle_, desc_, layout_b_, layout_a_, layout_c_, layout_c_,
+                                                        &pinned_algo_, &check);
+      if (ok != CUBLAS_STATUS_SUCCESS || check.state != CUBLAS_STATUS_SUCCESS || check.workspaceSize > ws) {
+        throw providers::ConfigRefused(str_cat("cublaslt: the pinned algorithm is not valid for this problem ",
+                                               "(cublasLtMatmulAlgoCheck: ", cublasLtGetStatusName(ok), ", needs ",
+                                               check.workspaceSize, " workspace bytes of ", ws, ")"));
+      }
+      algo_ = pinned_algo_;
+    }
     planned_ = true;
+  }
+  void pin_config(const std::optional<std::string>& key) override {
+    pinned_ = false;
+    if (!key) return;
+    // "cublasLt <version> algo <16 hex digits> x 8", as chosen_config() writes it.
+    const std::string prefix = str_cat("cublasLt ", cublasLtGetVersion(), " algo ");
+    if (key->rfind(prefix, 0) != 0) {
+      throw providers::ConfigRefused(str_cat("cublaslt: '", *key, "' was not recorded by this cuBLASLt (", prefix,
+                                             "...): an algorithm is replayed only by the library version that chose it"));
+    }
+    cublasLtMatmulAlgo_t algo{};
+    std::size_t at = prefix.size();
+    for (auto& word : algo.data) {
+      if (at + 16 > key->size()) throw providers::ConfigRefused(str_cat("cublaslt: '", *key, "' is cut short"));
+      std::uint64_t v = 0;
+      for (std::size_t i = 0; i < 16; ++i) {
+        const char c = (*key)[at + i];
+        const int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+        if (d < 0) throw providers::ConfigRefused(str_cat("cublaslt: '", *key, "' is not hexadecimal"));
+        v = v * 16 + static_cast<std::uint64_t>(d);
+      }
+      word = v;
+      at += 16;
+    }
+    if (at != key->size()) throw providers::ConfigRefused(str_cat("cublaslt: '", *key, "' has text after the algorithm"));
+    pinned_algo_ = algo;
+    pinned_ = true;
+  }
+  std::optional<ChosenConfig> chosen_config() const override {
+    if (!planned_) return std::nullopt;
+    std::string key = str_cat("cublasLt ", cublasLtGetVersion(), " algo ");
+    for (std::uint64_t word : algo_.data) {
+      static constexpr char kHex[] = "0123456789abcdef";
+      for (int shift = 60; shift >= 0; shift -= 4) key += kHex[(word >> shift) & 0xf];
+    }
+    const auto attr = [&](cublasLtMatmulAlgoConfigAttributes_t a) {
+      std::uint32_t v = 0;
+      std::size_t written = 0;
+      return cublasLtMatmulAlgoConfigGetAttribute(&algo_, a, &v, sizeof v, &written) == CUBLAS_STATUS_SUCCESS
+                 ? std::to_string(v)
+                 : std::string("?");
+    };
+    return ChosenConfig{key, str_cat("algo id ", attr(CUBLASLT_ALGO_CONFIG_ID), ", tile ", attr(CUBLASLT_ALGO_CONFIG_TILE_ID),
+                                     ", stages ", attr(CUBLASLT_ALGO_CONFIG_STAGES_ID), ", split-k ",
+                                     attr(CUBLASLT_ALGO_CONFIG_SPLITK_NUM), ", reduction ",
+                                     attr(CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME), ", swizzle ",
+                                     attr(CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING), ", custom ",
+                                     attr(CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION), pinned_ ? " (pinned)" : "")};
   }
   void release() override {
     destroy_plan();
@@ -143,6 +211,10 @@ class CublasLtGemm final : public providers::Provider {
   cublasLtMatmulAlgo_t algo_{};
   int candidates_ = 0;
   bool planned_ = false;
+  // pin_config(): used instead of the heuristic's choice (a flag, not std::optional: nvcc 13.0's
+  // front end aborts on std::optional<cublasLtMatmulAlgo_t>).
+  cublasLtMatmulAlgo_t pinned_algo_{};
+  bool pinned_ = false;
   DeviceBuffer workspace_;
 };
 

@@ -3,6 +3,8 @@
 // accumulators, contiguous accesses); gemm is register-blocked over 4 rows of A and a panel of
 // B columns.
 #include <algorithm>
+#include <chrono>
+#include <cstddef>
 #include <cmath>
 #include <vector>
 
@@ -30,6 +32,51 @@ float sum_of(const float* x, std::size_t n, bool squares) {
   for (; j < n; ++j) total += squares ? x[j] * x[j] : x[j];
   for (float a : acc) total += a;
   return total;
+}
+
+// C = A B, register-blocked over 4 rows of A and panels of kPanel columns of B; 16-bit B is
+// converted to fp32 into `packed_b` (k * n floats) first.
+template <std::size_t kPanel>
+void gemm_in_panels(const ops::OpShape& s, const OpBuffers& b, std::vector<float>& packed_b) {
+  const auto n = static_cast<std::size_t>(s.n);
+  const auto k = static_cast<std::size_t>(s.k);
+  const float* bf = static_cast<const float*>(b.inputs[1]);
+  if (s.dtype != DType::fp32) {
+    parallel_for(s.k, row_grain(s.n), [&](std::int64_t p0, std::int64_t p1) {
+      const std::size_t off = static_cast<std::size_t>(p0) * n;
+      load_floats(b.inputs[1], s.dtype, off, static_cast<std::size_t>(p1 - p0) * n, packed_b.data() + off);
+    });
+    bf = packed_b.data();
+  }
+  constexpr std::size_t kRows = 4;
+  const std::int64_t row_blocks = (s.m + static_cast<std::int64_t>(kRows) - 1) / static_cast<std::int64_t>(kRows);
+  parallel_for(row_blocks, 1, [&](std::int64_t q0, std::int64_t q1) {
+    thread_local std::vector<float> a;
+    float acc[kRows][kPanel];
+    a.resize(kRows * k);
+    for (std::int64_t q = q0; q < q1; ++q) {
+      const std::size_t i0 = static_cast<std::size_t>(q) * kRows;
+      const std::size_t rows = std::min(kRows, static_cast<std::size_t>(s.m) - i0);
+      for (std::size_t r = 0; r < rows; ++r) load_floats(b.inputs[0], s.dtype, (i0 + r) * k, k, a.data() + r * k);
+      for (std::size_t r = rows; r < kRows; ++r) std::fill(a.begin() + static_cast<std::ptrdiff_t>(r * k),
+                                                          a.begin() + static_cast<std::ptrdiff_t>((r + 1) * k), 0.0f);
+      for (std::size_t j0 = 0; j0 < n; j0 += kPanel) {
+        const std::size_t w = std::min(kPanel, n - j0);
+        for (auto& row : acc) std::fill(row, row + kPanel, 0.0f);
+        for (std::size_t p = 0; p < k; ++p) {
+          const float* bp = bf + p * n + j0;
+          const float a0 = a[p], a1 = a[k + p], a2 = a[2 * k + p], a3 = a[3 * k + p];
+          for (std::size_t j = 0; j < w; ++j) {
+            acc[0][j] += a0 * bp[j];
+            acc[1][j] += a1 * bp[j];
+            acc[2][j] += a2 * bp[j];
+            acc[3][j] += a3 * bp[j];
+          }
+        }
+        for (std::size_t r = 0; r < rows; ++r) store_floats(b.output, s.dtype, (i0 + r) * n + j0, w, acc[r]);
+      }
+    }
+  });
 }
 
 class CaliberHost final : public Provider {
@@ -124,54 +171,94 @@ class CaliberHost final : public Provider {
     });
   }
 
-  void gemm(const ops::OpShape& s, const OpBuffers& b) {
-    const auto n = static_cast<std::size_t>(s.n);
-    const auto k = static_cast<std::size_t>(s.k);
-    const float* bf = static_cast<const float*>(b.inputs[1]);
-    if (s.dtype != DType::fp32) {
-      parallel_for(s.k, row_grain(s.n), [&](std::int64_t p0, std::int64_t p1) {
-        const std::size_t off = static_cast<std::size_t>(p0) * n;
-        load_floats(b.inputs[1], s.dtype, off, static_cast<std::size_t>(p1 - p0) * n, packed_b_.data() + off);
-      });
-      bf = packed_b_.data();
-    }
-    constexpr std::size_t kRows = 4, kPanel = 256;
-    const std::int64_t row_blocks = (s.m + static_cast<std::int64_t>(kRows) - 1) / static_cast<std::int64_t>(kRows);
-    parallel_for(row_blocks, 1, [&](std::int64_t q0, std::int64_t q1) {
-      thread_local std::vector<float> a;
-      float acc[kRows][kPanel];
-      a.resize(kRows * k);
-      for (std::int64_t q = q0; q < q1; ++q) {
-        const std::size_t i0 = static_cast<std::size_t>(q) * kRows;
-        const std::size_t rows = std::min(kRows, static_cast<std::size_t>(s.m) - i0);
-        for (std::size_t r = 0; r < rows; ++r) load_floats(b.inputs[0], s.dtype, (i0 + r) * k, k, a.data() + r * k);
-        for (std::size_t r = rows; r < kRows; ++r) std::fill(a.begin() + static_cast<std::ptrdiff_t>(r * k),
-                                                            a.begin() + static_cast<std::ptrdiff_t>((r + 1) * k), 0.0f);
-        for (std::size_t j0 = 0; j0 < n; j0 += kPanel) {
-          const std::size_t w = std::min(kPanel, n - j0);
-          for (auto& row : acc) std::fill(row, row + kPanel, 0.0f);
-          for (std::size_t p = 0; p < k; ++p) {
-            const float* bp = bf + p * n + j0;
-            const float a0 = a[p], a1 = a[k + p], a2 = a[2 * k + p], a3 = a[3 * k + p];
-            for (std::size_t j = 0; j < w; ++j) {
-              acc[0][j] += a0 * bp[j];
-              acc[1][j] += a1 * bp[j];
-              acc[2][j] += a2 * bp[j];
-              acc[3][j] += a3 * bp[j];
-            }
-          }
-          for (std::size_t r = 0; r < rows; ++r) store_floats(b.output, s.dtype, (i0 + r) * n + j0, w, acc[r]);
-        }
-      }
-    });
-  }
+  void gemm(const ops::OpShape& s, const OpBuffers& b) { gemm_in_panels<256>(s, b, packed_b_); }
 
   ops::OpType op_;
   std::vector<float> packed_b_;  // gemm, 16-bit dtypes: B converted to fp32 (sized in prepare)
 };
 
+
+// Host `tuned` gemm: the caliber kernel with the panel width chosen per shape by timing each
+// candidate on a scratch problem in prepare() (an autotuner: its choice can differ between runs,
+// which is why rows record it and a replay pins it; docs/runner.md).
+class TunedHostGemm final : public Provider {
+ public:
+  std::string name() const override { return "tuned"; }
+  std::string detail(const ops::OpShape&) const override {
+    return fmt::format("host gemm autotuned over panel widths 64/128/256 ({} threads){}", parallel_threads(),
+                       panel_ ? fmt::format(", {} {} columns", pinned_ ? "pinned to" : "chose", panel_) : "");
+  }
+  Support supports(const ops::OpShape& s) const noexcept override {
+    if (s.op != ops::OpType::gemm) return Support::no("gemm only");
+    return Support::yes();
+  }
+  void pin_config(const std::optional<std::string>& key) override {
+    pinned_ = 0;
+    if (!key) return;
+    for (std::size_t p : kPanels) {
+      if (*key == fmt::format("panel={}", p)) {
+        pinned_ = p;
+        return;
+      }
+    }
+    throw ConfigRefused(fmt::format("tuned: '{}' is not one of its configurations (panel=64|128|256)", *key));
+  }
+  void prepare(const ops::OpShape& s, Backend&) override {
+    packed_b_.assign(s.dtype == DType::fp32 ? 0 : static_cast<std::size_t>(s.k) * static_cast<std::size_t>(s.n), 0.0f);
+    panel_ = pinned_ ? pinned_ : tune(s);
+  }
+  void release() override { packed_b_ = {}; }
+  std::optional<ChosenConfig> chosen_config() const override {
+    if (!panel_) return std::nullopt;
+    return ChosenConfig{fmt::format("panel={}", panel_), fmt::format("panel width {} columns", panel_)};
+  }
+  void run(const ops::OpShape& s, const OpBuffers& b, void*) override { run_with(panel_, s, b); }
+
+ private:
+  static constexpr std::size_t kPanels[3] = {64, 128, 256};
+
+  void run_with(std::size_t panel, const ops::OpShape& s, const OpBuffers& b) {
+    switch (panel) {
+      case 64: gemm_in_panels<64>(s, b, packed_b_); break;
+      case 128: gemm_in_panels<128>(s, b, packed_b_); break;
+      case 256: gemm_in_panels<256>(s, b, packed_b_); break;
+      default: throw ProviderError("tuned: prepare() was not called");
+    }
+  }
+  // The fastest panel width on the shape's B with up to 16 rows of A (best of two calls each).
+  std::size_t tune(const ops::OpShape& s) {
+    ops::OpShape probe = s;
+    probe.m = std::min<std::int64_t>(s.m, 16);
+    const std::size_t es = dtype_size_bytes(s.dtype);
+    std::vector<std::byte> a(static_cast<std::size_t>(probe.m * s.k) * es), bm(static_cast<std::size_t>(s.k * s.n) * es),
+        c(static_cast<std::size_t>(probe.m * s.n) * es);
+    OpBuffers buffers;
+    buffers.inputs = {a.data(), bm.data()};
+    buffers.output = c.data();
+    std::size_t best = kPanels[0];
+    double best_s = 0;
+    for (std::size_t p : kPanels) {
+      for (int k = 0; k < 2; ++k) {
+        const auto from = std::chrono::steady_clock::now();
+        run_with(p, probe, buffers);
+        const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - from).count();
+        if (best_s == 0 || took < best_s) {
+          best_s = took;
+          best = p;
+        }
+      }
+    }
+    return best;
+  }
+
+  std::vector<float> packed_b_;
+  std::size_t pinned_ = 0;  // 0: choose
+  std::size_t panel_ = 0;   // the width prepare() settled on
+};
+
 }  // namespace
 
+std::unique_ptr<Provider> make_tuned_gemm_provider() { return std::make_unique<TunedHostGemm>(); }
 std::unique_ptr<Provider> make_caliber_provider(ops::OpType op) { return std::make_unique<CaliberHost>(op); }
 
 }  // namespace caliber::providers::host
