@@ -201,6 +201,12 @@ class Backend {
   virtual void copy_rows_to_host(void* host_dst, const void* device_src, std::size_t row_bytes,
                                  const std::vector<std::int64_t>& rows);
   virtual void fill_bytes(void* device_dst, unsigned char value, std::size_t bytes);
+  // Writes `elements` values of `dtype` at device_dst: the ops' uniform input draw (seed, lo,
+  // hi), bit for bit what the host's draw writes (src/ops/uniform_draw.h), so that inputs need
+  // not be drawn on the host and copied. False when the backend cannot draw on its device (the
+  // default): the caller draws on the host.
+  virtual bool fill_uniform(void* device_dst, DType dtype, std::size_t elements, std::uint64_t seed, float lo,
+                            float hi);
 
   // The fp64 reference of output rows `rows` (sorted, distinct) of `problem`, computed on the
   // device from its inputs there (`device_inputs`, in the op's input order), with the formulas of

@@ -1,6 +1,6 @@
 // Defaults of the Backend memory and integrity primitives: a backend without memory primitives
-// says so; the integrity primitives stage through the host; there is no device reference (the caller
-// computes it on the host).
+// says so; the integrity primitives stage through the host; there is no device input draw and no
+// device reference (the caller draws and computes them on the host).
 #include <vector>
 
 #include <fmt/format.h>
@@ -21,6 +21,7 @@ void Backend::deallocate(void*) noexcept {}
 void Backend::copy_to_device(void*, const void*, std::size_t) { no_memory(*this); }
 void Backend::copy_to_host(void*, const void*, std::size_t) { no_memory(*this); }
 void Backend::fill_bytes(void*, unsigned char, std::size_t) { no_memory(*this); }
+bool Backend::fill_uniform(void*, DType, std::size_t, std::uint64_t, float, float) { return false; }
 
 void Backend::copy_rows_to_host(void* host_dst, const void* device_src, std::size_t row_bytes,
                                 const std::vector<std::int64_t>& rows) {

@@ -36,12 +36,29 @@ std::vector<std::int64_t> rows_to_check(const Op& op, const OpShape& shape, std:
     for (std::int64_t r = 0; r < shape.m; ++r) rows.push_back(r);
     return rows;
   }
-  // Floyd's algorithm: `count` distinct rows of [0, m), each subset equally likely.
-  std::unordered_set<std::int64_t> chosen;
+  // Floyd's algorithm: `count` distinct rows of [0, m), each subset equally likely. The set of
+  // chosen rows is a bitmap when it is a sizable share of m (a million-row shape checks hundreds
+  // of thousands of rows: a hash set of them cost half a second), a hash set otherwise; the rows
+  // chosen are the same either way.
   std::uint64_t state = seed;
-  for (std::int64_t j = shape.m - count; j < shape.m; ++j) {
+  const auto draw = [&](std::int64_t j) {
     state = mix64(state + 0x9e3779b97f4a7c15ull);
-    const auto t = static_cast<std::int64_t>(state % static_cast<std::uint64_t>(j + 1));
+    return static_cast<std::int64_t>(state % static_cast<std::uint64_t>(j + 1));
+  };
+  if (shape.m / 64 <= count) {
+    std::vector<bool> chosen(static_cast<std::size_t>(shape.m), false);
+    for (std::int64_t j = shape.m - count; j < shape.m; ++j) {
+      const std::int64_t t = draw(j);
+      chosen[static_cast<std::size_t>(chosen[static_cast<std::size_t>(t)] ? j : t)] = true;
+    }
+    for (std::int64_t r = 0; r < shape.m; ++r) {
+      if (chosen[static_cast<std::size_t>(r)]) rows.push_back(r);
+    }
+    return rows;
+  }
+  std::unordered_set<std::int64_t> chosen;
+  for (std::int64_t j = shape.m - count; j < shape.m; ++j) {
+    const std::int64_t t = draw(j);
     if (!chosen.insert(t).second) chosen.insert(j);
   }
   rows.assign(chosen.begin(), chosen.end());

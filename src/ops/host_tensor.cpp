@@ -7,15 +7,11 @@
 #include "caliber/errors.h"
 #include "core/parallel_for.h"
 #include "ops/dtype_convert.h"
+#include "ops/uniform_draw.h"
 
 namespace caliber::ops {
 
-std::uint64_t mix64(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
+std::uint64_t mix64(std::uint64_t x) { return splitmix64(x); }
 
 HostTensor::HostTensor(std::string name, DType dtype, std::int64_t rows, std::int64_t cols)
     : name_(std::move(name)), dtype_(dtype), rows_(rows), cols_(cols) {
@@ -65,19 +61,17 @@ void HostTensor::load_row_range(std::int64_t row, std::int64_t col, std::int64_t
 }
 
 void fill_uniform(HostTensor& t, std::uint64_t seed, float lo, float hi) {
-  constexpr std::int64_t kChunk = 65536;
+  constexpr auto kChunk = static_cast<std::int64_t>(kUniformChunk);
   const auto n = static_cast<std::int64_t>(t.elements());
   const std::int64_t chunks = (n + kChunk - 1) / kChunk;
-  const double scale = (static_cast<double>(hi) - lo) / 16777216.0;  // 24 random bits
+  const double scale = uniform_scale(lo, hi);
   parallel_for(chunks, 4, [&](std::int64_t c0, std::int64_t c1) {
     for (std::int64_t c = c0; c < c1; ++c) {
-      std::uint64_t state = mix64(seed ^ mix64(static_cast<std::uint64_t>(c)));
+      std::uint64_t state = uniform_chunk_state(seed, static_cast<std::uint64_t>(c));
       const std::int64_t end = std::min(n, (c + 1) * kChunk);
       for (std::int64_t i = c * kChunk; i < end; ++i) {
-        state += 0x9e3779b97f4a7c15ull;
-        const std::uint64_t r = mix64(state);
-        const double u = static_cast<double>(r >> 40) * scale + lo;
-        t.set(static_cast<std::size_t>(i), static_cast<float>(u));
+        state += kGoldenGamma;
+        t.set(static_cast<std::size_t>(i), uniform_value(state, scale, lo));
       }
     }
   });

@@ -16,13 +16,8 @@ class RmsNorm final : public Op {
   std::uint64_t flops(const OpShape& s) const override {
     return 4ull * static_cast<std::uint64_t>(s.m) * static_cast<std::uint64_t>(s.n);
   }
-  std::vector<HostTensor> make_inputs(const OpShape& s, std::uint64_t seed) const override {
-    std::vector<HostTensor> t;
-    t.emplace_back("x", s.dtype, s.m, s.n);
-    t.emplace_back("weight", s.dtype, 1, s.n);
-    fill_uniform(t[0], mix64(seed + 1), -1.0f, 1.0f);
-    fill_uniform(t[1], mix64(seed + 2), 0.5f, 1.5f);
-    return t;
+  std::vector<InputDraw> input_draws(const OpShape&, std::uint64_t seed) const override {
+    return {{mix64(seed + 1), -1.0f, 1.0f}, {mix64(seed + 2), 0.5f, 1.5f}};
   }
   void reference_row(const OpShape& s, const std::vector<HostTensor>& in, std::int64_t row, double* out,
                      std::vector<double>& scratch) const override {
@@ -50,16 +45,9 @@ class LayerNorm final : public Op {
   std::uint64_t flops(const OpShape& s) const override {
     return 7ull * static_cast<std::uint64_t>(s.m) * static_cast<std::uint64_t>(s.n);
   }
-  std::vector<HostTensor> make_inputs(const OpShape& s, std::uint64_t seed) const override {
-    std::vector<HostTensor> t;
-    t.emplace_back("x", s.dtype, s.m, s.n);
-    t.emplace_back("weight", s.dtype, 1, s.n);
-    t.emplace_back("bias", s.dtype, 1, s.n);
+  std::vector<InputDraw> input_draws(const OpShape&, std::uint64_t seed) const override {
     // An offset mean makes a one-pass E[x^2] - E[x]^2 variance visibly less accurate.
-    fill_uniform(t[0], mix64(seed + 1), -0.75f, 1.25f);
-    fill_uniform(t[1], mix64(seed + 2), 0.5f, 1.5f);
-    fill_uniform(t[2], mix64(seed + 3), -0.5f, 0.5f);
-    return t;
+    return {{mix64(seed + 1), -0.75f, 1.25f}, {mix64(seed + 2), 0.5f, 1.5f}, {mix64(seed + 3), -0.5f, 0.5f}};
   }
   void reference_row(const OpShape& s, const std::vector<HostTensor>& in, std::int64_t row, double* out,
                      std::vector<double>& scratch) const override {

@@ -1,6 +1,7 @@
-// An op: its tensors, its seeded input builder, its fp64 host reference, and its byte and flop
-// counts. Providers never build their own inputs: the runner builds them once per shape with
-// make_inputs and hands the same tensors to every provider. docs/ops.md documents each op.
+// An op: its tensors, how their values are drawn, its fp64 host reference, and its byte and flop
+// counts. Providers never build their own inputs: the runner draws them once per shape (on the
+// device when the backend can, else make_inputs on the host: the same bits either way) and hands
+// the same tensors to every provider. docs/ops.md documents each op.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +19,14 @@ struct TensorSpec {
   std::int64_t cols = 0;
 };
 
+// How one input's values are drawn: fill_uniform(tensor, seed, lo, hi), rounded to the shape's
+// dtype. A backend that draws on the device (Backend::fill_uniform) produces the same bits.
+struct InputDraw {
+  std::uint64_t seed = 0;
+  float lo = 0;
+  float hi = 0;
+};
+
 class Op {
  public:
   virtual ~Op() = default;
@@ -30,8 +39,11 @@ class Op {
   std::uint64_t bytes(const OpShape& s) const;
   // Floating-point operations of one call (docs/ops.md gives each formula).
   virtual std::uint64_t flops(const OpShape& s) const = 0;
-  // Random inputs (never all zeros), rounded to the dtype, deterministic for (shape, seed).
-  virtual std::vector<HostTensor> make_inputs(const OpShape& s, std::uint64_t seed) const = 0;
+  // The draw of each input, in the order of inputs(s): never all zeros, deterministic for
+  // (shape, seed).
+  virtual std::vector<InputDraw> input_draws(const OpShape& s, std::uint64_t seed) const = 0;
+  // The inputs drawn on the host, rounded to the dtype.
+  std::vector<HostTensor> make_inputs(const OpShape& s, std::uint64_t seed) const;
   // The fp64 reference of output row `row` from the (already dtype-rounded) inputs; `out` has n
   // entries, `scratch` is reusable working memory.
   virtual void reference_row(const OpShape& s, const std::vector<HostTensor>& inputs, std::int64_t row,

@@ -16,11 +16,8 @@ class Softmax final : public Op {
   std::uint64_t flops(const OpShape& s) const override {
     return 5ull * static_cast<std::uint64_t>(s.m) * static_cast<std::uint64_t>(s.n);
   }
-  std::vector<HostTensor> make_inputs(const OpShape& s, std::uint64_t seed) const override {
-    std::vector<HostTensor> t;
-    t.emplace_back("x", s.dtype, s.m, s.n);
-    fill_uniform(t[0], mix64(seed + 1), -4.0f, 4.0f);
-    return t;
+  std::vector<InputDraw> input_draws(const OpShape&, std::uint64_t seed) const override {
+    return {{mix64(seed + 1), -4.0f, 4.0f}};
   }
   void reference_row(const OpShape& s, const std::vector<HostTensor>& in, std::int64_t row, double* out,
                      std::vector<double>& scratch) const override {
@@ -49,13 +46,8 @@ class Gemm final : public Op {
     return 2ull * static_cast<std::uint64_t>(s.m) * static_cast<std::uint64_t>(s.n) *
            static_cast<std::uint64_t>(s.k);
   }
-  std::vector<HostTensor> make_inputs(const OpShape& s, std::uint64_t seed) const override {
-    std::vector<HostTensor> t;
-    t.emplace_back("a", s.dtype, s.m, s.k);
-    t.emplace_back("b", s.dtype, s.k, s.n);
-    fill_uniform(t[0], mix64(seed + 1), -1.0f, 1.0f);
-    fill_uniform(t[1], mix64(seed + 2), -1.0f, 1.0f);
-    return t;
+  std::vector<InputDraw> input_draws(const OpShape&, std::uint64_t seed) const override {
+    return {{mix64(seed + 1), -1.0f, 1.0f}, {mix64(seed + 2), -1.0f, 1.0f}};
   }
   // out[j] = sum_p a[row, p] b[p, j] in fp64, streaming B by rows (contiguous).
   void reference_row(const OpShape& s, const std::vector<HostTensor>& in, std::int64_t row, double* out,

@@ -31,16 +31,18 @@ std::string join_names(const std::vector<std::string>& names) {
   return out.empty() ? "none" : out;
 }
 
-// One set of input values: built on the host, kept on the device too when it fits (a device
-// copy restores the inputs in a device-to-device copy), with its fp64 reference of the checked
-// rows (computed once, by the first cell of the shape that calls a provider).
+// One set of input values: drawn on the device when the backend can (kept there: a device copy
+// restores the inputs in a device-to-device copy), else drawn on the host and kept on the device
+// too when it fits; with its fp64 reference of the checked rows (computed once, by the first cell
+// of the shape that calls a provider).
 struct InputSet {
-  std::vector<ops::HostTensor> host;
-  std::vector<DeviceBuffer> device;  // empty: the host tensors are the source (host backend, or no room)
+  std::vector<ops::HostTensor> host;  // empty when drawn on the device (copied back only if needed)
+  std::vector<DeviceBuffer> device;   // empty: the host tensors are the source (host backend, or no room)
   // Either computed on the host, or computed and kept on the device (the backend compares the
   // outputs there too: only the comparison's sums come back).
   std::unique_ptr<ops::Reference> reference;
   std::optional<DeviceReference> device_reference;
+  bool present() const { return !host.empty() || !device.empty(); }
   bool has_reference() const { return reference || device_reference; }
 };
 
@@ -49,7 +51,7 @@ struct InputSet {
 // set afterwards, so a provider that remembers its last result cannot pass (docs/integrity.md).
 struct ShapeInputs {
   InputSet original;
-  InputSet fresh;  // host empty: no fresh set (the shape does not fit three times)
+  InputSet fresh;  // not present: no fresh set (the shape does not fit three times)
   std::vector<DeviceBuffer> working;
   std::vector<std::int64_t> rows;  // the output rows compared with the reference
 };
@@ -58,10 +60,8 @@ double now_ms() {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-std::uint64_t input_bytes(const std::vector<ops::HostTensor>& tensors) {
-  std::uint64_t b = 0;
-  for (const ops::HostTensor& t : tensors) b += t.bytes();
-  return b;
+std::size_t tensor_bytes(const ops::TensorSpec& t, DType dtype) {
+  return static_cast<std::size_t>(t.rows) * static_cast<std::size_t>(t.cols) * dtype_size_bytes(dtype);
 }
 
 // Copies the output rows a check compares into `out` (the rest stays unread): the whole tensor
@@ -165,9 +165,26 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
   std::string no_fresh_reason;
 
   double inputs_built_ms = 0;  // the time the last build_inputs() spent building (0: they existed)
+  const std::vector<ops::TensorSpec> input_specs = op.inputs(s);
+  const std::uint64_t fresh_seed = ops::mix64(seed ^ 0x66726573685f696eull);
+  // Draws a set on the device, where the backend can (false: it cannot, nothing is kept).
+  auto draw_on_device = [&](InputSet& set, std::uint64_t set_seed) -> bool {
+    const std::vector<ops::InputDraw> draws = op.input_draws(s, set_seed);
+    for (std::size_t k = 0; k < input_specs.size(); ++k) {
+      const ops::TensorSpec& t = input_specs[k];
+      set.device.emplace_back(backend_, tensor_bytes(t, s.dtype));
+      if (!backend_.fill_uniform(set.device.back().get(), s.dtype,
+                                 static_cast<std::size_t>(t.rows) * static_cast<std::size_t>(t.cols), draws.at(k).seed,
+                                 draws[k].lo, draws[k].hi)) {
+        set.device.clear();
+        return false;
+      }
+    }
+    return true;
+  };
   auto build_inputs = [&]() -> bool {
     inputs_built_ms = 0;
-    if (!inputs.original.host.empty()) return true;
+    if (inputs.original.present()) return true;
     if (inputs_failed) return false;
     const double built_from = now_ms();
     struct Charge {  // charges the build to the cell that asked, whichever way it ends
@@ -183,18 +200,31 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
         inputs_failed = fmt::format("inputs and output need {} bytes; the device has {} bytes", need, have);
         return false;
       }
-      inputs.original.host = op.make_inputs(s, seed);
-      const std::uint64_t in_bytes = input_bytes(inputs.original.host);
-      for (const ops::HostTensor& t : inputs.original.host) {
-        inputs.working.emplace_back(backend_, t.bytes());
-        backend_.copy_to_device(inputs.working.back().get(), t.data(), t.bytes());
-      }
+      std::uint64_t in_bytes = 0;
+      for (const ops::TensorSpec& t : input_specs) in_bytes += tensor_bytes(t, s.dtype);
       inputs.rows = ops::rows_to_check(op, s, row_seed);
       // The fresh set, and device copies of both sets on an asynchronous device (restoring from
       // the host would cost a host-to-device copy per measurement): three times the inputs.
       const bool device_copies = backend_.asynchronous();
-      if (!device_copies || have == 0 || need + 2 * in_bytes <= have) {
-        inputs.fresh.host = op.make_inputs(s, ops::mix64(seed ^ 0x66726573685f696eull));
+      const bool room_for_three = have == 0 || need + 2 * in_bytes <= have;
+      // Drawn on the device: nothing crosses from the host (the host draw of a large shape and
+      // its copies cost tens of milliseconds).
+      if (device_copies && room_for_three && draw_on_device(inputs.original, seed) &&
+          draw_on_device(inputs.fresh, fresh_seed)) {
+        for (const DeviceBuffer& b : inputs.original.device) {
+          inputs.working.emplace_back(backend_, b.bytes());
+          backend_.copy_on_device(inputs.working.back().get(), b.get(), b.bytes());
+        }
+        return true;
+      }
+      inputs.original.device.clear();
+      inputs.original.host = op.make_inputs(s, seed);
+      for (const ops::HostTensor& t : inputs.original.host) {
+        inputs.working.emplace_back(backend_, t.bytes());
+        backend_.copy_to_device(inputs.working.back().get(), t.data(), t.bytes());
+      }
+      if (!device_copies || room_for_three) {
+        inputs.fresh.host = op.make_inputs(s, fresh_seed);
         if (device_copies) {
           for (InputSet* set : {&inputs.original, &inputs.fresh}) {
             for (const ops::HostTensor& t : set->host) {
@@ -221,6 +251,18 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
     return false;
   };
 
+  // The host tensors of a set drawn on the device, copied back (only a host reference needs them).
+  auto host_tensors = [&](InputSet& set) -> const std::vector<ops::HostTensor>& {
+    if (set.host.empty()) {
+      for (std::size_t k = 0; k < input_specs.size(); ++k) {
+        const ops::TensorSpec& t = input_specs[k];
+        set.host.emplace_back(t.name, s.dtype, t.rows, t.cols);
+        backend_.copy_to_host(set.host.back().data(), set.device[k].get(), set.host.back().bytes());
+      }
+    }
+    return set.host;
+  };
+
   // The fp64 reference of one input set: on the device when its inputs are there and the
   // backend has one (the host's, tens of milliseconds on a big shape, is the last resort).
   const ReferenceProblem problem{std::string(ops::to_string(s.op)), s.dtype, s.m, s.n, s.k, s.eps};
@@ -231,7 +273,7 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
       set.device_reference = backend_.reference_rows_on_device(problem, device_inputs, inputs.rows);
       if (set.device_reference) return;
     }
-    set.reference = std::make_unique<ops::Reference>(op, s, set.host, inputs.rows);
+    set.reference = std::make_unique<ops::Reference>(op, s, host_tensors(set), inputs.rows);
   };
   // Where the references were computed, for the check's description.
   auto reference_origin = [&]() -> std::string {
@@ -247,9 +289,9 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
   auto load_set = [&](InputSet& set) {
     for (std::size_t k = 0; k < inputs.working.size(); ++k) {
       if (!set.device.empty()) {
-        backend_.copy_on_device(inputs.working[k].get(), set.device[k].get(), set.host[k].bytes());
+        backend_.copy_on_device(inputs.working[k].get(), set.device[k].get(), inputs.working[k].bytes());
       } else {
-        backend_.copy_to_device(inputs.working[k].get(), set.host[k].data(), set.host[k].bytes());
+        backend_.copy_to_device(inputs.working[k].get(), set.host[k].data(), inputs.working[k].bytes());
       }
     }
   };
@@ -357,7 +399,7 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
         phases.reference_ms += now_ms() - reference_from;
       };
       charge_reference(inputs.original);
-      if (!inputs.fresh.host.empty() && options_.integrity_checks) charge_reference(inputs.fresh);
+      if (inputs.fresh.present() && options_.integrity_checks) charge_reference(inputs.fresh);
       // The row keeps the first check's numbers, or the first failing one's.
       subject.judge = [&](bool fresh) -> std::string {
         InputSet& set = fresh ? inputs.fresh : inputs.original;
@@ -385,7 +427,7 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
           fmt::format("fp64 reference {}, on {} of {} rows, drawn at random (seed {:016x})", reference_origin(),
                       inputs.rows.size(), s.m, row_seed) +
           (no_fresh_reason.empty() ? "" : "; " + no_fresh_reason);
-      if (!inputs.fresh.host.empty()) {
+      if (inputs.fresh.present()) {
         subject.load_fresh_inputs = [&] { load_set(inputs.fresh); };
       }
       subject.restore_inputs = [&] { load_set(inputs.original); };

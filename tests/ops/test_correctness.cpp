@@ -157,6 +157,35 @@ TEST(Correctness, LargeGemmsCheckRowsDrawnAtRandomFromTheSeed) {
   EXPECT_EQ(rows_to_check(op_for(OpType::gemm), s, 7).size(), 64u);  // small: every row
 }
 
+// Floyd's algorithm written out with an ordered set: the rows rows_to_check must choose, whichever
+// set it keeps them in (a bitmap when they are a sizable share of the rows, a hash set otherwise).
+std::vector<std::int64_t> floyd_rows(std::int64_t m, std::int64_t count, std::uint64_t seed) {
+  std::set<std::int64_t> chosen;
+  std::uint64_t state = seed;
+  for (std::int64_t j = m - count; j < m; ++j) {
+    state = mix64(state + 0x9e3779b97f4a7c15ull);
+    const auto t = static_cast<std::int64_t>(state % static_cast<std::uint64_t>(j + 1));
+    if (!chosen.insert(t).second) chosen.insert(j);
+  }
+  return {chosen.begin(), chosen.end()};
+}
+
+TEST(Correctness, CheckedRowsAreFloydsWhateverTheShareOfTheRows) {
+  OpShape s;
+  s.op = OpType::layernorm;
+  s.dtype = DType::bf16;
+  s.m = 200000;
+  s.n = 4096;  // 2^28 / (5 * 4096) = 13107 rows: more than m / 64 (the bitmap)
+  EXPECT_EQ(rows_to_check(op_for(OpType::layernorm), s, 9), floyd_rows(200000, 13107, 9));
+  s.op = OpType::gemm;
+  s.m = 4096;
+  s.n = 8192;
+  s.k = 8192;  // 16 rows of 4096: fewer than m / 64 (the hash set)
+  EXPECT_EQ(rows_to_check(op_for(OpType::gemm), s, 9), floyd_rows(4096, 16, 9));
+  s.m = 1000;  // 16 rows of 1000: the bitmap
+  EXPECT_EQ(rows_to_check(op_for(OpType::gemm), s, 9), floyd_rows(1000, 16, 9));
+}
+
 TEST(Correctness, TheAbsoluteBoundIsAtolTimesTheReferenceRmsPlusTheSubnormalStep) {
   Tolerance tol;
   tol.atol = 0.5;

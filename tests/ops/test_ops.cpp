@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "ops/op.h"
+#include "ops/uniform_draw.h"
 
 namespace caliber::ops {
 namespace {
@@ -108,6 +109,31 @@ TEST(Ops, InputsAreDeterministicNonZeroAndSeedDependent) {
   EXPECT_GE(lo, -1.0);
   EXPECT_LE(hi, 1.0);
   for (std::size_t i = 0; i < a[1].elements(); ++i) EXPECT_GE(a[1].get(i), 0.5);  // weights in [0.5, 1.5)
+}
+
+TEST(Ops, EveryInputHasItsOwnDrawAndMakeInputsFollowsTheSpecs) {
+  for (OpType type : {OpType::rmsnorm, OpType::layernorm, OpType::softmax, OpType::gemm}) {
+    const OpShape s = shape(type, DType::fp16, 5, 9, type == OpType::gemm ? 3 : 0, 1e-6);
+    const Op& op = op_for(type);
+    const std::vector<TensorSpec> specs = op.inputs(s);
+    const std::vector<InputDraw> draws = op.input_draws(s, 3);
+    const std::vector<HostTensor> made = op.make_inputs(s, 3);
+    ASSERT_EQ(draws.size(), specs.size()) << to_string(type);
+    ASSERT_EQ(made.size(), specs.size()) << to_string(type);
+    for (std::size_t k = 0; k < specs.size(); ++k) {
+      EXPECT_EQ(made[k].name(), specs[k].name);
+      EXPECT_EQ(made[k].rows(), specs[k].rows);
+      EXPECT_EQ(made[k].cols(), specs[k].cols);
+      EXPECT_EQ(made[k].dtype(), DType::fp16);
+      EXPECT_LT(draws[k].lo, draws[k].hi);
+      for (std::size_t j = 0; j < k; ++j) EXPECT_NE(draws[j].seed, draws[k].seed) << to_string(type);
+      // The tensor is the draw: element 0 of input k is the draw's element 0, rounded to fp16.
+      HostTensor one("one", DType::fp16, 1, 1);
+      one.set(0, uniform_element(draws[k].seed, 0, uniform_scale(draws[k].lo, draws[k].hi), draws[k].lo));
+      EXPECT_EQ(made[k].get(0), one.get(0)) << to_string(type) << " input " << k;
+    }
+    EXPECT_NE(op.input_draws(s, 4)[0].seed, draws[0].seed);
+  }
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "backends/cuda/cuda_integrity_kernels.cuh"
 #include "backends/cuda/cupti_session.h"
 #include "backends/cuda/cupti_timer.h"
+#include "backends/cuda/device_input_draw.cuh"
 #include "backends/cuda/device_reference.cuh"
 #include "backends/cuda/launch_gate.h"
 #include "backends/cuda/row_gather.cuh"
@@ -631,6 +632,11 @@ class CudaBackend final : public Backend {
   void fill_bytes(void* dst, unsigned char value, std::size_t bytes) override {
     CALIBER_CUDA_CHECK(cudaMemsetAsync(dst, value, bytes, stream_));
     CALIBER_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+  bool fill_uniform(void* dst, DType dtype, std::size_t elements, std::uint64_t seed, float lo,
+                    float hi) override {
+    cuda::draw_uniform_on_device(dst, dtype, elements, seed, lo, hi, stream_);
+    return true;
   }
   std::optional<DeviceReference> reference_rows_on_device(const ReferenceProblem& problem,
                                                           const std::vector<const void*>& inputs,

@@ -6,15 +6,12 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "ops/uniform_draw.h"
+
 namespace caliber::cuda {
 namespace {
 
-__device__ inline std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
+using ops::splitmix64;
 
 // Element i of the stream `seed`: uniform in +-[0.5, 1.5) (exact in fp32 after scaling by 2).
 __device__ inline float random_nonzero(std::uint64_t seed, std::size_t i) {

@@ -9,18 +9,11 @@
 #include <fmt/format.h>
 
 #include "caliber/errors.h"
+#include "ops/uniform_draw.h"
 
 namespace caliber::host {
-namespace {
 
-std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
-}  // namespace
+using ops::splitmix64;
 
 void fill_random(float* x, std::size_t n, std::uint64_t seed) {
   for (std::size_t i = 0; i < n; ++i) {
