@@ -31,7 +31,9 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-constexpr double kPollS = 0.2;          // how often running shards are looked at
+// How often running shards are looked at (a poll reads only the rows appended since the last).
+// After a shard's attempt ends the next step runs at once: a device never waits for a poll.
+constexpr double kPollS = 0.05;
 constexpr double kPlainProgressS = 10;  // a progress line this often when stderr is not a terminal
 
 double now_s() {
@@ -144,7 +146,7 @@ class Campaign {
     started_s_ = now_s();
     write_status("running");
     while (true) {
-      bool changed = false, busy = false;
+      bool changed = false, busy = false, moved_on = false;
       for (auto& [device, list] : queue) {
         std::size_t& k = next[device];
         while (k < list.size()) {
@@ -158,6 +160,7 @@ class Campaign {
           if (r.step()) changed = true;
           if (r.attempt() != attempt || r.state() != before) {
             if (before == ShardRunner::State::running) after_attempt(r);
+            moved_on = true;
           }
           busy = true;
           break;
@@ -166,14 +169,16 @@ class Campaign {
       if (changed) write_status("running");
       progress(false);
       if (!busy) break;
-      usleep(static_cast<useconds_t>(kPollS * 1e6));
+      if (!moved_on) usleep(static_cast<useconds_t>(kPollS * 1e6));
     }
   }
 
   // Merges the shards, refreshes the receipts, seals a complete campaign. Returns the exit code.
   int finish(bool strict) {
+    const double merge_from = now_s();
     const MergedResults merged = merge_shard_results(m_, shards_, err_);
     write_receipts(m_, shards_, merged, attempts());
+    merging_s_ += now_s() - merge_from;
     std::size_t done = 0, total = 0;
     const json counts = status_counts(runners_, &done, &total);
     int code = 0;
@@ -196,9 +201,22 @@ class Campaign {
     // The ratios to the wall time hold only when this session produced every row.
     const double wall_s = ran_here_ && previous_rows_ == 0 ? now_s() - started_s_ : 0.0;
     time_ = to_json(time, wall_s);
+    // Where the campaign's wall time went outside the cells: the shards' processes (their
+    // cells included), the merging of results and the receipts after each attempt; the rest is
+    // the batch waiting between polls and starting processes.
+    double attempts_s = 0;
+    for (const auto& r : runners_) attempts_s += r->attempts_elapsed_s();
+    if (ran_here_) {
+      time_["campaign"] = {{"canary_s", canary_s_}, {"shard_attempts_s", attempts_s}, {"merging_s", merging_s_}};
+    }
     write_status(complete ? "sealed" : "incomplete");
     progress(true);
     err_ << "caliber batch: time: " << describe(time, wall_s) << '\n';
+    if (ran_here_) {
+      err_ << fmt::format("caliber batch: time outside the cells: canary {:.2f} s, shard processes {:.2f} s (their "
+                          "cells {:.2f} s), merging and receipts {:.2f} s\n",
+                          canary_s_, attempts_s, time.cells_wall_ms / 1e3, merging_s_);
+    }
     std::string text;
     for (auto it = counts.begin(); it != counts.end(); ++it) {
       text += fmt::format("{}{} {}", text.empty() ? "" : ", ", it.value().get<std::size_t>(), it.key());
@@ -212,6 +230,7 @@ class Campaign {
   }
 
   const std::vector<ShardWork>& shards() const { return shards_; }
+  void set_canary_s(double s) { canary_s_ = s; }
   const Manifest& manifest() const { return m_; }
 
  private:
@@ -225,6 +244,12 @@ class Campaign {
 
   void after_attempt(const ShardRunner& r) {
     // The merged set and the receipts follow every finished attempt: a kill loses nothing.
+    const double from = now_s();
+    struct Charge {
+      double& to;
+      double from;
+      ~Charge() { to += now_s() - from; }
+    } charge{merging_s_, from};
     try {
       const MergedResults merged = merge_shard_results(m_, shards_, err_);
       write_receipts(m_, shards_, merged, attempts());
@@ -326,6 +351,8 @@ class Campaign {
   bool ran_here_ = false;          // run_all ran the shards in this process (not Slurm)
   std::size_t previous_rows_ = 0;  // rows the results held before this session ran
   json time_;                      // where the time went, once the campaign ended (results/time_breakdown.h)
+  double merging_s_ = 0;           // merging the shards' results and writing receipts
+  double canary_s_ = 0;            // the canary's run, before the shards
 };
 
 int previous_session(const std::string& dir) {
@@ -506,7 +533,9 @@ int run_batch(const BatchOptions& input, std::ostream& out, std::ostream& err) {
     Campaign merged(m, err, session);  // re-reads every shard as the tasks left it
     return merged.finish(o.strict);
   }
+  const double canary_from = now_s();
   if (!run_canary(m, self_executable(), err)) return 1;
+  campaign.set_canary_s(now_s() - canary_from);
   campaign.run_all();
   return campaign.finish(o.strict);
 }
@@ -536,8 +565,10 @@ int run_batch_task(const std::string& campaign_dir, int task, std::ostream& err)
   const int session = previous_session(campaign_dir) + 1;
   ShardRunner runner(shards[static_cast<std::size_t>(task)], manifest_policy(m), harness.executable, session);
   while (runner.state() != ShardRunner::State::done && runner.state() != ShardRunner::State::refused) {
+    const int attempt = runner.attempt();
+    const ShardRunner::State before = runner.state();
     runner.step();
-    usleep(static_cast<useconds_t>(kPollS * 1e6));
+    if (runner.attempt() == attempt && runner.state() == before) usleep(static_cast<useconds_t>(kPollS * 1e6));
   }
   err << fmt::format("caliber batch task {}: shard {} {}: {}/{} cells with a row{}\n", task, runner.work().name,
                      to_string(runner.state()), runner.rows(), runner.cells().size(),

@@ -110,6 +110,8 @@ void ShardRunner::load_rows(bool incremental) {
     it->second.status = r.benchmark_status;
     it->second.reason = r.status_reason.value_or("");
     it->second.finished_at = r.finished_at;
+    it->second.row_identity = fmt::format("{}|{}|{}|{:a}", r.finished_at, to_string(r.benchmark_status),
+                                          r.status_reason.value_or(""), r.cell_wall_time_ms);
     if (auto why = runner::capture_denial_from(r)) denials.emplace(r.provider, *why);
   }
   // What a shard learns, every later attempt of the op's shards starts with (docs/batch.md).
@@ -170,7 +172,7 @@ void ShardRunner::start_attempt() {
   }
   before_attempt_.clear();
   for (const auto& [key, c] : cells_) {
-    if (c.status) before_attempt_[key] = c.finished_at;
+    if (c.status) before_attempt_[key] = c.row_identity;
   }
   offset_ = 0;
   SubprocessOptions o;
@@ -215,6 +217,7 @@ bool ShardRunner::write_row_for_cell_in_flight(const std::string& how) {
 
 void ShardRunner::finish_attempt(const SubprocessResult& r) {
   exit_code_ = r.exit_code;
+  attempts_elapsed_s_ += r.elapsed_s;
   const std::string log = (fs::path(work_.dir) / kShardLogFileName).string();
   const bool refused = !r.timed_out && (r.exit_code == 2 || r.exit_code == 3 || r.exit_code == 4);
   std::error_code ec;
@@ -230,7 +233,7 @@ void ShardRunner::finish_attempt(const SubprocessResult& r) {
     CellRecord& c = cells_.at(key);
     if (!c.status) continue;
     const auto was = before_attempt_.find(key);
-    if (was != before_attempt_.end() && was->second == c.finished_at) continue;  // not from this attempt
+    if (was != before_attempt_.end() && was->second == c.row_identity) continue;  // not from this attempt
     ++new_rows;
     ++c.attempts;
     if (!is_retryable(*c.status)) {

@@ -25,6 +25,9 @@ struct CellRecord {
   std::optional<BenchmarkStatus> status;  // of its row; nullopt: no row yet
   std::string reason;
   std::string finished_at;
+  // Which row it is: its end time (to the second), status, reason and wall time (to the bit). Two
+  // runs of a cell ending in the same second still differ in their wall time.
+  std::string row_identity;
   std::vector<std::string> failures;  // this session's failure signatures, oldest first
   int attempts = 0;                   // this session's attempts that produced a row
   bool final = false;                 // its row stands (ok, or a failure not retried)
@@ -49,12 +52,14 @@ class ShardRunner {
   int attempt() const { return attempt_; }
   int exit_code() const { return exit_code_; }  // of the last attempt; for refused: 2, 3 or 4
   const std::string& note() const { return note_; }  // why refused or stuck; "" otherwise
+  double attempts_elapsed_s() const { return attempts_elapsed_s_; }  // this session's attempts, summed
   std::size_t rows() const;
   int pid() const;  // of the running attempt, else -1
 
   std::string results_file() const;
 
  private:
+  double attempts_elapsed_s_ = 0;
   void load_rows(bool incremental);
   void start_attempt();
   void finish_attempt(const SubprocessResult& r);
@@ -71,7 +76,7 @@ class ShardRunner {
   int attempt_ = 0;
   int exit_code_ = 0;
   std::string note_;
-  std::map<runner::CellKey, std::string> before_attempt_;  // finished_at of each row when the attempt started
+  std::map<runner::CellKey, std::string> before_attempt_;  // row_identity of each row when the attempt started
   std::string last_silent_end_;  // how the previous attempt ended when it produced no row
   std::uintmax_t offset_ = 0;    // of the results file, read so far in this attempt
 };
