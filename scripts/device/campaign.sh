@@ -66,6 +66,22 @@ if per_op:
         wall_ms = sum(r["cell_wall_time_ms"] for r in rs) / len(rs)
         print(f"| {op} | {len(rs)} | " + " | ".join(f"{mean[p]:.2f}" for p in phases) +
               f" | {wall_ms:.2f} | {100 * mean['timing'] / wall_ms if wall_ms else 0:.0f}% |")
+# Where each shard's process spent its time before its first cell (run_summary.json,
+# session.start_up), mean over the shards.
+import glob
+summaries = [json.load(open(f)) for f in sorted(glob.glob(f"{d}/run/shards/*/*/run_summary.json"))]
+starts = [s["session"].get("start_up") for s in summaries if s.get("session", {}).get("start_up")]
+if starts:
+    n = len(starts)
+    before = sum(s.get("before_first_worker_ms") or 0 for s in starts) / n
+    ready = sum(sum(s.get("worker_ready_ms") or []) for s in starts) / n
+    steps = collections.Counter()
+    for s in starts:
+        steps.update(s.get("first_worker_steps_ms") or {})
+    print(f"\n## Shard start-up, mean of {n} shards, ms\n")
+    print(f"- the run's own process, until its first worker was spawned (after its shared libraries loaded): {before:.1f}")
+    print(f"- worker spawned until ready (all worker starts of the shard): {ready:.1f}; of it, the first worker's steps: "
+          + ", ".join(f"{k} {v / n:.1f}" for k, v in steps.items()))
 print("\n```\n" + open(f"{d}/dry_run.txt").read()[-1500:] + "\n```")
 PY
 cat "$OUT/campaign_h200.md"

@@ -296,112 +296,179 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
     }
   };
 
-  for (BoundProvider& bp : providers_) {
-    const std::string& name = bp.entry->name;
-    if (std::find(names.begin(), names.end(), name) == names.end()) continue;
-    if (!healthy) break;
-    if (events.started) events.started(name);
-    const double t0 = now_ms();
-    BenchmarkResultRow row = base_row(identity_, shape, name);
-    // Where the cell's time goes (CellPhases); recorded once the provider was called.
+  // A cell's state between its untimed check and its measurements. The untimed calls of a shape's
+  // providers run first, one after the other under one CUPTI trace, then each provider is timed
+  // with the trace detached (docs/runner.md, "The untimed calls of a shape"): detaching CUPTI costs
+  // milliseconds, once per shape instead of once per cell. Rows are reported in matrix order.
+  struct Cell {
+    BoundProvider* bp = nullptr;
+    BenchmarkResultRow row;
     CellPhases phases;
     bool provider_called = false;
-    const auto judged_ms = [&] { return phases.reference_ms + phases.correctness_ms; };  // judging so far
-    auto finish = [&](BenchmarkStatus status, std::optional<std::string> reason) {
-      row.benchmark_status = status;
-      row.status_reason = std::move(reason);
-      row.cell_wall_time_ms = now_ms() - t0;
-      if (provider_called || phases.inputs_ms > 0) {
-        phases.other_ms = std::max(0.0, row.cell_wall_time_ms - phases.inputs_ms - phases.reference_ms -
-                                            phases.correctness_ms - phases.untimed_check_ms - phases.timing_ms);
-        row.cell_phases = phases;
-      }
-      row.finished_at = utc_timestamp_now();
-      if (events.finished) events.finished(row);
-    };
-
-    if (bp.not_configured) {
-      row.provider_detail = bp.entry->provider;
-      finish(BenchmarkStatus::not_configured, *bp.not_configured);
-      continue;
-    }
-    providers::Provider& p = *bp.impl;
-    const providers::ProviderFlags flags = p.flags();
-    row.includes_allocation = flags.includes_allocation;
-    row.includes_layout_conversion = flags.includes_layout_conversion;
-    row.includes_jit = flags.includes_jit;
-    row.provider_detail = p.detail(s);
-    if (!plan_.selected_provider(name)) {
-      finish(BenchmarkStatus::skipped, "not selected for this run (--providers)");
-      continue;
-    }
-    if (shape.layout != plan_.matrix.layout_contract) {
-      finish(BenchmarkStatus::unsupported, fmt::format("layout {} differs from the matrix's layout_contract {}",
-                                                       shape.layout, plan_.matrix.layout_contract));
-      continue;
-    }
-    const providers::Support support = p.supports(s);
-    if (support.kind == providers::Support::Kind::unsupported) {
-      finish(BenchmarkStatus::unsupported, support.reason);
-      continue;
-    }
-    if (support.kind == providers::Support::Kind::skipped) {
-      finish(BenchmarkStatus::skipped, support.reason);
-      continue;
-    }
-    const bool have_inputs = build_inputs();
-    phases.inputs_ms = inputs_built_ms;
-    if (!have_inputs) {
-      finish(inputs_status, *inputs_failed);
-      continue;
-    }
-
+    bool done = false;      // the row is final
+    bool untimed = false;   // its untimed call ran under the shape's trace
+    double spent_ms = 0;    // wall time of its finished stretches
+    double resumed_ms = 0;  // when its current stretch began
     DeviceBuffer output;
+    std::optional<ops::HostTensor> host_out;  // the checked rows copied back: only for a host reference
+    providers::OpBuffers buffers;
     // The integrity record the row ends with (the measurements' records merged), also when a
     // measurement throws.
     Integrity integrity;
-    integrity.verification_seed = row_seed;
+    std::unique_ptr<integrity::CheckedSubject> checked;
+    double judged_ms() const { return phases.reference_ms + phases.correctness_ms; }  // judging so far
+  };
+  auto finish = [&](Cell& c, BenchmarkStatus status, std::optional<std::string> reason) {
+    c.row.benchmark_status = status;
+    c.row.status_reason = std::move(reason);
+    c.row.cell_wall_time_ms = c.spent_ms + (now_ms() - c.resumed_ms);
+    if (c.provider_called || c.phases.inputs_ms > 0) {
+      const CellPhases& p = c.phases;
+      c.phases.other_ms = std::max(0.0, c.row.cell_wall_time_ms - p.inputs_ms - p.reference_ms - p.correctness_ms -
+                                            p.untimed_check_ms - p.timing_ms);
+      c.row.cell_phases = c.phases;
+    }
+    c.row.finished_at = utc_timestamp_now();
+    c.done = true;
+  };
+  auto release = [&](Cell& c) {
+    c.output.reset();
+    c.bp->impl->release();
+  };
+  // Every way a provider's cell can end in an exception, in either stretch.
+  auto fail = [&](Cell& c, const std::exception_ptr& error) {
     try {
-      provider_called = true;
+      std::rethrow_exception(error);
+    } catch (const IntegrityError& e) {
+      release(c);
+      c.integrity.record(e.check(), CheckOutcome::failed, e.what());
+      c.integrity.record(integrity_check::output_after_timing, CheckOutcome::not_run, "not measured");
+      c.row.integrity = c.integrity;
+      finish(c, BenchmarkStatus::failed, std::string("integrity: ") + e.what());
+    } catch (const OutOfMemoryError& e) {
+      release(c);
+      finish(c, BenchmarkStatus::oom, e.what());
+    } catch (const std::bad_alloc&) {
+      release(c);
+      finish(c, BenchmarkStatus::oom, "host allocation failed");
+    } catch (const providers::UnsupportedShape& e) {
+      release(c);
+      finish(c, BenchmarkStatus::unsupported, e.what());
+    } catch (const DeviceError& e) {
+      healthy = device_healthy(backend_);
+      release(c);
+      finish(c, BenchmarkStatus::failed, healthy ? std::string(e.what())
+                                                 : std::string(e.what()) + " (the device is no longer usable: the "
+                                                                           "next cells run in a fresh process)");
+    } catch (const std::exception& e) {
+      release(c);
+      finish(c, BenchmarkStatus::failed, e.what());
+    }
+  };
+
+  // The shape's trace of the untimed calls: taken at the first untimed call, where the backend
+  // traces device work and every provider's output fits beside the inputs (the outputs of a
+  // shape's providers are alive together until they are timed); else each untimed call traces
+  // itself and the cell is timed at once.
+  std::unique_ptr<ActivityTracing> untimed_trace;
+  bool trace_the_shape = options_.integrity_checks && backend_.observes_device_work();
+  if (trace_the_shape) {
+    std::size_t runnable = 0;
+    for (const BoundProvider& bp : providers_) {
+      runnable += !bp.not_configured && plan_.selected_provider(bp.entry->name) &&
+                  std::find(names.begin(), names.end(), bp.entry->name) != names.end();
+    }
+    std::uint64_t in_bytes = 0;
+    for (const ops::TensorSpec& t : input_specs) in_bytes += tensor_bytes(t, s.dtype);
+    const std::uint64_t out_bytes = tensor_bytes(op.output(s), s.dtype);
+    const std::uint64_t have = backend_.device().memory_bytes;
+    const std::uint64_t need = 3 * in_bytes + std::max<std::size_t>(runnable, 1) * out_bytes;
+    trace_the_shape = runnable > 1 && (have == 0 || need <= have / 5 * 4);
+  }
+  std::vector<std::unique_ptr<Cell>> cells;
+
+  // The first stretch of a cell: everything up to and including its untimed call.
+  auto start_cell = [&](BoundProvider& bp) -> Cell& {
+    cells.push_back(std::make_unique<Cell>());
+    Cell& c = *cells.back();
+    c.bp = &bp;
+    c.resumed_ms = now_ms();
+    const std::string& name = bp.entry->name;
+    c.row = base_row(identity_, shape, name);
+    if (bp.not_configured) {
+      c.row.provider_detail = bp.entry->provider;
+      finish(c, BenchmarkStatus::not_configured, *bp.not_configured);
+      return c;
+    }
+    providers::Provider& p = *bp.impl;
+    const providers::ProviderFlags flags = p.flags();
+    c.row.includes_allocation = flags.includes_allocation;
+    c.row.includes_layout_conversion = flags.includes_layout_conversion;
+    c.row.includes_jit = flags.includes_jit;
+    c.row.provider_detail = p.detail(s);
+    if (!plan_.selected_provider(name)) {
+      finish(c, BenchmarkStatus::skipped, "not selected for this run (--providers)");
+      return c;
+    }
+    if (shape.layout != plan_.matrix.layout_contract) {
+      finish(c, BenchmarkStatus::unsupported, fmt::format("layout {} differs from the matrix's layout_contract {}",
+                                                          shape.layout, plan_.matrix.layout_contract));
+      return c;
+    }
+    const providers::Support support = p.supports(s);
+    if (support.kind == providers::Support::Kind::unsupported) {
+      finish(c, BenchmarkStatus::unsupported, support.reason);
+      return c;
+    }
+    if (support.kind == providers::Support::Kind::skipped) {
+      finish(c, BenchmarkStatus::skipped, support.reason);
+      return c;
+    }
+    const bool have_inputs = build_inputs();
+    c.phases.inputs_ms = inputs_built_ms;
+    if (!have_inputs) {
+      finish(c, inputs_status, *inputs_failed);
+      return c;
+    }
+    c.integrity.verification_seed = row_seed;
+    try {
+      c.provider_called = true;
       // A replay pins the config its source recorded for this cell (runner/config_replay.h).
       std::optional<ProviderConfig> pinned;
       if (config_replay_) pinned = pinned_config_for(*config_replay_, shape.shape_id, name);
       p.pin_config(pinned ? std::optional<std::string>(pinned->key) : std::nullopt);
       p.prepare(s, backend_);
-      row.provider_detail = p.detail(s);  // after prepare: e.g. the algorithm a library picked
+      c.row.provider_detail = p.detail(s);  // after prepare: e.g. the algorithm a library picked
       {
         std::string refusal;
-        row.config = row_config(p.chosen_config(), pinned, config_replay_.has_value(), &refusal);
+        c.row.config = row_config(p.chosen_config(), pinned, config_replay_.has_value(), &refusal);
         if (!refusal.empty()) throw providers::ConfigRefused(refusal);
       }
       const ops::TensorSpec out_spec = op.output(s);
-      output = DeviceBuffer(backend_, static_cast<std::size_t>(out_spec.rows * out_spec.cols) * dtype_size_bytes(s.dtype));
-      std::optional<ops::HostTensor> host_out;  // the checked rows copied back: only for a host reference
-      providers::OpBuffers buffers;
-      for (const DeviceBuffer& b : inputs.working) buffers.inputs.push_back(b.get());
-      buffers.output = output.get();
+      c.output = DeviceBuffer(backend_, tensor_bytes(out_spec, s.dtype));
+      for (const DeviceBuffer& b : inputs.working) c.buffers.inputs.push_back(b.get());
+      c.buffers.output = c.output.get();
 
       integrity::Subject subject;
-      subject.call = [&](const LaunchContext& ctx) { p.run(s, buffers, ctx.stream); };
-      const std::vector<ops::TensorSpec> in_specs = op.inputs(s);
+      subject.call = [&p, &s, &c](const LaunchContext& ctx) { p.run(s, c.buffers, ctx.stream); };
       for (std::size_t k = 0; k < inputs.working.size(); ++k) {
         subject.buffers.inputs.push_back(
-            {in_specs[k].name, inputs.working[k].get(), inputs.working[k].bytes(), s.dtype});
+            {input_specs[k].name, inputs.working[k].get(), inputs.working[k].bytes(), s.dtype});
       }
-      subject.buffers.outputs.push_back({out_spec.name, output.get(), output.bytes(), s.dtype});
+      subject.buffers.outputs.push_back({out_spec.name, c.output.get(), c.output.bytes(), s.dtype});
       // The fp64 references of the checked rows, before the untimed call: the description says
       // where they were computed, and no reference work runs inside a measurement. The fresh set
       // is judged only when the integrity checks are on.
-      const auto charge_reference = [&](InputSet& set) {
+      const auto charge_reference = [&, cell = &c](InputSet& set) {
         if (set.has_reference()) return;
         const double reference_from = now_ms();
         compute_reference(set);
-        phases.reference_ms += now_ms() - reference_from;
+        cell->phases.reference_ms += now_ms() - reference_from;
       };
       charge_reference(inputs.original);
       if (inputs.fresh.present() && options_.integrity_checks) charge_reference(inputs.fresh);
       // The row keeps the first check's numbers, or the first failing one's.
-      subject.judge = [&](bool fresh) -> std::string {
+      subject.judge = [&, charge_reference, out_spec, cell = &c](bool fresh) -> std::string {
         InputSet& set = fresh ? inputs.fresh : inputs.original;
         charge_reference(set);  // already there, unless a judge no one foresaw asks
         const double compare_from = now_ms();
@@ -410,17 +477,17 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
         if (set.device_reference) {
           const DeviceReference& ref = *set.device_reference;
           const RowComparison sums = backend_.compare_rows_on_device(
-              ref, output.get(), s.dtype, tol.rtol,
+              ref, cell->output.get(), s.dtype, tol.rtol,
               ops::absolute_bound(tol, ref.sum_of_squares, ref.row_count * static_cast<std::size_t>(ref.n)));
           check = ops::check_from_sums(sums, ref.sum_of_squares, static_cast<std::int64_t>(ref.row_count), s.m, tol);
         } else {
-          if (!host_out) host_out.emplace(out_spec.name, s.dtype, out_spec.rows, out_spec.cols);
-          copy_checked_rows(backend_, output.get(), *host_out, inputs.rows);
-          check = ops::check_output(*set.reference, *host_out, tol);
+          if (!cell->host_out) cell->host_out.emplace(out_spec.name, s.dtype, out_spec.rows, out_spec.cols);
+          copy_checked_rows(backend_, cell->output.get(), *cell->host_out, inputs.rows);
+          check = ops::check_output(*set.reference, *cell->host_out, tol);
         }
-        phases.correctness_ms += now_ms() - compare_from;
+        cell->phases.correctness_ms += now_ms() - compare_from;
         const bool ok = ops::passed(check);
-        if (!row.correctness || (!ok && ops::passed(*row.correctness))) row.correctness = check;
+        if (!cell->row.correctness || (!ok && ops::passed(*cell->row.correctness))) cell->row.correctness = check;
         return ok ? std::string() : ops::failure_reason(check);
       };
       subject.judge_description =
@@ -434,15 +501,37 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
       if (hooks_.on_census) subject.on_census = hooks_.on_census;
       subject.checks = options_.integrity_checks;
 
-      integrity::CheckedSubject checked(backend_, std::move(subject));
+      c.checked = std::make_unique<integrity::CheckedSubject>(backend_, std::move(subject));
+      if (trace_the_shape && !untimed_trace) {
+        try {
+          untimed_trace = backend_.keep_activity_tracing_on();
+        } catch (const ContractError&) {
+          trace_the_shape = false;  // each untimed call says why it was not traced
+        }
+      }
       const double untimed_from = now_ms();
-      const double judged_before_untimed = judged_ms();
-      checked.run_untimed_check();
-      phases.untimed_check_ms = std::max(0.0, now_ms() - untimed_from - (judged_ms() - judged_before_untimed));
-      integrity = checked.untimed_integrity();
-      integrity.verification_seed = row_seed;
+      const double judged_before_untimed = c.judged_ms();
+      c.checked->run_untimed_check();
+      c.phases.untimed_check_ms =
+          std::max(0.0, now_ms() - untimed_from - (c.judged_ms() - judged_before_untimed));
+      c.untimed = untimed_trace != nullptr;
+      c.integrity = c.checked->untimed_integrity();
+      c.integrity.verification_seed = row_seed;
+    } catch (...) {
+      fail(c, std::current_exception());
+    }
+    return c;
+  };
+
+  // The second stretch: the measurements and the verdict.
+  auto time_cell = [&](Cell& c) {
+    providers::Provider& p = *c.bp->impl;
+    const std::string& name = c.bp->entry->name;
+    BenchmarkResultRow& row = c.row;
+    Integrity& integrity = c.integrity;
+    try {
       if (options_.profile_range && hooks_.in_profiler_range) {
-        hooks_.in_profiler_range(*options_.profile_range, [&] { p.run(s, buffers, backend_.stream()); });
+        hooks_.in_profiler_range(*options_.profile_range, [&] { p.run(s, c.buffers, backend_.stream()); });
         backend_.synchronize_device();
         backend_.check_errors();
       }
@@ -457,10 +546,10 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
       mo.working_set_bytes = row.bytes;
       // Inside the contracts: each measurement's own wall time less the judging it did (the
       // verified samples' outputs are judged inside the measurement's window of wall time).
-      const auto timed = [&](const Contract& c) {
-        const double judged_before = judged_ms();
-        Result r = checked.measure(c, mo);
-        phases.timing_ms += std::max(0.0, r.wall_time_ms - (judged_ms() - judged_before));
+      const auto timed = [&](const Contract& contract) {
+        const double judged_before = c.judged_ms();
+        Result r = c.checked->measure(contract, mo);
+        c.phases.timing_ms += std::max(0.0, r.wall_time_ms - (c.judged_ms() - judged_before));
         return r;
       };
       row.eager = timed(contracts_.eager);
@@ -503,8 +592,7 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
       }
       if (row.capture_failure && !capture_failure_keeps_eager_number(row.capture_failure->kind)) {
         // No number: the eager measurement stays in the row for the record, the cell failed.
-        p.release();
-        output.reset();
+        release(c);
         row.eager_median_us = row.eager->summary.median_us;
         row.timing_method = fmt::format("eager={} (kernel-only {}: {})", contract_brief(row.eager->contract),
                                         contract_brief(ko), to_string(row.capture_failure->kind));
@@ -512,8 +600,8 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
         std::string why = fmt::format("kernel-only measurement: {}: {}", to_string(row.capture_failure->kind),
                                       kernel_only_failure);
         if (!healthy) why += " (the device is no longer usable: the next cells run in a fresh process)";
-        finish(BenchmarkStatus::failed, std::move(why));
-        continue;
+        finish(c, BenchmarkStatus::failed, std::move(why));
+        return;
       }
 
       const Result& primary = row.kernel_only ? *row.kernel_only : *row.eager;
@@ -540,74 +628,79 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
       if (ceilings_) {
         for (const Result* r : {row.eager ? &*row.eager : nullptr, row.kernel_only ? &*row.kernel_only : nullptr}) {
           if (!r) continue;
-          const IntegrityCheck c = integrity::physical_bound_check(
+          const IntegrityCheck check = integrity::physical_bound_check(
               {row.bytes, row.flops, r->summary.median_us, s.dtype, r->contract.cache, backend_.device().llc_bytes},
               *ceilings_);
-          integrity.record(c.name, c.outcome, c.detail);
+          integrity.record(check.name, check.outcome, check.detail);
         }
       } else {
         integrity.record(integrity_check::physically_possible, CheckOutcome::not_run, ceilings_missing_);
       }
-      p.release();
-      output.reset();
+      release(c);
       row.integrity = integrity;
       const IntegrityCheck* before = integrity.find(integrity_check::output_before_timing);
       const bool correct_before = before && before->outcome == CheckOutcome::passed;
       row.correct = correct_before && !integrity_failure_is_incorrect(integrity);
       if (!correct_before) {
         row.correctness_error = row.correctness ? ops::failure_reason(*row.correctness) : before ? before->detail : "";
-        finish(BenchmarkStatus::incorrect, "output failed the correctness check: " + *row.correctness_error);
+        finish(c, BenchmarkStatus::incorrect, "output failed the correctness check: " + *row.correctness_error);
       } else if (!*row.correct) {
         row.correctness_error = integrity.first_failure();
-        finish(BenchmarkStatus::incorrect, "integrity: " + integrity.first_failure());
+        finish(c, BenchmarkStatus::incorrect, "integrity: " + integrity.first_failure());
       } else if (integrity.failed()) {
         const IntegrityCheck* physics = integrity.find(integrity_check::physically_possible);
         if (physics && physics->outcome == CheckOutcome::failed) {
-          finish(BenchmarkStatus::faster_than_physical, "integrity: " + integrity.first_failure());
+          finish(c, BenchmarkStatus::faster_than_physical, "integrity: " + integrity.first_failure());
         } else {
-          finish(BenchmarkStatus::failed, "integrity: " + integrity.first_failure());
+          finish(c, BenchmarkStatus::failed, "integrity: " + integrity.first_failure());
         }
       } else {
-        finish(BenchmarkStatus::ok, std::nullopt);
+        finish(c, BenchmarkStatus::ok, std::nullopt);
       }
-      continue;
-    } catch (const IntegrityError& e) {
-      output.reset();
-      p.release();
-      integrity.record(e.check(), CheckOutcome::failed, e.what());
-      integrity.record(integrity_check::output_after_timing, CheckOutcome::not_run, "not measured");
-      row.integrity = integrity;
-      finish(BenchmarkStatus::failed, std::string("integrity: ") + e.what());
-      continue;
-    } catch (const OutOfMemoryError& e) {
-      output.reset();
-      p.release();
-      finish(BenchmarkStatus::oom, e.what());
-      continue;
-    } catch (const std::bad_alloc&) {
-      output.reset();
-      p.release();
-      finish(BenchmarkStatus::oom, "host allocation failed");
-      continue;
-    } catch (const providers::UnsupportedShape& e) {
-      p.release();
-      finish(BenchmarkStatus::unsupported, e.what());
-      continue;
-    } catch (const DeviceError& e) {
-      healthy = device_healthy(backend_);
-      output.reset();
-      p.release();
-      finish(BenchmarkStatus::failed, healthy ? std::string(e.what())
-                                              : std::string(e.what()) + " (the device is no longer usable: the "
-                                                                        "next cells run in a fresh process)");
-      continue;
-    } catch (const std::exception& e) {
-      output.reset();
-      p.release();
-      finish(BenchmarkStatus::failed, e.what());
-      continue;
+    } catch (...) {
+      fail(c, std::current_exception());
     }
+  };
+
+  // Ends the shape's trace (CUPTI detaches: nothing is timed under it), charging what detaching
+  // cost to the cells whose untimed calls it traced, then times the waiting cells and reports
+  // every row, in matrix order. A device that stopped working leaves the waiting cells unreported:
+  // a fresh process runs them.
+  std::size_t reported = 0;
+  auto time_and_report = [&] {
+    if (untimed_trace) {
+      const double detach_from = now_ms();
+      untimed_trace.reset();
+      const double detach_ms = now_ms() - detach_from;
+      std::size_t traced = 0;
+      for (std::size_t i = reported; i < cells.size(); ++i) traced += cells[i]->untimed;
+      for (std::size_t i = reported; i < cells.size(); ++i) {
+        if (!cells[i]->untimed) continue;
+        cells[i]->phases.untimed_check_ms += detach_ms / static_cast<double>(traced);
+        cells[i]->spent_ms += detach_ms / static_cast<double>(traced);
+      }
+    }
+    for (; reported < cells.size(); ++reported) {
+      Cell& c = *cells[reported];
+      if (!c.done) {
+        if (!healthy) continue;
+        if (events.started) events.started(c.bp->entry->name);
+        c.resumed_ms = now_ms();  // the time it waited for the other untimed calls is not its own
+        time_cell(c);
+      }
+      if (c.done && events.finished) events.finished(c.row);
+    }
+  };
+
+  for (BoundProvider& bp : providers_) {
+    if (std::find(names.begin(), names.end(), bp.entry->name) == names.end()) continue;
+    if (!healthy) break;
+    if (events.started) events.started(bp.entry->name);
+    Cell& c = start_cell(bp);
+    if (!c.done) c.spent_ms += now_ms() - c.resumed_ms;
+    if (!trace_the_shape) time_and_report();
   }
+  time_and_report();
   return healthy;
 }
 

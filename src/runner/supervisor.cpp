@@ -15,6 +15,7 @@
 #include "caliber/atomic_file.h"
 #include "caliber/benchmark_results.h"
 #include "caliber/caliber_check.h"
+#include "caliber/clock.h"
 #include "caliber/config.h"
 #include "caliber/errors.h"
 #include "caliber/result_json.h"
@@ -48,6 +49,9 @@ using nlohmann::json;
 constexpr int kEventsFd = 3;
 constexpr const char* kRunSummaryFileName = "run_summary.json";
 constexpr double kReadyTimeoutS = 300;  // opening a device (and loading libraries) can take a while
+// When this process started, near enough (static initialization, before main): what the run
+// spent before its session began is reported in run_summary.json (session.start_up).
+const double kProcessStartUs = steady_clock().now_us();
 
 struct ExistingResults {
   std::string run_id;
@@ -267,6 +271,8 @@ class Supervisor {
       std::vector<std::string> arguments = {"__run-worker"};
       const auto a = worker_options.worker_arguments();
       arguments.insert(arguments.end(), a.begin(), a.end());
+      const double spawned_us = steady_clock().now_us();
+      if (first_spawn_us_ == 0) first_spawn_us_ = spawned_us;
       worker_ = std::make_unique<WorkerProcess>(executable_, arguments, kEventsFd);
       ++worker_starts_;
       std::string line;
@@ -281,6 +287,8 @@ class Supervisor {
         const json ev = parse_json_document(line, "(worker events)");
         const std::string kind = ev.value("event", "");
         if (kind == "ready") {
+          worker_ready_ms_.push_back((steady_clock().now_us() - spawned_us) / 1000.0);
+          if (first_worker_steps_ms_.is_null()) first_worker_steps_ms_ = ev.value("start_up_ms", json::object());
           rows_.device = device_from_json(ev.at("device"), "(worker events)", 0, "device");
           if (!identity_checked_) {
             settle_identity(run_identity_from_json(ev.at("identity"), "(worker events)"));
@@ -510,6 +518,13 @@ class Supervisor {
           {"cells", cells_this_session_},
           {"cells_per_minute", wall_s > 0 ? json(60.0 * static_cast<double>(cells_this_session_) / wall_s) : json(nullptr)},
           {"worker_starts", worker_starts_},
+          // Milliseconds: from the process's start to its first worker's spawn, each worker's start
+          // until it reported its device ready, and the first worker's steps (docs/runner.md).
+          {"start_up",
+           {{"before_first_worker_ms",
+             first_spawn_us_ > 0 ? json((first_spawn_us_ - kProcessStartUs) / 1000.0) : json(nullptr)},
+            {"worker_ready_ms", worker_ready_ms_},
+            {"first_worker_steps_ms", first_worker_steps_ms_.is_null() ? json::object() : first_worker_steps_ms_}}},
           {"interrupted_by", signo ? json(signal_name(signo)) : json(nullptr)}}},
         {"cells_total", plan_.cells()},
         {"statuses", statuses},
@@ -560,6 +575,9 @@ class Supervisor {
   double contract_ms_ = 0;
   std::size_t cells_this_session_ = 0;
   int worker_starts_ = 0;
+  std::vector<double> worker_ready_ms_;  // per worker start: spawned until ready
+  double first_spawn_us_ = 0;
+  json first_worker_steps_ms_;           // the first worker's start_up_ms
 };
 
 }  // namespace

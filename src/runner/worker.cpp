@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "caliber/benchmark_results.h"
+#include "caliber/clock.h"
 #include "caliber/config.h"
 #include "caliber/errors.h"
 #include "caliber/result_json.h"
@@ -180,16 +181,29 @@ int run_worker(const RunOptions& options) {
   std::optional<caliber::RunIdentity> run_identity;
   WorkerHooks worker_hooks;
   std::optional<ConfigReplaySource> replay;
+  // Where the worker's start-up went (run_summary.json, session.start_up): milliseconds per step.
+  nlohmann::json start_up_ms = nlohmann::json::object();
+  double step_from = steady_clock().now_us();
+  const auto step_done = [&](const char* step) {
+    const double now = steady_clock().now_us();
+    start_up_ms[step] = (now - step_from) / 1000.0;
+    step_from = now;
+  };
   try {
     plan = make_run_plan(options);
     const BackendKind kind = options.backend == "auto" ? default_backend_kind() : parse_backend(options.backend);
     contracts = make_run_contracts(options, kind);
+    step_done("plan");
     if (options.start_checks) {
       if (!device_preflight(options, kind, contracts, events)) return kExitPreflightFailed;
+      step_done("preflight");
       run_identity = start_identity(options, plan, kind, contracts);
+      step_done("identity");
     }
     worker_hooks = make_worker_hooks(options, plan, kind);
+    step_done("code_fingerprint_capture");
     backend = open_backend(kind, options.device);
+    step_done("backend");
     if (options.replay_configs) {
       replay = read_config_replay_source(*options.replay_configs, std::string(ops::to_string(plan.op)));
       if (auto why = config_replay_refusal(*replay, backend->device())) throw UsageError(*why);
@@ -209,6 +223,7 @@ int run_worker(const RunOptions& options) {
   }
 
   std::vector<BoundProvider> providers = bind_providers(plan, backend->kind());
+  step_done("providers");
   RowProvenance identity;
   identity.run_id = options.run_id;
   identity.candidate_commit = options.candidate_commit.value_or(CALIBER_GIT_REVISION);
@@ -220,7 +235,8 @@ int run_worker(const RunOptions& options) {
     auto [ceilings, why_missing] = ceilings_for_device(options, backend->device());
     runner.set_device_ceilings(std::move(ceilings), std::move(why_missing));
   }
-  nlohmann::json ready = {{"event", "ready"}, {"device", to_json(backend->device())}};
+  step_done("ceilings");
+  nlohmann::json ready = {{"event", "ready"}, {"device", to_json(backend->device())}, {"start_up_ms", start_up_ms}};
   if (run_identity) {
     run_identity->device = backend->device();  // what every row records
     ready["identity"] = to_json(*run_identity);

@@ -160,6 +160,14 @@ TEST(RunCli, EveryStatusIsRecordedAndTheRunGoesOn) {
   EXPECT_EQ(summary["statuses"]["failed"], 4);  // `fails` on three shapes (the fourth is oom) + the crash
   EXPECT_EQ(summary["statuses"]["oom"], 5);     // every provider that reached the huge shape's inputs
   EXPECT_GE(summary["session"]["worker_starts"].get<int>(), 2);
+  // Where the start-up went: one ready time per worker start, the first worker's steps.
+  const auto& start_up = summary["session"]["start_up"];
+  EXPECT_EQ(start_up["worker_ready_ms"].size(), summary["session"]["worker_starts"].get<std::size_t>());
+  EXPECT_GT(start_up["before_first_worker_ms"].get<double>(), 0.0);
+  for (const char* step : {"plan", "preflight", "identity", "code_fingerprint_capture", "backend", "providers",
+                           "ceilings"}) {
+    EXPECT_GE(start_up["first_worker_steps_ms"].at(step).get<double>(), 0.0) << step;
+  }
   // Where the time went: every row of this run, and the ratios (this session measured them all).
   EXPECT_EQ(summary["time"]["rows"], 32);
   EXPECT_GT(summary["time"]["per_cell_ms"]["timing"].get<double>(), 0.0);

@@ -12,6 +12,7 @@
 #include "caliber/errors.h"
 #include "caliber/measure.h"
 #include "integrity/checked_subject.h"
+#include "support/test_host_device.h"
 
 namespace caliber {
 namespace {
@@ -24,15 +25,7 @@ constexpr std::size_t kN = 1024;
 constexpr double kComputeUs = 100;  // injected cost of a call that does its work
 constexpr double kSkipUs = 1;       // and of one that does not
 
-DeviceInfo test_host() {
-  DeviceInfo d;
-  d.backend = BackendKind::host;
-  d.name = "test host";
-  d.arch = "x86_64";
-  d.llc_bytes = 1 << 20;
-  d.multiprocessors = 1;
-  return d;
-}
+DeviceInfo test_host() { return testing_support::test_host_device(); }
 
 Contract fixed_host(std::int64_t n = 12) {
   Contract c = default_contract(BackendKind::host);

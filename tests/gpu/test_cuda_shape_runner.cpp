@@ -1,0 +1,82 @@
+// The shape runner on a real device (ctest label gpu): the untimed calls of a shape's providers
+// share one CUPTI trace, detached once before anything of the shape is timed (docs/runner.md,
+// "The untimed calls of a shape").
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "backends/cuda/cupti_session.h"
+#include "caliber/backend.h"
+#include "caliber/benchmark_results.h"
+#include "ledger/importers.h"
+#include "runner/shape_runner.h"
+#include "support/cli_run.h"
+#include "support/cuda_device.h"
+
+namespace caliber {
+namespace {
+
+TEST(CudaShapeRunner, AShapesUntimedCallsDetachCuptiOnceAndItsMeasurementsRunUntraced) {
+  if (!testing_support::has_cuda_device()) GTEST_SKIP() << "no CUDA device";
+  if (auto why = cuda::cupti::unavailable_reason()) GTEST_SKIP() << "CUPTI is not available: " << *why;
+  const std::string dir = testing_support::fresh_dir("gpu_shape_runner");
+  ledger::RowTemplate t;
+  t.op = ops::OpType::rmsnorm;
+  const ShapeRow shape = ledger::make_row(t, DType::bf16, {{"m", 256}, {"n", 4096}, {"eps", 1e-6}}, Stage::mixed,
+                                          std::nullopt, {SourceKind::manual, "test", ""}, "");
+  write_shape_ledger(dir + "/shape_ledger.jsonl", {shape});
+  runner::RunOptions options;
+  options.op = "rmsnorm";
+  options.shape_ledger = dir + "/shape_ledger.jsonl";
+  options.baseline_matrix = testing_support::source_dir() + "/matrices/cuda/rmsnorm/baseline_matrix.yaml";
+  options.out = dir + "/out";
+  options.backend = "cuda";
+  options.max_time_ms = 5;
+  options.verification_seed = 0x5eed;
+  options.run_id = "gpu-shape-runner";
+  const runner::RunPlan plan = runner::make_run_plan(options);
+  ASSERT_EQ(plan.shapes.size(), 1u);
+  std::unique_ptr<Backend> backend = open_backend(BackendKind::cuda, 0);
+  std::vector<runner::BoundProvider> providers = runner::bind_providers(plan, BackendKind::cuda);
+  std::vector<std::string> names;
+  std::size_t measurable = 0;
+  for (const auto& p : providers) {
+    names.push_back(p.entry->name);
+    measurable += !p.not_configured;
+  }
+  ASSERT_GE(measurable, 2u) << "the shipped rmsnorm matrix has at least two cuda providers";
+  runner::RowProvenance identity;
+  identity.run_id = options.run_id;
+  identity.device = backend->device();
+  runner::ShapeRunner shape_runner(*backend, plan, runner::make_run_contracts(options, BackendKind::cuda), options,
+                                   identity, providers);
+  std::vector<BenchmarkResultRow> rows;
+  runner::ShapeEvents ev;
+  ev.finished = [&](const BenchmarkResultRow& row) { rows.push_back(row); };
+  const std::uint64_t detaches = cuda::cupti::detach_count();
+  ASSERT_TRUE(shape_runner.run(plan.shapes[0], names, ev));
+  // One detach for the whole shape: the untimed calls shared a trace, no measurement took one.
+  EXPECT_EQ(cuda::cupti::detach_count() - detaches, 1u);
+  ASSERT_EQ(rows.size(), providers.size());
+  std::size_t ok = 0;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const BenchmarkResultRow& r = rows[i];
+    EXPECT_EQ(r.provider, providers[i].entry->name);  // matrix order
+    if (providers[i].not_configured) continue;
+    EXPECT_EQ(r.benchmark_status, BenchmarkStatus::ok) << r.provider << ": " << r.status_reason.value_or("");
+    if (r.benchmark_status != BenchmarkStatus::ok) continue;
+    ++ok;
+    const IntegrityCheck* on_stream = r.integrity.find(integrity_check::work_on_stream);
+    ASSERT_NE(on_stream, nullptr) << r.provider;
+    EXPECT_EQ(on_stream->outcome, CheckOutcome::passed) << r.provider << ": " << on_stream->detail;
+    ASSERT_TRUE(r.eager.has_value());
+    ASSERT_TRUE(r.kernel_only.has_value());
+    EXPECT_FALSE(r.eager->instrument.kernel_tracing) << r.provider;
+    EXPECT_FALSE(r.kernel_only->instrument.kernel_tracing) << r.provider;
+  }
+  EXPECT_EQ(ok, measurable);
+}
+
+}  // namespace
+}  // namespace caliber

@@ -1,0 +1,165 @@
+#include "runner/shape_runner.h"
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "backends/host/host_backend.h"
+#include "caliber/clock.h"
+#include "support/test_host_device.h"
+
+namespace caliber::runner {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A host backend with a tracer: it logs when the tracing of device work is held, each census, and
+// each timer a measurement makes, with whether tracing was on at that moment.
+class TracingHost : public host::HostBackend {
+ public:
+  TracingHost() : HostBackend(steady_clock(), testing_support::test_host_device()) {}
+  bool observes_device_work() const override { return true; }
+  std::unique_ptr<ActivityTracing> keep_activity_tracing_on() override {
+    struct Trace : ActivityTracing {
+      explicit Trace(TracingHost& h) : host(h) {
+        host.log.push_back("trace on");
+        ++host.traces;
+      }
+      ~Trace() override {
+        host.log.push_back("trace off");
+        --host.traces;
+      }
+      TracingHost& host;
+    };
+    return std::make_unique<Trace>(*this);
+  }
+  DeviceWorkCensus census_call(const std::function<void()>& call) override {
+    log.push_back(traces > 0 ? "census (traced by the shape)" : "census (traced by itself)");
+    call();
+    DeviceWorkCensus c;
+    c.applicable = false;  // host calls are the work: nothing more to judge
+    c.observed = true;
+    return c;
+  }
+  std::unique_ptr<SampleTimer> make_timer(Instrument instrument) override {
+    if (log.empty() || log.back().rfind("timer", 0) != 0) log.push_back(traces > 0 ? "timer (traced)" : "timer");
+    return HostBackend::make_timer(instrument);
+  }
+  std::vector<std::string> log;
+  int traces = 0;
+};
+
+class ShapeRunnerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("caliber_shape_runner_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+    // Three providers in matrix order, the middle one disabled.
+    std::ofstream(dir_ / "matrix.yaml") << "schema_version: 1\nkernel: rmsnorm\nop_type: rmsnorm\n"
+                                           "dtype: [bf16]\nreference_provider: naive\nlayout_contract: row_major\n"
+                                           "providers:\n"
+                                           "  caliber:\n    enabled: true\n    entrypoint: \"builtin:caliber\"\n"
+                                           "    provider: caliber\n"
+                                           "  vendor:\n    enabled: false\n    entrypoint: \"builtin:caliber\"\n"
+                                           "    provider: vendor\n    skip_reason: not on this machine\n"
+                                           "  naive:\n    enabled: true\n    entrypoint: \"builtin:naive\"\n"
+                                           "    provider: caliber\n";
+    options_.op = "rmsnorm";
+    options_.shape_ledger = std::string(CALIBER_TEST_DATA) + "/report/fixture/shape_ledger.jsonl";
+    options_.baseline_matrix = (dir_ / "matrix.yaml").string();
+    options_.out = (dir_ / "out").string();
+    options_.backend = "host";
+    options_.stages = "decode";
+    options_.limit = 1;
+    options_.min_samples = 6;
+    options_.min_time_ms = 0;
+    options_.max_time_ms = 2;
+    options_.warmup = 1;
+    options_.verification_seed = 0x1234;
+    options_.run_id = "test-run";
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Runs the plan's one shape and returns its rows, in the order they were reported.
+  std::vector<BenchmarkResultRow> run(TracingHost& backend, std::vector<std::string>* started = nullptr) {
+    const RunPlan plan = make_run_plan(options_);
+    EXPECT_EQ(plan.shapes.size(), 1u);
+    std::vector<BoundProvider> providers = bind_providers(plan, BackendKind::host);
+    RowProvenance identity;
+    identity.run_id = options_.run_id;
+    identity.device = backend.device();
+    ShapeRunner runner(backend, plan, make_run_contracts(options_, BackendKind::host), options_, identity, providers);
+    std::vector<BenchmarkResultRow> rows;
+    ShapeEvents ev;
+    ev.started = [&](const std::string& p) {
+      if (started) started->push_back(p);
+    };
+    ev.finished = [&](const BenchmarkResultRow& row) { rows.push_back(row); };
+    EXPECT_TRUE(runner.run(plan.shapes.at(0), {"caliber", "vendor", "naive"}, ev));
+    return rows;
+  }
+
+  fs::path dir_;
+  RunOptions options_;
+};
+
+TEST_F(ShapeRunnerTest, TheShapesUntimedCallsShareOneTraceThatEndsBeforeAnythingIsTimed) {
+  TracingHost backend;
+  std::vector<std::string> started;
+  const std::vector<BenchmarkResultRow> rows = run(backend, &started);
+  // Both measured providers' untimed calls under the shape's trace, then the trace ends, then
+  // each provider's measurements (eager and kernel-only: a timer per measurement, logged once per
+  // run of timers), never while tracing.
+  EXPECT_EQ(backend.log, (std::vector<std::string>{"trace on", "census (traced by the shape)",
+                                                   "census (traced by the shape)", "trace off", "timer"}));
+  for (const std::string& entry : backend.log) EXPECT_NE(entry, "timer (traced)");
+  // Rows in matrix order, each cell ended as it would alone.
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].provider, "caliber");
+  EXPECT_EQ(rows[1].provider, "vendor");
+  EXPECT_EQ(rows[2].provider, "naive");
+  EXPECT_EQ(rows[0].benchmark_status, BenchmarkStatus::ok) << rows[0].status_reason.value_or("");
+  EXPECT_EQ(rows[1].benchmark_status, BenchmarkStatus::not_configured);
+  EXPECT_EQ(rows[2].benchmark_status, BenchmarkStatus::ok) << rows[2].status_reason.value_or("");
+  // A measured cell starts twice (its untimed call, then its measurements): the parent's cell
+  // timeout and crash attribution follow the cell actually running.
+  EXPECT_EQ(started, (std::vector<std::string>{"caliber", "vendor", "naive", "caliber", "naive"}));
+  // The phases still add up to each cell's own wall time (the wait for the other untimed call
+  // is not in it).
+  for (const BenchmarkResultRow& r : {rows[0], rows[2]}) {
+    ASSERT_TRUE(r.cell_phases.has_value());
+    const CellPhases& p = *r.cell_phases;
+    EXPECT_NEAR(p.inputs_ms + p.reference_ms + p.correctness_ms + p.untimed_check_ms + p.timing_ms + p.other_ms,
+                r.cell_wall_time_ms, 1e-6);
+    EXPECT_GT(p.untimed_check_ms, 0);
+    EXPECT_GT(p.timing_ms, 0);
+  }
+}
+
+TEST_F(ShapeRunnerTest, WithOneMeasuredProviderItsUntimedCallTracesItself) {
+  TracingHost backend;
+  options_.providers = "naive";
+  const std::vector<BenchmarkResultRow> rows = run(backend);
+  EXPECT_EQ(backend.log, (std::vector<std::string>{"census (traced by itself)", "timer"}));
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].benchmark_status, BenchmarkStatus::skipped);
+  EXPECT_EQ(rows[2].benchmark_status, BenchmarkStatus::ok) << rows[2].status_reason.value_or("");
+}
+
+TEST_F(ShapeRunnerTest, WithTheIntegrityChecksOffNothingIsTraced) {
+  TracingHost backend;
+  options_.integrity_checks = false;
+  const std::vector<BenchmarkResultRow> rows = run(backend);
+  EXPECT_EQ(backend.log, (std::vector<std::string>{"timer"}));
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].benchmark_status, BenchmarkStatus::ok) << rows[0].status_reason.value_or("");
+  EXPECT_EQ(rows[2].benchmark_status, BenchmarkStatus::ok) << rows[2].status_reason.value_or("");
+}
+
+}  // namespace
+}  // namespace caliber::runner
