@@ -309,5 +309,33 @@ TEST(CudaRunner, CublasLtAlgorithmsAreRecordedAndReplayed) {
   }
 }
 
+// cuBLAS is loaded by the first code that uses it (src/backends/cuda/cublas_library.h), not linked:
+// where it cannot be loaded, its providers are not_configured with the loader's reason and the
+// other providers of the matrix run as before.
+TEST(CudaRunner, WithoutCublasItsProvidersAreNotConfiguredAndTheOthersRun) {
+  if (!has_cuda()) GTEST_SKIP() << "no CUDA device";
+  const std::string dir = fresh_dir("gpu_run_no_cublas");
+  write_shape_ledger(dir + "/shape_ledger.jsonl", {row(ops::OpType::gemm, DType::bf16, {{"m", 64}, {"n", 128}, {"k", 96}})});
+  ::setenv("CALIBER_CUBLAS_LIBRARY", "/nonexistent/libcublas.so.13", 1);
+  const auto r = run_caliber(
+      args_for(dir, "gemm", testing_support::source_dir() + "/matrices/cuda/gemm/baseline_matrix.yaml"));
+  ::unsetenv("CALIBER_CUBLAS_LIBRARY");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::size_t without = 0, ran = 0;
+  for (const auto& x : read_benchmark_results(dir + "/out/benchmark_results.jsonl")) {
+    if (x.provider == "cublas" || x.provider == "cublaslt") {
+      ++without;
+      EXPECT_EQ(x.benchmark_status, BenchmarkStatus::not_configured) << x.provider;
+      EXPECT_NE(x.status_reason.value_or("").find("cuBLAS could not be loaded: /nonexistent/libcublas.so.13"),
+                std::string::npos)
+          << x.status_reason.value_or("");
+    } else if (x.benchmark_status == BenchmarkStatus::ok) {
+      ++ran;
+    }
+  }
+  EXPECT_EQ(without, 2u);
+  EXPECT_GE(ran, 1u);  // caliber's own gemm at least
+}
+
 }  // namespace
 }  // namespace caliber

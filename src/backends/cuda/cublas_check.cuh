@@ -2,7 +2,7 @@
 // naming the call, the file and line, and cuBLAS's status. Only for .cu files of the cuda backend.
 #pragma once
 
-#include <cublas_v2.h>
+#include "backends/cuda/cublas_library.h"
 
 #include "backends/cuda/str_cat.h"
 #include "caliber/errors.h"
@@ -11,8 +11,8 @@ namespace caliber::cuda {
 
 inline void check_cublas(cublasStatus_t s, const char* call, const char* file, int line) {
   if (s != CUBLAS_STATUS_SUCCESS) {
-    throw DeviceError(str_cat(call, " failed at ", file, ":", line, ": ", cublasGetStatusName(s), ": ",
-                              cublasGetStatusString(s)));
+    throw DeviceError(str_cat(call, " failed at ", file, ":", line, ": ", cublas().cublasGetStatusName(s), ": ",
+                              cublas().cublasGetStatusString(s)));
   }
 }
 

@@ -3,9 +3,6 @@
 // for fp32 inputs). Handles, workspaces and cuBLASLt's algorithm choice are made in prepare(),
 // outside every timed window; the workspace is given to the library so nothing is allocated
 // inside a call or a graph capture.
-#include <cublasLt.h>
-#include <cublas_v2.h>
-
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -41,20 +38,21 @@ Support gemm_support(const ops::OpShape& s) {
 class CublasGemm final : public providers::Provider {
  public:
   ~CublasGemm() override {
-    if (handle_) cublasDestroy(handle_);
+    if (handle_) cublas().cublasDestroy(handle_);
   }
   std::string name() const override { return "cublas"; }
+  std::optional<std::string> unavailable() const override { return cublas_unavailable_reason(); }
   std::string detail(const ops::OpShape&) const override {
     return "cublasGemmEx (CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT; the kernel is chosen inside cuBLAS, opaque)";
   }
   Support supports(const ops::OpShape& s) const noexcept override { return gemm_support(s); }
 
   void prepare(const ops::OpShape&, Backend& backend) override {
-    if (!handle_) CALIBER_CUBLAS_CHECK(cublasCreate(&handle_));
+    if (!handle_) CALIBER_CUBLAS_CHECK(cublas().cublasCreate(&handle_));
     workspace_ = DeviceBuffer(backend, kWorkspaceBytes);
-    CALIBER_CUBLAS_CHECK(cublasSetStream(handle_, static_cast<cudaStream_t>(backend.stream())));
-    CALIBER_CUBLAS_CHECK(cublasSetWorkspace(handle_, workspace_.get(), workspace_.bytes()));
-    CALIBER_CUBLAS_CHECK(cublasSetMathMode(handle_, CUBLAS_DEFAULT_MATH));
+    CALIBER_CUBLAS_CHECK(cublas().cublasSetStream(handle_, static_cast<cudaStream_t>(backend.stream())));
+    CALIBER_CUBLAS_CHECK(cublas().cublasSetWorkspace(handle_, workspace_.get(), workspace_.bytes()));
+    CALIBER_CUBLAS_CHECK(cublas().cublasSetMathMode(handle_, CUBLAS_DEFAULT_MATH));
   }
   void release() override { workspace_.reset(); }
 
@@ -63,7 +61,7 @@ class CublasGemm final : public providers::Provider {
     const float alpha = 1.0f, beta = 0.0f;
     const cudaDataType_t t = data_type(s.dtype);
     const int m = static_cast<int>(s.m), n = static_cast<int>(s.n), k = static_cast<int>(s.k);
-    CALIBER_CUBLAS_CHECK(cublasGemmEx(handle_, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, b.inputs[1], t, n,
+    CALIBER_CUBLAS_CHECK(cublas().cublasGemmEx(handle_, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, b.inputs[1], t, n,
                                       b.inputs[0], t, k, &beta, b.output, t, n, CUBLAS_COMPUTE_32F,
                                       CUBLAS_GEMM_DEFAULT));
   }
@@ -77,9 +75,10 @@ class CublasLtGemm final : public providers::Provider {
  public:
   ~CublasLtGemm() override {
     destroy_plan();
-    if (handle_) cublasLtDestroy(handle_);
+    if (handle_) cublas().cublasLtDestroy(handle_);
   }
   std::string name() const override { return "cublaslt"; }
+  std::optional<std::string> unavailable() const override { return cublas_unavailable_reason(); }
   std::string detail(const ops::OpShape&) const override {
     if (!planned_) return "cublasLtMatmul (CUBLAS_COMPUTE_32F, first heuristic algorithm, 32 MiB workspace)";
     if (pinned_) {
@@ -91,29 +90,29 @@ class CublasLtGemm final : public providers::Provider {
   Support supports(const ops::OpShape& s) const noexcept override { return gemm_support(s); }
 
   void prepare(const ops::OpShape& s, Backend& backend) override {
-    if (!handle_) CALIBER_CUBLAS_CHECK(cublasLtCreate(&handle_));
+    if (!handle_) CALIBER_CUBLAS_CHECK(cublas().cublasLtCreate(&handle_));
     destroy_plan();
     workspace_ = DeviceBuffer(backend, kWorkspaceBytes);
     const cudaDataType_t t = data_type(s.dtype);
     const auto m = static_cast<std::uint64_t>(s.m), n = static_cast<std::uint64_t>(s.n),
                k = static_cast<std::uint64_t>(s.k);
-    CALIBER_CUBLAS_CHECK(cublasLtMatmulDescCreate(&desc_, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    CALIBER_CUBLAS_CHECK(cublas().cublasLtMatmulDescCreate(&desc_, CUBLAS_COMPUTE_32F, CUDA_R_32F));
     // Column-major views: B^T is n x k (ld n), A^T is k x m (ld k), C^T is n x m (ld n).
-    CALIBER_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&layout_b_, t, n, k, static_cast<std::int64_t>(n)));
-    CALIBER_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&layout_a_, t, k, m, static_cast<std::int64_t>(k)));
-    CALIBER_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&layout_c_, t, n, m, static_cast<std::int64_t>(n)));
+    CALIBER_CUBLAS_CHECK(cublas().cublasLtMatrixLayoutCreate(&layout_b_, t, n, k, static_cast<std::int64_t>(n)));
+    CALIBER_CUBLAS_CHECK(cublas().cublasLtMatrixLayoutCreate(&layout_a_, t, k, m, static_cast<std::int64_t>(k)));
+    CALIBER_CUBLAS_CHECK(cublas().cublasLtMatrixLayoutCreate(&layout_c_, t, n, m, static_cast<std::int64_t>(n)));
     cublasLtMatmulPreference_t pref = nullptr;
-    CALIBER_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
+    CALIBER_CUBLAS_CHECK(cublas().cublasLtMatmulPreferenceCreate(&pref));
     const std::size_t ws = workspace_.bytes();
-    cublasStatus_t st = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws,
+    cublasStatus_t st = cublas().cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws,
                                                              sizeof ws);
     cublasLtMatmulHeuristicResult_t results[8] = {};
     int found = 0;
     if (st == CUBLAS_STATUS_SUCCESS) {
-      st = cublasLtMatmulAlgoGetHeuristic(handle_, desc_, layout_b_, layout_a_, layout_c_, layout_c_, pref, 8, results,
+      st = cublas().cublasLtMatmulAlgoGetHeuristic(handle_, desc_, layout_b_, layout_a_, layout_c_, layout_c_, pref, 8, results,
                                           &found);
     }
-    cublasLtMatmulPreferenceDestroy(pref);
+    cublas().cublasLtMatmulPreferenceDestroy(pref);
     CALIBER_CUBLAS_CHECK(st);
     if (found == 0) throw providers::UnsupportedShape("cuBLASLt's heuristic offers no algorithm for this shape");
     algo_ = results[0].algo;
@@ -122,11 +121,11 @@ class CublasLtGemm final : public providers::Provider {
       // The replayed algorithm instead of the heuristic's first: it must still be valid for this
       // problem and fit the workspace.
       cublasLtMatmulHeuristicResult_t check = {};
-      const cublasStatus_t ok = cublasLtMatmulAlgoCheck(handle_, desc_, layout_b_, layout_a_, layout_c_, layout_c_,
+      const cublasStatus_t ok = cublas().cublasLtMatmulAlgoCheck(handle_, desc_, layout_b_, layout_a_, layout_c_, layout_c_,
                                                         &pinned_algo_, &check);
       if (ok != CUBLAS_STATUS_SUCCESS || check.state != CUBLAS_STATUS_SUCCESS || check.workspaceSize > ws) {
         throw providers::ConfigRefused(str_cat("cublaslt: the pinned algorithm is not valid for this problem ",
-                                               "(cublasLtMatmulAlgoCheck: ", cublasLtGetStatusName(ok), ", needs ",
+                                               "(cublasLtMatmulAlgoCheck: ", cublas().cublasLtGetStatusName(ok), ", needs ",
                                                check.workspaceSize, " workspace bytes of ", ws, ")"));
       }
       algo_ = pinned_algo_;
@@ -137,7 +136,7 @@ class CublasLtGemm final : public providers::Provider {
     pinned_ = false;
     if (!key) return;
     // "cublasLt <version> algo <16 hex digits> x 8", as chosen_config() writes it.
-    const std::string prefix = str_cat("cublasLt ", cublasLtGetVersion(), " algo ");
+    const std::string prefix = str_cat("cublasLt ", cublas().cublasLtGetVersion(), " algo ");
     if (key->rfind(prefix, 0) != 0) {
       throw providers::ConfigRefused(str_cat("cublaslt: '", *key, "' was not recorded by this cuBLASLt (", prefix,
                                              "...): an algorithm is replayed only by the library version that chose it"));
@@ -162,7 +161,7 @@ class CublasLtGemm final : public providers::Provider {
   }
   std::optional<ChosenConfig> chosen_config() const override {
     if (!planned_) return std::nullopt;
-    std::string key = str_cat("cublasLt ", cublasLtGetVersion(), " algo ");
+    std::string key = str_cat("cublasLt ", cublas().cublasLtGetVersion(), " algo ");
     for (std::uint64_t word : algo_.data) {
       static constexpr char kHex[] = "0123456789abcdef";
       for (int shift = 60; shift >= 0; shift -= 4) key += kHex[(word >> shift) & 0xf];
@@ -170,7 +169,7 @@ class CublasLtGemm final : public providers::Provider {
     const auto attr = [&](cublasLtMatmulAlgoConfigAttributes_t a) {
       std::uint32_t v = 0;
       std::size_t written = 0;
-      return cublasLtMatmulAlgoConfigGetAttribute(&algo_, a, &v, sizeof v, &written) == CUBLAS_STATUS_SUCCESS
+      return cublas().cublasLtMatmulAlgoConfigGetAttribute(&algo_, a, &v, sizeof v, &written) == CUBLAS_STATUS_SUCCESS
                  ? std::to_string(v)
                  : std::string("?");
     };
@@ -189,17 +188,17 @@ class CublasLtGemm final : public providers::Provider {
   void run(const ops::OpShape&, const OpBuffers& b, void* stream) override {
     if (!planned_) throw providers::ProviderError("cublaslt: prepare() was not called");
     const float alpha = 1.0f, beta = 0.0f;
-    CALIBER_CUBLAS_CHECK(cublasLtMatmul(handle_, desc_, &alpha, b.inputs[1], layout_b_, b.inputs[0], layout_a_, &beta,
+    CALIBER_CUBLAS_CHECK(cublas().cublasLtMatmul(handle_, desc_, &alpha, b.inputs[1], layout_b_, b.inputs[0], layout_a_, &beta,
                                         b.output, layout_c_, b.output, layout_c_, &algo_, workspace_.get(),
                                         workspace_.bytes(), static_cast<cudaStream_t>(stream)));
   }
 
  private:
   void destroy_plan() {
-    if (layout_a_) cublasLtMatrixLayoutDestroy(layout_a_);
-    if (layout_b_) cublasLtMatrixLayoutDestroy(layout_b_);
-    if (layout_c_) cublasLtMatrixLayoutDestroy(layout_c_);
-    if (desc_) cublasLtMatmulDescDestroy(desc_);
+    if (layout_a_) cublas().cublasLtMatrixLayoutDestroy(layout_a_);
+    if (layout_b_) cublas().cublasLtMatrixLayoutDestroy(layout_b_);
+    if (layout_c_) cublas().cublasLtMatrixLayoutDestroy(layout_c_);
+    if (desc_) cublas().cublasLtMatmulDescDestroy(desc_);
     layout_a_ = layout_b_ = layout_c_ = nullptr;
     desc_ = nullptr;
     planned_ = false;

@@ -313,18 +313,18 @@ class GemmWorkload final : public bench::Workload {
       fill_random_kernel<__nv_bfloat16><<<grid_for(elements / 4, sms_), kThreads>>>(matrix(b_, k), elements, seed + 2 * k + 1);
       CALIBER_CUDA_CHECK_LAUNCH();
     }
-    CALIBER_CUBLAS_CHECK(cublasCreate(&handle_));
+    CALIBER_CUBLAS_CHECK(cublas().cublasCreate(&handle_));
     // A fixed workspace: cuBLAS allocates nothing while a graph is being captured.
-    CALIBER_CUBLAS_CHECK(cublasSetWorkspace(handle_, workspace_.floats(), kWorkspaceBytes));
+    CALIBER_CUBLAS_CHECK(cublas().cublasSetWorkspace(handle_, workspace_.floats(), kWorkspaceBytes));
     poison_outputs();
   }
-  ~GemmWorkload() override { cublasDestroy(handle_); }
+  ~GemmWorkload() override { cublas().cublasDestroy(handle_); }
 
   void launch(const LaunchContext& ctx) override {
     const std::size_t k = ctx.rotation % rotation_copies;
     const float alpha = 1.0f, beta = 0.0f;
-    CALIBER_CUBLAS_CHECK(cublasSetStream(handle_, static_cast<cudaStream_t>(ctx.stream)));
-    CALIBER_CUBLAS_CHECK(cublasGemmEx(handle_, CUBLAS_OP_N, CUBLAS_OP_N, kGemmN, kGemmN, kGemmN, &alpha,
+    CALIBER_CUBLAS_CHECK(cublas().cublasSetStream(handle_, static_cast<cudaStream_t>(ctx.stream)));
+    CALIBER_CUBLAS_CHECK(cublas().cublasGemmEx(handle_, CUBLAS_OP_N, CUBLAS_OP_N, kGemmN, kGemmN, kGemmN, &alpha,
                                       matrix(a_, k), CUDA_R_16BF, kGemmN, matrix(b_, k), CUDA_R_16BF,
                                       kGemmN, &beta, matrix(c_, k), CUDA_R_16BF, kGemmN,
                                       CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));

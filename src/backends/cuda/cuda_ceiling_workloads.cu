@@ -98,20 +98,20 @@ class CublasGemm final : public bench::Workload {
  public:
   CublasGemm(std::int64_t n, int sms, std::uint64_t seed)
       : n_(n), elements_(static_cast<std::size_t>(n * n)), a_(elements_ * sizeof(T)), b_(a_.bytes()), c_(a_.bytes()) {
-    CALIBER_CUBLAS_CHECK(cublasCreate(&handle_));
+    CALIBER_CUBLAS_CHECK(cublas().cublasCreate(&handle_));
     fill_random_kernel<T><<<grid_for(sms), kThreads>>>(a_.as<T>(), elements_, seed);
     CALIBER_CUDA_CHECK_LAUNCH();
     fill_random_kernel<T><<<grid_for(sms), kThreads>>>(b_.as<T>(), elements_, seed + 1);
     CALIBER_CUDA_CHECK_LAUNCH();
     poison_outputs();
   }
-  ~CublasGemm() override { cublasDestroy(handle_); }
+  ~CublasGemm() override { cublas().cublasDestroy(handle_); }
 
   void launch(const LaunchContext& ctx) override {
-    CALIBER_CUBLAS_CHECK(cublasSetStream(handle_, static_cast<cudaStream_t>(ctx.stream)));
+    CALIBER_CUBLAS_CHECK(cublas().cublasSetStream(handle_, static_cast<cudaStream_t>(ctx.stream)));
     const float alpha = 1.0f, beta = 0.0f;
     const int n = static_cast<int>(n_);
-    CALIBER_CUBLAS_CHECK(cublasGemmEx(handle_, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, b_.as<T>(), kType, n,
+    CALIBER_CUBLAS_CHECK(cublas().cublasGemmEx(handle_, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, b_.as<T>(), kType, n,
                                       a_.as<T>(), kType, n, &beta, c_.as<T>(), kType, n, CUBLAS_COMPUTE_32F,
                                       CUBLAS_GEMM_DEFAULT));
   }
