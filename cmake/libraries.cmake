@@ -51,7 +51,7 @@ foreach(lib caliber_shared caliber_c)
     set_target_properties(${lib} PROPERTIES EXCLUDE_FROM_ALL TRUE)
   endif()
   if(CALIBER_WITH_CUDA)
-    # cuBLAS is a shared library on both machines; find it where the toolkit installs it.
+    # cuBLAS (dlopened by src/backends/cuda/cublas_library.cpp) is found where the toolkit installs it.
     set_target_properties(${lib} PROPERTIES BUILD_RPATH "${CUDAToolkit_LIBRARY_DIR}"
                                             INSTALL_RPATH "${CUDAToolkit_LIBRARY_DIR}")
   endif()

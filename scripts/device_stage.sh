@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Here (no GPU): build, then stage the binaries the H200 run needs into .device/ (ignored by git),
 # which the device tool carries (carry: [".device"]). The binaries link libstdc++ statically and
-# cudart statically; cuBLAS/CUPTI/NVML are found on the device machine (README.md, "Building").
+# cudart statically; cuBLAS/CUPTI/NVML are loaded at run time on the device machine (README.md, "Building").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh >/dev/null
