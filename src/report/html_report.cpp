@@ -49,7 +49,7 @@ th,td{border:1px solid #ddd;padding:3px 6px;text-align:left;vertical-align:top}
 th{background:#f3f3f3}
 td.status-ok{background:#d9f2e3}td.status-ok-unstable{background:#fff1c2}td.status-incorrect{background:#f9d0d0}
 td.status-failed,td.status-oom,td.status-faster_than_physical{background:#f4b6b6}
-td small.integrity{display:block;color:#555}td.status-unsupported{background:#e6e6e6}
+td small.integrity,td small.config{display:block;color:#555}td.status-unsupported{background:#e6e6e6}
 td.status-skipped{background:#eeeeee}td.status-not_configured{background:#dde3ee}td.status-missing{background:#ffffff;color:#a00}
 )";
 
@@ -387,6 +387,19 @@ void latency_chart(std::ostream& out, const BenchmarkReport& r, std::size_t inde
   out << "</figure>\n";
 }
 
+// The config a provider chose (docs/runner.md, "Configs recorded and replayed"), under the cell's
+// status: "config panels of 128 columns (replayed from run R)", its description (else its key)
+// shown, the key and the description on hover. Empty for a provider that chooses none.
+std::string config_line(const BenchmarkResultRow& row) {
+  if (!row.config) return "";
+  const ProviderConfig& c = *row.config;
+  const std::string pinning =
+      c.pinning == ConfigPinning::replayed ? "replayed from run " + c.source : std::string(to_string(c.pinning));
+  const std::string hover = c.description.empty() ? "key " + c.key : fmt::format("key {}: {}", c.key, c.description);
+  return fmt::format("<small class=\"config\" title=\"{}\">config {} ({})</small>", html(hover),
+                     html(c.description.empty() ? c.key : c.description), html(pinning));
+}
+
 void coverage_grid(std::ostream& out, const BenchmarkReport& r) {
   const ComparisonSet& set = r.comparison;
   out << "<figure class=\"chart\" id=\"coverage-grid\"><div class=\"plot\"><table class=\"coverage\"><tr><th>#</th>"
@@ -394,7 +407,7 @@ void coverage_grid(std::ostream& out, const BenchmarkReport& r) {
   out << "<th>" << html(set.candidate) << " (candidate)</th>";
   for (const auto& b : set.baselines) out << "<th>" << html(set.provider_label(b)) << "</th>";
   out << "</tr>\n";
-  // The status, and below it what was verified (docs/integrity.md).
+  // The status, below it what was verified (docs/integrity.md) and the config the provider chose.
   auto cell = [&](const ProviderCell& c) {
     const std::string text = status_text(c);
     std::string why = c.usable() ? "" : c.exclusion;
@@ -404,8 +417,9 @@ void coverage_grid(std::ostream& out, const BenchmarkReport& r) {
       const std::string failure = c.row->integrity.first_failure();
       if (!failure.empty() && why.find(failure) == std::string::npos) why += (why.empty() ? "" : "; ") + failure;
     }
-    return fmt::format("<td class=\"{}\"{}>{}{}</td>", status_class(text), why.empty() ? "" : " title=\"" + html(why) + "\"",
-                       html(text), integrity.empty() ? "" : "<small class=\"integrity\">" + html(integrity) + "</small>");
+    return fmt::format("<td class=\"{}\"{}>{}{}{}</td>", status_class(text), why.empty() ? "" : " title=\"" + html(why) + "\"",
+                       html(text), integrity.empty() ? "" : "<small class=\"integrity\">" + html(integrity) + "</small>",
+                       c.row ? config_line(*c.row) : std::string());
   };
   for (std::size_t i = 0; i < set.shapes.size(); ++i) {
     const auto& s = set.shapes[i];
@@ -423,7 +437,8 @@ void coverage_grid(std::ostream& out, const BenchmarkReport& r) {
     return ids;
   }()};
   extra.push_back("hover a cell for why it is not used in speedups; under each status: its integrity verdict "
-                  "(docs/integrity.md)");
+                  "(docs/integrity.md) and, for a provider that chooses one, its config (recorded, replayed or chosen "
+                  "afresh: docs/runner.md)");
   const auto eager = contract_lines(set, all_cells(set), false);
   for (const auto& e : eager) extra.push_back("eager " + e);
   out << aside(r, contract_lines(set, all_cells(set), true), "kernel-only", extra);

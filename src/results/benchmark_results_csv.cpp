@@ -113,9 +113,11 @@ void add_measurement_columns(std::vector<Column>& cols, const std::string& prefi
                   })});
 }
 
-// The trailing columns schema version 1 files lack; such files are still read (the integrity
-// columns read empty: not recorded).
-constexpr std::size_t kIntegrityColumns = 2;
+// The trailing columns older files lack; such files are still read, the missing columns empty
+// (not recorded). Version 1 files end before the integrity columns, version 2 files before the
+// config columns.
+constexpr std::size_t kConfigColumns = 4;     // since version 3
+constexpr std::size_t kIntegrityColumns = 2;  // since version 2
 
 const std::vector<Column>& columns() {
   static const std::vector<Column> cols = [] {
@@ -183,6 +185,18 @@ const std::vector<Column>& columns() {
                    const std::string f = r.integrity.first_failure();
                    return f.empty() ? json(nullptr) : json(f);
                  }});
+    // Since version 3 (kConfigColumns): the configuration the provider chose (docs/runner.md,
+    // "Configs recorded and replayed"); empty for providers that choose none.
+    c.push_back({"config.pinning", T::string,
+                 [](const R& r) { return r.config ? json(to_string(r.config->pinning)) : json(nullptr); },
+                 parses<parse_config_pinning>});
+    c.push_back({"config.key", T::string, [](const R& r) { return r.config ? json(r.config->key) : json(nullptr); }});
+    c.push_back({"config.description", T::string, [](const R& r) {
+                   return r.config && !r.config->description.empty() ? json(r.config->description) : json(nullptr);
+                 }});
+    c.push_back({"config.source", T::string, [](const R& r) {
+                   return r.config && !r.config->source.empty() ? json(r.config->source) : json(nullptr);
+                 }});
     return c;
   }();
   return cols;
@@ -241,6 +255,24 @@ void check_row(const json& row, ResultCells& cells, const std::string& file, lon
   for (const char* column : {"run_id", "shape_id", "provider"}) {
     if (text(column).empty()) throw InputError(file, line, column, "must not be empty");
   }
+  // The config columns, by the JSONL reader's rules for `config`.
+  if (row.at("config.pinning").is_null()) {
+    for (const char* column : {"config.key", "config.description", "config.source"}) {
+      if (!row.at(column).is_null()) throw InputError(file, line, column, "set without config.pinning");
+    }
+  } else {
+    const ConfigPinning pinning = parse_config_pinning(text("config.pinning"));  // the column's check passed
+    if (text("config.key").empty()) {
+      throw InputError(file, line, "config.key", "must hold the provider's text for its choice");
+    }
+    if (pinning == ConfigPinning::replayed && text("config.source").empty()) {
+      throw InputError(file, line, "config.source", "a replayed config names the run it was recorded in");
+    }
+    if (pinning != ConfigPinning::replayed && !text("config.source").empty()) {
+      throw InputError(file, line, "config.source",
+                       fmt::format("only a replayed config has a source (this one is {})", to_string(pinning)));
+    }
+  }
   cells.add(text("run_id"), text("shape_id"), text("provider"), line);
 }
 
@@ -273,9 +305,11 @@ std::vector<json> parse_benchmark_results_csv(const std::string& text, const std
   if (records.empty()) throw InputError(file, 1, "", "empty file: expected the CSV header");
   const auto& all = columns();
   const CsvRecord& header = records.front();
-  // A version 1 file: every column but the integrity ones, in order.
-  const std::size_t present = header.fields.size() == all.size() - kIntegrityColumns ? all.size() - kIntegrityColumns
-                                                                                      : all.size();
+  // A version 1 or 2 file: the columns up to the integrity (1) or config (2) ones, in order.
+  std::size_t present = all.size();
+  for (const std::size_t older : {all.size() - kConfigColumns, all.size() - kConfigColumns - kIntegrityColumns}) {
+    if (header.fields.size() == older) present = older;
+  }
   const std::vector<Column> cols(all.begin(), all.begin() + static_cast<long>(present));
   for (std::size_t i = 0; i < std::max(header.fields.size(), cols.size()); ++i) {
     const std::string got = i < header.fields.size() ? header.fields[i] : "(nothing)";

@@ -35,5 +35,28 @@ TEST(HtmlReportText, TextFromTheDataIsEscaped) {
   EXPECT_NE(html.find("no measured ceilings for this device"), std::string::npos);
 }
 
+// The config a provider chose (docs/runner.md, "Configs recorded and replayed") is under its
+// status in the coverage grid: the description shown, the key and description on hover.
+TEST(HtmlReportText, TheCoverageGridShowsTheConfigOfARow) {
+  const ShapeRow s = ledger_shape(4096, 4096);
+  BenchmarkResultRow tuned = ok_result(s, "tuned", 25);
+  tuned.config = ProviderConfig{ConfigPinning::replayed, "panel=128", "panels of <128> columns", "run-0"};
+  BenchmarkResultRow keyed = ok_result(s, "cublaslt", 22);
+  keyed.config = ProviderConfig{ConfigPinning::recorded, "algo 66", "", ""};
+  const BenchmarkReport r = build_benchmark_report({s}, {ok_result(s, "caliber", 20), tuned, keyed}, "caliber", {},
+                                                   ReportSources{"l", "r", "", "", "m"});
+  std::ostringstream out;
+  write_html_report(out, r);
+  const std::string html = out.str();
+  EXPECT_NE(html.find("<small class=\"config\" title=\"key panel=128: panels of &lt;128&gt; columns\">config panels "
+                      "of &lt;128&gt; columns (replayed from run run-0)</small>"),
+            std::string::npos)
+      << html;
+  // Without a description, the key is shown.
+  EXPECT_NE(html.find("<small class=\"config\" title=\"key algo 66\">config algo 66 (recorded)</small>"),
+            std::string::npos);
+  EXPECT_EQ(count_of(html, "<small class=\"config\""), 2u);  // the candidate chose nothing
+}
+
 }  // namespace
 }  // namespace caliber

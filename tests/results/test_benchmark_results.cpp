@@ -432,5 +432,91 @@ TEST(BenchmarkResultsCsv, IsAsStrictAsTheJsonlReader) {
   EXPECT_EQ(error(text), "(accepted)");
 }
 
+// The config columns (since version 3 of the CSV): the provider's chosen configuration, empty for
+// a provider that chooses none; read back typed and as strictly as the JSONL's `config`.
+TEST(BenchmarkResultsCsv, ConfigColumnsRoundTrip) {
+  BenchmarkResultRow replayed = ok_row();
+  replayed.config = ProviderConfig{ConfigPinning::replayed, "panel=128", "panels of 128, columns", "run-0"};
+  BenchmarkResultRow recorded = ok_row();
+  recorded.provider = "tuned";
+  recorded.config = ProviderConfig{ConfigPinning::recorded, "panel=64", "", ""};
+  std::ostringstream out;
+  write_benchmark_results_csv(out, {replayed, recorded, not_configured_row()});
+  const std::vector<std::string>& columns = benchmark_results_csv_columns();
+  EXPECT_EQ(std::vector<std::string>(columns.end() - 4, columns.end()),
+            (std::vector<std::string>{"config.pinning", "config.key", "config.description", "config.source"}));
+  const std::string text = out.str();
+  EXPECT_NE(text.find(",replayed,panel=128,\"panels of 128, columns\",run-0\n"), std::string::npos) << text;
+  EXPECT_NE(text.find(",recorded,panel=64,,\n"), std::string::npos) << text;
+  const auto rows = parse_benchmark_results_csv(text, "benchmark_results.csv");
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0]["config.pinning"], "replayed");
+  EXPECT_EQ(rows[0]["config.key"], "panel=128");
+  EXPECT_EQ(rows[0]["config.description"], "panels of 128, columns");
+  EXPECT_EQ(rows[0]["config.source"], "run-0");
+  EXPECT_EQ(rows[1]["config.pinning"], "recorded");
+  EXPECT_EQ(rows[1]["config.key"], "panel=64");
+  EXPECT_TRUE(rows[1]["config.description"].is_null());
+  EXPECT_TRUE(rows[1]["config.source"].is_null());
+  for (const char* column : {"config.pinning", "config.key", "config.description", "config.source"}) {
+    EXPECT_TRUE(rows[2][column].is_null()) << column;  // cudnn chooses nothing
+  }
+}
+
+// `text` with the last `n` fields of every line (header included) removed: a CSV of an older
+// version. The trailing fields of these rows hold no comma.
+std::string without_last_fields(const std::string& text, std::size_t n) {
+  std::istringstream in(text);
+  std::string line, out;
+  while (std::getline(in, line)) {
+    for (std::size_t i = 0; i < n; ++i) line.erase(line.rfind(','));
+    out += line + "\n";
+  }
+  return out;
+}
+
+TEST(BenchmarkResultsCsv, FilesWrittenBeforeTheConfigOrIntegrityColumnsAreStillRead) {
+  std::ostringstream out;
+  write_benchmark_results_csv(out, {ok_row(), not_configured_row()});
+  // Version 2: up to integrity_failure; version 1: up to finished_at.
+  for (const std::size_t dropped : {4u, 6u}) {
+    const std::string older = without_last_fields(out.str(), dropped);
+    const std::string header = older.substr(0, older.find('\n'));
+    EXPECT_TRUE(header.ends_with(dropped == 4 ? ",integrity,integrity_failure" : ",cell_wall_time_ms,finished_at"))
+        << header;
+    const auto rows = parse_benchmark_results_csv(older, "old.csv");
+    ASSERT_EQ(rows.size(), 2u) << dropped;
+    EXPECT_EQ(rows[0].size(), benchmark_results_csv_columns().size()) << dropped;
+    EXPECT_TRUE(rows[0]["config.pinning"].is_null()) << dropped;
+    EXPECT_TRUE(rows[0]["config.key"].is_null()) << dropped;
+    EXPECT_EQ(rows[0]["median_us"], 20.0) << dropped;
+    EXPECT_EQ(rows[0]["integrity"].is_null(), dropped == 6) << dropped;
+  }
+  // Any other width is a header of no version.
+  const std::size_t width = benchmark_results_csv_columns().size();
+  EXPECT_EQ(csv_error(without_last_fields(out.str(), 2)),
+            "r.csv:1: field 'column " + std::to_string(width - 1) +
+                "': header has '(nothing)' where benchmark_results.csv has 'config.description'");
+}
+
+TEST(BenchmarkResultsCsv, ConfigColumnsAreAsStrictAsTheJsonlConfig) {
+  std::ostringstream out;
+  write_benchmark_results_csv(out, {ok_row()});
+  const std::string text = out.str();
+  ASSERT_EQ(text.substr(text.size() - 5), ",,,,\n");  // no config: four empty cells
+  auto with_config = [&](const std::string& cells) { return text.substr(0, text.size() - 5) + "," + cells + "\n"; };
+  EXPECT_EQ(csv_error(with_config("recorded,panel=64,,")), "(accepted)");
+  EXPECT_EQ(csv_error(with_config("pinned,panel=64,,")),
+            "r.csv:2: field 'config.pinning': unknown config pinning 'pinned' (expected "
+            "recorded|replayed|not_in_replay_source)");
+  EXPECT_EQ(csv_error(with_config("recorded,,,")),
+            "r.csv:2: field 'config.key': must hold the provider's text for its choice");
+  EXPECT_EQ(csv_error(with_config("replayed,panel=64,,")),
+            "r.csv:2: field 'config.source': a replayed config names the run it was recorded in");
+  EXPECT_EQ(csv_error(with_config("recorded,panel=64,,run-0")),
+            "r.csv:2: field 'config.source': only a replayed config has a source (this one is recorded)");
+  EXPECT_EQ(csv_error(with_config(",panel=64,,")), "r.csv:2: field 'config.key': set without config.pinning");
+}
+
 }  // namespace
 }  // namespace caliber
