@@ -121,8 +121,9 @@ const RegisterCommand registration{30, [](CLI::App& root, int& exit_code) {
   cmd->footer(
       "Exit codes: 0 pass (or report only), 1 a gated row failed (with --fail-on-regression), "
       "2 usage, input or runner-trust error (no verdict printed), 4 comparison refused: the "
-      "contract differs on a gated row (on any row without --thresholds), or the runs' identity "
-      "differs or is missing (without --allow-caliber-mismatch).");
+      "contract or the provider's config (record-vs-record) differs on a gated row (on any row "
+      "without --thresholds), or the runs' identity differs or is missing (without "
+      "--allow-caliber-mismatch).");
   cmd->callback([o, &exit_code] { exit_code = run_compare(*o); });
 }};
 

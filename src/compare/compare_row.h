@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "caliber/benchmark_results.h"
 #include "caliber/result.h"
 
 namespace caliber::compare {
@@ -72,6 +73,10 @@ struct CompareRow {
   // format records none (another tool's file, a caliber file older than integrity records).
   std::string integrity;
   std::string integrity_detail;    // the first failed check, or what could not be checked
+  // The configuration the provider chose (caliber run rows' `config`: docs/runner.md, "Configs
+  // recorded and replayed"); none for a provider that chooses none, and in other formats.
+  std::optional<ProviderConfig> config;
+  std::string run_id;  // the run the row was measured in (caliber run rows); empty when not recorded
 
   // Where the row is in its file, for errors: line (0 when the format has none for rows) and
   // the field path of the row ("results[3]", "benchmarks[1].states[0]", "row").

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "caliber/result_table.h"
+#include "compare/config_check.h"
 
 namespace caliber::compare {
 
@@ -82,7 +83,7 @@ std::string limits(const PracticalThreshold& t) {
 
 // Runs the checks of docs/gate.md in order and fills finding / finding_outcome.
 void classify(RowComparison& row, const PracticalThreshold& threshold, const StatisticsSettings& stats,
-              bool strict) {
+              bool strict, const std::string& replay_dir) {
   const auto& b = row.pair.baseline;
   const auto& c = row.pair.current;
   auto set = [&](Outcome o, std::string finding) {
@@ -127,6 +128,11 @@ void classify(RowComparison& row, const PracticalThreshold& threshold, const Sta
     row.contract_refused = true;
     return set(Outcome::fail, "contract differs: " + describe_differences(row.contract_differences));
   }
+  // Two providers' own choices of configuration compare the choices, not the code.
+  if (const auto mismatch = config_mismatch(*b, *c, replay_dir)) {
+    row.config_refused = true;
+    return set(Outcome::fail, *mismatch);
+  }
   row.change = latency_change(*b->value_us, *c->value_us, threshold);
   row.verdict = decide_verdict(*row.change, b->samples_us, c->samples_us, stats);
   const std::string moved = fmt::format("{}, {}", signed_pct(row.change->delta_pct), signed_us(row.change->delta_us));
@@ -158,6 +164,7 @@ CompareReport evaluate_gate(const std::vector<CompareRow>& baseline, const std::
   report.statistics = thresholds.statistics;
   report.strict = options.strict;
 
+  const std::string replay_dir = replay_directory_of(baseline_file);
   std::set<std::pair<std::string, std::size_t>> used_rules;
   std::set<std::string> undeclared;
   for (RowPair& pair : match_rows(baseline, current)) {
@@ -179,7 +186,7 @@ CompareReport evaluate_gate(const std::vector<CompareRow>& baseline, const std::
     }
     if (!thresholds.file.empty() && !thresholds.architectures.count(row.arch)) undeclared.insert(row.arch);
     row.pair = std::move(pair);
-    classify(row, rule ? rule->threshold : thresholds.report_only, thresholds.statistics, options.strict);
+    classify(row, rule ? rule->threshold : thresholds.report_only, thresholds.statistics, options.strict, replay_dir);
     row.outcome = rule ? row.finding_outcome : Outcome::report;
     report.rows.push_back(std::move(row));
   }
@@ -200,12 +207,14 @@ CompareReport evaluate_gate(const std::vector<CompareRow>& baseline, const std::
   }
 
   GateSummary& s = report.summary;
-  bool refused = false, failed = false;
+  bool refused_contract = false, refused_config = false, failed = false;
   for (const RowComparison& row : report.rows) {
     ++s.rows;
     if (row.contract_refused) ++s.contract_refused;
+    if (row.config_refused) ++s.config_refused;
     const bool in_scope = row.gated() || thresholds.file.empty();
-    refused = refused || (in_scope && row.contract_refused);
+    refused_contract = refused_contract || (in_scope && row.contract_refused);
+    refused_config = refused_config || (in_scope && row.config_refused);
     if (!row.gated()) {
       ++s.report_only;
       continue;
@@ -219,7 +228,13 @@ CompareReport evaluate_gate(const std::vector<CompareRow>& baseline, const std::
       case Outcome::report: break;
     }
   }
+  const bool refused = refused_contract || refused_config;
   report.result = refused ? GateResult::refused : failed ? GateResult::fail : GateResult::pass;
+  if (refused) {
+    report.refusal = refused_contract && refused_config ? "contract and config mismatch"
+                     : refused_contract                 ? "contract mismatch"
+                                                        : "config mismatch";
+  }
   return report;
 }
 

@@ -28,6 +28,10 @@ struct RowComparison {
   std::optional<StatisticalVerdict> verdict;
   std::vector<ContractDifference> contract_differences;
   bool contract_refused = false;  // the contracts differ: the latencies were not compared
+  // The providers' configs make the pair not like for like (record-vs-record, or a config on one
+  // side only: compare/config_check.h): the latencies were not compared.
+  bool config_refused = false;
+  bool refused() const { return contract_refused || config_refused; }
   Outcome outcome = Outcome::report;
   // What the row's check found, e.g. "missing from current", "slower: +25.0% +12.30 us".
   std::string finding;
@@ -39,14 +43,15 @@ struct RowComparison {
   std::string gate_label() const;
 };
 
-// pass: nothing gated failed. fail: a gated row failed. refused: a contract differs on a row in
-// scope (a gated row; every row when there is no thresholds file): the comparison is refused.
+// pass: nothing gated failed. fail: a gated row failed. refused: a contract or the providers'
+// configs differ on a row in scope (a gated row; every row when there is no thresholds file): the
+// comparison is refused.
 enum class GateResult { pass, fail, refused };
 std::string_view to_string(GateResult r);
 
 struct GateSummary {
   std::size_t rows = 0, gated = 0, passed = 0, failed = 0, skipped = 0, unknown = 0;
-  std::size_t report_only = 0, contract_refused = 0;
+  std::size_t report_only = 0, contract_refused = 0, config_refused = 0;
 };
 
 struct GateOptions {
@@ -62,6 +67,9 @@ struct CompareReport {
   std::vector<std::string> notes;  // rules that matched nothing, undeclared architectures
   GateSummary summary;
   GateResult result = GateResult::pass;
+  // Why the comparison was refused: "contract mismatch", "config mismatch" or "contract and config
+  // mismatch"; empty unless result is refused.
+  std::string refusal;
 };
 
 CompareReport evaluate_gate(const std::vector<CompareRow>& baseline,

@@ -10,7 +10,10 @@
 //   never timed has none (unrecorded);
 // - samples = the primary measurement's raw samples (JSONL written with --samples); the CSV has none;
 // - status = benchmark_status, and `correct: false` is `incorrect` whatever the status says, so a
-//   current row that failed or is incorrect fails the gate closed (docs/gate.md, check 4).
+//   current row that failed or is incorrect fails the gate closed (docs/gate.md, check 4);
+// - config = the provider's chosen configuration (`config`; the CSV's config.* columns, absent in
+//   CSVs written before them) with the row's run_id, for the record-vs-record check
+//   (compare/config_check.h).
 #include <fmt/format.h>
 
 #include "caliber/benchmark_results.h"
@@ -71,6 +74,8 @@ CompareRow row_from_benchmark_result(const BenchmarkResultRow& r, const std::str
   row.arch_field = "arch";
   row.device_name = r.gpu;
   row.line = line;
+  row.run_id = r.run_id;
+  row.config = r.config;
   set_status(row, r.benchmark_status, r.correct == false, r.status_reason, r.correctness_error);
   if (const Result* primary = primary_measurement(r)) {
     row.contract = contract_fields(primary->contract);
@@ -123,6 +128,11 @@ std::vector<CompareRow> import_benchmark_results_csv(const std::string& text, co
     row.arch_field = "arch";
     row.device_name = text_cell(c, "gpu");
     row.line = line;
+    row.run_id = text_cell(c, "run_id");
+    if (const auto pinning = opt_text(c, "config.pinning")) {  // the reader checked the config columns
+      row.config = ProviderConfig{parse_config_pinning(*pinning), text_cell(c, "config.key"),
+                                  text_cell(c, "config.description"), text_cell(c, "config.source")};
+    }
     const BenchmarkStatus status = parse_benchmark_status(text_cell(c, "benchmark_status"));  // checked
     const bool marked_incorrect = c.at("correct").is_boolean() && !c.at("correct").get<bool>();
     if (const auto verdict = opt_text(c, "integrity")) {

@@ -13,13 +13,16 @@ std::string gate_summary_line(const CompareReport& r) {
   switch (r.result) {
     case GateResult::pass: head = "gate PASS"; break;
     case GateResult::fail: head = "gate FAIL"; break;
-    case GateResult::refused: head = "gate REFUSED (contract mismatch)"; break;
+    case GateResult::refused: head = fmt::format("gate REFUSED ({})", r.refusal); break;
   }
   std::string line = fmt::format("{}: {} of {} gated rows failed ({} passed, {} skipped, {} unknown); "
                                  "{} report-only rows",
                                  head, s.failed, s.gated, s.passed, s.skipped, s.unknown, s.report_only);
   if (s.contract_refused > 0) {
     line += fmt::format("; {} rows not compared: contract differs", s.contract_refused);
+  }
+  if (s.config_refused > 0) {
+    line += fmt::format("; {} rows not compared: config differs (record-vs-record or one-sided)", s.config_refused);
   }
   return line;
 }

@@ -25,6 +25,12 @@ json side(const std::optional<CompareRow>& r) {
             {"samples", r->samples_us.size()},
             {"origin", r->origin}};
   if (!r->status_detail.empty()) j["status_detail"] = r->status_detail;
+  if (r->config) {
+    j["config"] = {{"pinning", std::string(to_string(r->config->pinning))},
+                   {"key", r->config->key},
+                   {"description", r->config->description},
+                   {"source", r->config->source.empty() ? json(nullptr) : json(r->config->source)}};
+  }
   if (r->arch_assumed) j["arch_assumed"] = true;
   return j;
 }
@@ -47,7 +53,8 @@ void write_compare_json(std::ostream& out, const CompareReport& r) {
   doc["summary"] = {{"rows", s.rows},       {"gated", s.gated},
                     {"passed", s.passed},   {"failed", s.failed},
                     {"skipped", s.skipped}, {"unknown", s.unknown},
-                    {"report_only", s.report_only}, {"contract_refused", s.contract_refused}};
+                    {"report_only", s.report_only}, {"contract_refused", s.contract_refused},
+                    {"config_refused", s.config_refused}};
   doc["rows"] = json::array();
   for (const RowComparison& row : r.rows) {
     const CompareRow& shown = row.pair.current ? *row.pair.current : *row.pair.baseline;

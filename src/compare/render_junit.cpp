@@ -49,7 +49,10 @@ void write_compare_junit(std::ostream& out, const CompareReport& r) {
     switch (row.outcome) {
       case Outcome::fail:
         out << fmt::format(">\n      <failure type=\"{}\" message=\"{}\">{}\ncalibration: {}</failure>\n    </testcase>\n",
-                           row.contract_refused ? "contract_mismatch" : "regression", label, label,
+                           row.contract_refused ? "contract_mismatch"
+                           : row.config_refused ? "config_mismatch"
+                                                : "regression",
+                           label, label,
                            xml_escape(row.rule->calibration));
         break;
       case Outcome::skip:

@@ -148,5 +148,29 @@ TEST(CompareRuns, FormatsWithoutARunIdentityAreComparedWithANote) {
   EXPECT_TRUE(has(r.out, "note: " + data + "nvbench_current.json is nvbench JSON")) << r.out;
 }
 
+// Record-vs-record (docs/gate.md, "The config check"): each run chose its own config for the cell,
+// so the pair compares two choices; refused with exit 4 until the current run replays the
+// baseline's configs.
+TEST(CompareRuns, TwoRunsThatEachChoseTheirConfigAreRefusedUntilOneReplaysTheOther) {
+  BenchmarkResultRow b = timed(kA, 100);
+  b.run_id = "run-a";
+  b.config = ProviderConfig{ConfigPinning::recorded, "algo 1", "tile 128x128", ""};
+  BenchmarkResultRow c = timed(kA, 70);
+  c.run_id = "run-b";
+  c.config = ProviderConfig{ConfigPinning::recorded, "algo 2", "tile 256x128", ""};
+  const std::string base = run_dir("compare-runs-config-base", {b});
+  CliRun r = gate(base, run_dir("compare-runs-config-recorded", {c}));
+  EXPECT_EQ(r.exit_code, 4) << r.out << r.err;
+  EXPECT_TRUE(has(r.out, "[GATE FAIL: record-vs-record: baseline ran config 'algo 1' (recorded), current ran 'algo 2' "
+                         "(recorded); replay the baseline's configs with caliber run --replay-configs " +
+                             base + "]"))
+      << r.out;
+  EXPECT_TRUE(has(r.out, "gate REFUSED (config mismatch): 1 of 1 gated rows failed")) << r.out;
+  c.config = ProviderConfig{ConfigPinning::replayed, "algo 1", "tile 128x128", "run-a"};
+  r = gate(base, run_dir("compare-runs-config-replayed", {c}));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(has(r.out, "[GATE PASS: faster -30.0%")) << r.out;
+}
+
 }  // namespace
 }  // namespace caliber

@@ -126,5 +126,51 @@ TEST(ImportBenchmarkResults, BadFilesAreInputErrors) {
   EXPECT_EQ(error_of(dir), dir + "/benchmark_results.jsonl:1: field 'median_us': missing (null when it does not apply)");
 }
 
+// The config the provider chose and the run of the row, for the record-vs-record check
+// (compare/config_check.h): the same from the JSONL and from the CSV.
+TEST(ImportBenchmarkResults, TheConfigAndTheRunOfEachRowAreCarried) {
+  std::vector<BenchmarkResultRow> rows = literal_rows();
+  rows[0].config = ProviderConfig{ConfigPinning::replayed, "panel=128", "panels of 128 columns", "run-0"};
+  rows[1].config = ProviderConfig{ConfigPinning::recorded, "algo 66", "", ""};
+  const std::string dir = testing_support::write_run_directory("import-runner-config", rows);
+  for (const char* file : {"/benchmark_results.jsonl", "/benchmark_results.csv"}) {
+    const InputRows in = read_compare_input(dir + file);
+    ASSERT_EQ(in.rows.size(), 3u) << file;
+    ASSERT_TRUE(in.rows[0].config.has_value()) << file;
+    EXPECT_EQ(*in.rows[0].config, *rows[0].config) << file;
+    ASSERT_TRUE(in.rows[1].config.has_value()) << file;
+    EXPECT_EQ(*in.rows[1].config, *rows[1].config) << file;
+    EXPECT_FALSE(in.rows[2].config.has_value()) << file;  // a provider that chose nothing
+    for (const CompareRow& r : in.rows) EXPECT_EQ(r.run_id, "run-1") << file;
+  }
+}
+
+// A benchmark_results.csv written before the config columns (the header ends at
+// integrity_failure) imports as before: its rows carry no config.
+TEST(ImportBenchmarkResults, ACsvWithoutTheConfigColumnsStillImports) {
+  const std::string dir = testing_support::write_run_directory("import-runner-old-csv", literal_rows());
+  const std::string csv = dir + "/benchmark_results.csv";
+  std::ifstream in(csv);
+  std::string line, old;
+  while (std::getline(in, line)) {
+    ASSERT_TRUE(line.ends_with(",,,,") || line.ends_with(",config.pinning,config.key,config.description,config.source"))
+        << line;
+    for (int i = 0; i < 4; ++i) line.erase(line.rfind(','));
+    old += line + "\n";
+  }
+  in.close();
+  ASSERT_TRUE(old.starts_with("run_id,") && old.find("integrity_failure\n") != std::string::npos) << old;
+  std::ofstream(csv) << old;
+  const InputRows imported = read_compare_input(csv);
+  const InputRows jsonl = read_compare_input(dir + "/benchmark_results.jsonl");
+  ASSERT_EQ(imported.rows.size(), 3u);
+  for (std::size_t i = 0; i < imported.rows.size(); ++i) {
+    EXPECT_FALSE(imported.rows[i].config.has_value()) << i;
+    EXPECT_EQ(imported.rows[i].key(), jsonl.rows[i].key()) << i;
+    EXPECT_EQ(imported.rows[i].value_us, jsonl.rows[i].value_us) << i;
+    EXPECT_EQ(imported.rows[i].status, jsonl.rows[i].status) << i;
+  }
+}
+
 }  // namespace
 }  // namespace caliber::compare
