@@ -175,9 +175,14 @@ class Campaign {
 
   // Merges the shards, refreshes the receipts, seals a complete campaign. Returns the exit code.
   int finish(bool strict) {
+    // The last attempt's merge and receipts stand (each attempt refreshed its shard's); without an
+    // attempt in this session, everything is merged and every receipt refreshed here.
     const double merge_from = now_s();
-    const MergedResults merged = merge_shard_results(m_, shards_, err_);
-    write_receipts(m_, shards_, merged, attempts());
+    if (!merged_) {
+      merged_ = merge_shard_results(m_, shards_, err_);
+      write_receipts(m_, shards_, *merged_, attempts());
+    }
+    const MergedResults& merged = *merged_;
     merging_s_ += now_s() - merge_from;
     std::size_t done = 0, total = 0;
     const json counts = status_counts(runners_, &done, &total);
@@ -251,8 +256,12 @@ class Campaign {
       ~Charge() { to += now_s() - from; }
     } charge{merging_s_, from};
     try {
-      const MergedResults merged = merge_shard_results(m_, shards_, err_);
-      write_receipts(m_, shards_, merged, attempts());
+      // The first attempt of a session refreshes every receipt (an earlier session may have been
+      // killed while writing them); later ones only their shard's, which is all an attempt changes.
+      merged_ = merge_shard_results(m_, shards_, err_);
+      write_receipts(m_, shards_, *merged_, attempts(),
+                     merged_once_ ? std::optional<std::string>(r.work().name) : std::nullopt);
+      merged_once_ = true;
     } catch (const CaliberMismatchError&) {
       throw;
     }
@@ -352,6 +361,8 @@ class Campaign {
   std::size_t previous_rows_ = 0;  // rows the results held before this session ran
   json time_;                      // where the time went, once the campaign ended (results/time_breakdown.h)
   double merging_s_ = 0;           // merging the shards' results and writing receipts
+  std::optional<MergedResults> merged_;  // after the last attempt that ended
+  bool merged_once_ = false;              // every receipt was refreshed in this session
   double canary_s_ = 0;            // the canary's run, before the shards
 };
 

@@ -113,12 +113,13 @@ std::string receipt_sha256(json receipt) {
 }
 
 void write_receipts(const Manifest& m, const std::vector<ShardWork>& shards, const MergedResults& merged,
-                    const std::map<std::string, int>& attempts) {
+                    const std::map<std::string, int>& attempts, const std::optional<std::string>& only_shard) {
   std::map<std::string, const ShardWork*> by_name;
   for (const ShardWork& s : shards) by_name[s.name] = &s;
   std::map<std::string, std::pair<std::optional<CodeFingerprint>, std::string>> code;
   std::map<std::string, std::optional<RunIdentity>> identity;
   for (const ShardWork& s : shards) {
+    if (only_shard && s.name != *only_shard) continue;
     const fs::path fp = fs::path(s.dir) / kCodeFingerprintFileName;
     std::error_code ec;
     if (fs::exists(fp, ec)) {
@@ -132,6 +133,7 @@ void write_receipts(const Manifest& m, const std::vector<ShardWork>& shards, con
   for (const ResultLine& l : merged.lines) {
     const std::string key = l.row.shape_id + "/" + l.row.provider;
     const ShardWork& shard = *by_name.at(merged.shard_of_cell.at(key));
+    if (only_shard && shard.name != *only_shard) continue;
     const auto a = attempts.find(key);
     const json receipt = make_receipt(m, shard, l, a == attempts.end() ? 0 : a->second, code[shard.name].first,
                                       code[shard.name].second, identity[shard.name]);

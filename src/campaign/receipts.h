@@ -32,9 +32,10 @@ inline constexpr const char* kSealFileName = "campaign_seal.json";
 std::string receipt_relative_path(const std::string& op, const std::string& shape_id, const std::string& provider);
 
 // Writes (or refreshes) the receipt of every cell that has a row. attempts: "shape_id/provider"
-// -> this session's attempts (absent: 0).
+// -> this session's attempts (absent: 0). only_shard: the receipts of that shard's cells only
+// (what one attempt of it can change: its rows, its attempts, its code fingerprint and identity).
 void write_receipts(const Manifest& manifest, const std::vector<ShardWork>& shards, const MergedResults& merged,
-                    const std::map<std::string, int>& attempts);
+                    const std::map<std::string, int>& attempts, const std::optional<std::string>& only_shard = {});
 
 // The receipt's own hash: SHA-256 of its compact JSON without receipt_sha256.
 std::string receipt_sha256(nlohmann::json receipt);

@@ -1,5 +1,7 @@
 #include "campaign/shard_runner.h"
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -86,17 +88,30 @@ int ShardRunner::pid() const { return child_ ? child_->pid() : -1; }
 
 void ShardRunner::load_rows(bool incremental) {
   const std::string file = results_file();
-  std::error_code ec;
-  const auto size = fs::file_size(file, ec);
-  if (ec) return;
-  if (!incremental || size < offset_) {
+  std::ifstream in(file, std::ios::binary);
+  struct stat st {};
+  if (!in || ::stat(file.c_str(), &st) != 0) return;
+  const auto size = static_cast<std::uintmax_t>(st.st_size);
+  // The runner rewrites the file by atomic rename when failed rows run again (--rerun-cells) and
+  // cuts a torn last row in place: read from the start when the file is another one or shorter
+  // than what was read, or when the byte before the offset does not end a row. (Rows appended
+  // quickly after a rewrite made an offset into the old file land inside a row of the new one.)
+  bool restart = !incremental || size < offset_ || st.st_ino != file_inode_ || st.st_dev != file_device_;
+  if (!restart && offset_ > 0) {
+    char before = 0;
+    in.seekg(static_cast<std::streamoff>(offset_ - 1));
+    restart = !in.get(before) || before != '\n';
+  }
+  file_inode_ = st.st_ino;
+  file_device_ = st.st_dev;
+  if (restart) {
     offset_ = 0;
     if (!incremental) {
       for (auto& [k, c] : cells_) c.status.reset();
     }
   }
   if (size == offset_) return;
-  std::ifstream in(file, std::ios::binary);
+  in.clear();
   in.seekg(static_cast<std::streamoff>(offset_));
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const auto last_newline = text.rfind('\n');

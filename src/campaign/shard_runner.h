@@ -79,6 +79,7 @@ class ShardRunner {
   std::map<runner::CellKey, std::string> before_attempt_;  // row_identity of each row when the attempt started
   std::string last_silent_end_;  // how the previous attempt ended when it produced no row
   std::uintmax_t offset_ = 0;    // of the results file, read so far in this attempt
+  std::uintmax_t file_inode_ = 0, file_device_ = 0;  // the results file that offset_ is into
 };
 
 const char* to_string(ShardRunner::State s);
