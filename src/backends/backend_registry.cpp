@@ -1,82 +1,106 @@
-// Which backends this build has, and how to open them. A new runtime adds one folder under
-// src/backends and one branch in each function here.
+// The backends this build has, and every question about a backend answered through its module
+// (backend_module.h). This is the one file that knows which modules exist: a new runtime adds its
+// folders and one entry in backend_modules().
 #include <fmt/format.h>
 
-#include "backends/host/host_backend.h"
-#include "backends/host/host_device_info.h"
-#include "caliber/backend.h"
+#include "backends/backend_module.h"
+#include "backends/host/host_module.h"
 #include "caliber/config.h"
 #include "caliber/errors.h"
 #if CALIBER_WITH_CUDA
-#include "backends/cuda/cuda_backend.h"
+#include "backends/cuda/cuda_module.h"
 #endif
 
 namespace caliber {
+namespace {
+
+// Every backend caliber knows, built here or not, and why one is not built.
+struct KnownBackend {
+  BackendKind kind;
+  const char* not_built;
+};
+constexpr KnownBackend kKnownBackends[] = {
+    {BackendKind::host, ""},
+    {BackendKind::cuda, "not built: no CUDA compiler at configure time"},
+};
+
+}  // namespace
+
+const std::vector<BackendModule>& backend_modules() {
+  static const std::vector<BackendModule> modules = [] {
+    std::vector<BackendModule> m;
+    m.push_back(host::backend_module());
+#if CALIBER_WITH_CUDA
+    m.push_back(cuda::backend_module());
+#endif
+    return m;
+  }();
+  return modules;
+}
+
+const BackendModule& backend_module(BackendKind kind) {
+  for (const BackendModule& m : backend_modules()) {
+    if (m.kind == kind) return m;
+  }
+  for (const KnownBackend& k : kKnownBackends) {
+    if (k.kind == kind) throw UsageError(fmt::format("backend {} is not available: {}", to_string(kind), k.not_built));
+  }
+  throw UsageError(fmt::format("backend {} is not available", to_string(kind)));
+}
 
 std::vector<BackendAvailability> available_backends() {
   std::vector<BackendAvailability> out;
-  out.push_back({BackendKind::host, true, 1, ""});
-#if CALIBER_WITH_CUDA
-  std::string reason;
-  const int n = cuda::device_count(&reason);
-  out.push_back({BackendKind::cuda, true, n, n > 0 ? "" : reason});
-#else
-  out.push_back({BackendKind::cuda, false, 0, "not built: no CUDA compiler at configure time"});
-#endif
+  for (const KnownBackend& k : kKnownBackends) {
+    const BackendModule* module = nullptr;
+    for (const BackendModule& m : backend_modules()) {
+      if (m.kind == k.kind) module = &m;
+    }
+    if (!module) {
+      out.push_back({k.kind, false, 0, k.not_built});
+      continue;
+    }
+    std::string reason;
+    const int n = module->device_count(&reason);
+    out.push_back({k.kind, true, n, n > 0 ? "" : reason});
+  }
   return out;
 }
 
 std::vector<DeviceInfo> list_devices(BackendKind kind) {
-  if (kind == BackendKind::host) return {host::describe_host()};
-#if CALIBER_WITH_CUDA
-  return cuda::list_devices();
-#else
+  for (const BackendModule& m : backend_modules()) {
+    if (m.kind == kind) return m.list_devices();
+  }
   return {};
-#endif
 }
 
 std::optional<std::string> instrument_unavailable_reason(BackendKind kind, Instrument instrument) {
-  if (kind == BackendKind::host) {
-    if (instrument == Instrument::wallclock) return std::nullopt;
-    return fmt::format("not applicable: the host backend times host work with the wallclock "
-                       "instrument only (got {})",
-                       to_string(instrument));
+  for (const BackendModule& m : backend_modules()) {
+    if (m.kind == kind) return m.instrument_unavailable_reason(instrument);
   }
-#if CALIBER_WITH_CUDA
-  if (instrument == Instrument::cupti) return cuda::cupti_unavailable_reason();
-  return std::nullopt;
-#else
-  return std::string("the cuda backend is not built (no CUDA compiler at configure time)");
-#endif
+  for (const KnownBackend& k : kKnownBackends) {
+    if (k.kind == kind) return fmt::format("the {} backend is {}", to_string(kind), k.not_built);
+  }
+  return fmt::format("the {} backend is not built", to_string(kind));
 }
 
 BackendKind default_backend_kind() {
   for (const auto& b : available_backends()) {
-    if (b.kind == BackendKind::cuda && b.device_count > 0) return BackendKind::cuda;
+    if (b.kind != BackendKind::host && b.device_count > 0) return b.kind;
   }
   return BackendKind::host;
 }
 
 std::unique_ptr<Backend> open_backend(BackendKind kind, int index) {
-  if (kind == BackendKind::host) {
-    if (index != 0) throw UsageError(fmt::format("--device {}: the host backend has one device, 0", index));
-    return std::make_unique<host::HostBackend>();
-  }
-  for (const auto& b : available_backends()) {
-    if (b.kind != kind) continue;
-    if (!b.compiled || b.device_count == 0) {
-      throw UsageError(fmt::format("backend {} is not available: {}", to_string(kind), b.reason));
-    }
-    if (index < 0 || index >= b.device_count) {
-      throw UsageError(fmt::format("--device {}: backend {} has devices 0..{}", index,
-                                   to_string(kind), b.device_count - 1));
+  const BackendModule& module = backend_module(kind);
+  if (kind != BackendKind::host) {
+    std::string reason;
+    const int n = module.device_count(&reason);
+    if (n == 0) throw UsageError(fmt::format("backend {} is not available: {}", to_string(kind), reason));
+    if (index < 0 || index >= n) {
+      throw UsageError(fmt::format("--device {}: backend {} has devices 0..{}", index, to_string(kind), n - 1));
     }
   }
-#if CALIBER_WITH_CUDA
-  return cuda::open_backend(index);
-#else
-  throw UsageError("backend cuda is not available: not built");
-#endif
+  return module.open(index);
 }
 
 }  // namespace caliber

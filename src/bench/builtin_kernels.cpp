@@ -1,11 +1,6 @@
 #include "bench/workload.h"
 
-#include "backends/host/host_builtin_kernels.h"
-#include "caliber/config.h"
-#include "caliber/errors.h"
-#if CALIBER_WITH_CUDA
-#include "backends/cuda/cuda_backend.h"
-#endif
+#include "backends/backend_module.h"
 
 namespace caliber::bench {
 
@@ -19,28 +14,16 @@ std::uint64_t builtin_working_set_bytes(std::string_view kernel, std::uint64_t s
 }
 
 std::vector<KernelInfo> builtin_kernels(BackendKind backend) {
-  if (backend == BackendKind::host) return host::builtin_kernels();
-#if CALIBER_WITH_CUDA
-  return cuda::builtin_kernels();
-#else
+  for (const BackendModule& m : backend_modules()) {
+    if (m.kind == backend) return m.builtin_kernels();
+  }
   return {};
-#endif
 }
 
 std::unique_ptr<Workload> make_builtin_workload(Backend& backend, std::string_view kernel,
                                                 std::uint64_t size_bytes,
                                                 std::size_t rotation_copies, std::uint64_t seed) {
-  if (backend.kind() == BackendKind::host) {
-    return host::make_builtin_workload(kernel, size_bytes, rotation_copies, seed);
-  }
-#if CALIBER_WITH_CUDA
-  return cuda::make_builtin_workload(backend, kernel, size_bytes, rotation_copies, seed);
-#else
-  (void)size_bytes;
-  (void)rotation_copies;
-  (void)seed;
-  throw UsageError("this build has no cuda backend");
-#endif
+  return backend_module(backend.kind()).make_builtin_workload(backend, kernel, size_bytes, rotation_copies, seed);
 }
 
 }  // namespace caliber::bench

@@ -1,7 +1,7 @@
 // The work `caliber calibrate` times to find a device's ceilings: a large copy (achievable memory
 // bandwidth, bytes read + written) and a large matrix multiply on random data (achievable flop
-// rate). One implementation per backend: src/backends/host/host_ceiling_workloads.cpp and
-// src/backends/cuda/cuda_ceiling_workloads.cu.
+// rate). One implementation per backend (src/calibrate/host, src/calibrate/cuda), reached through the
+// backend's module (src/backends/backend_module.h).
 #pragma once
 
 #include <cstdint>
@@ -34,12 +34,3 @@ CeilingWorkload make_cache_copy_workload(Backend& backend, std::uint64_t bytes, 
 CeilingWorkload make_matmul_workload(Backend& backend, const std::string& dtype, std::int64_t n, std::uint64_t seed);
 
 }  // namespace caliber::calibrate
-
-namespace caliber::host {
-calibrate::CeilingWorkload make_copy_ceiling_workload(std::uint64_t bytes, std::uint64_t seed);
-// The matmul ceiling's sgemm is the openblas provider plugin's, loaded through the plugin ABI from
-// caliber's plugin directory (as matrices/host/gemm/baseline_matrix.yaml names it).
-inline constexpr std::string_view kOpenBlasGemmEntrypoint = "@plugins/libcaliber_openblas.so:caliber_openblas_gemm";
-calibrate::CeilingWorkload make_matmul_ceiling_workload(Backend& backend, const std::string& dtype, std::int64_t n,
-                                                        std::uint64_t seed);
-}  // namespace caliber::host

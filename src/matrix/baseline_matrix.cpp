@@ -1,10 +1,6 @@
 // baseline_matrix.yaml: strict reading with file, line and field in every error.
 #include "caliber/baseline_matrix.h"
 
-#include <unistd.h>
-
-#include <cstdlib>
-#include <filesystem>
 #include <regex>
 
 #include <fmt/format.h>
@@ -17,7 +13,6 @@
 namespace caliber {
 namespace {
 
-namespace fs = std::filesystem;
 
 bool valid_provider_name(const std::string& name) {
   static const std::regex re("[a-z][a-z0-9_]{0,63}");
@@ -55,30 +50,6 @@ MatrixProvider read_provider(const YamlFields& providers, const std::string& nam
 }
 
 }  // namespace
-
-Entrypoint Entrypoint::parse(const std::string& text) {
-  Entrypoint e;
-  e.text = text;
-  const std::string builtin_prefix = "builtin:";
-  if (text.rfind(builtin_prefix, 0) == 0) {
-    e.kind = Kind::builtin;
-    e.builtin = text.substr(builtin_prefix.size());
-    if (e.builtin.empty()) throw UsageError(fmt::format("'{}': builtin: needs a provider name", text));
-    return e;
-  }
-  const std::size_t colon = text.rfind(':');
-  if (colon == std::string::npos || colon == 0 || colon + 1 == text.size()) {
-    throw UsageError(fmt::format("'{}': expected builtin:NAME or path/to/lib.so:symbol", text));
-  }
-  e.kind = Kind::plugin;
-  e.library = text.substr(0, colon);
-  e.symbol = text.substr(colon + 1);
-  static const std::regex symbol_re("[A-Za-z_][A-Za-z0-9_]*");
-  if (!std::regex_match(e.symbol, symbol_re)) {
-    throw UsageError(fmt::format("'{}': '{}' is not a C symbol name", text, e.symbol));
-  }
-  return e;
-}
 
 const MatrixProvider* BaselineMatrix::find(const std::string& name) const {
   for (const auto& p : providers) {
@@ -145,28 +116,6 @@ BaselineMatrix parse_baseline_matrix(const std::string& text, const std::string&
 
 BaselineMatrix read_baseline_matrix(const std::string& file) {
   return parse_baseline_matrix(read_text_file(file), file);
-}
-
-std::string plugin_directory() {
-  if (const char* env = std::getenv("CALIBER_PLUGIN_DIR"); env && *env) return env;
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) return "plugins";
-  const fs::path beside = exe.parent_path() / "plugins";
-  if (fs::is_directory(beside, ec)) return beside.string();
-  return (exe.parent_path().parent_path() / "lib" / "caliber" / "plugins").string();
-}
-
-std::string resolved_library(const Entrypoint& e, const std::string& matrix_file) {
-  const std::string own = "@plugins/";
-  if (e.library.rfind(own, 0) == 0) {
-    return (fs::path(plugin_directory()) / e.library.substr(own.size())).string();
-  }
-  const fs::path p(e.library);
-  if (p.is_absolute()) return p.string();
-  fs::path base = fs::path(matrix_file).parent_path();
-  if (base.empty()) base = ".";
-  return (base / p).lexically_normal().string();
 }
 
 }  // namespace caliber

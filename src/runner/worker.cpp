@@ -27,11 +27,8 @@
 #include "caliber/config.h"
 #include "core/subprocess.h"
 #include "caliber/device_ceilings.h"
+#include "backends/backend_module.h"
 #include "fingerprint/code_fingerprint.h"
-#if CALIBER_WITH_CUDA
-#include "backends/cuda/code_fingerprint_capture.h"
-#include "backends/cuda/cuda_backend.h"
-#endif
 
 namespace caliber::runner {
 namespace {
@@ -103,14 +100,13 @@ void merge_into_run_fingerprint(const RunOptions& options, const CodeFingerprint
   write_code_fingerprint(path, all);
 }
 
-// The hooks of this backend: on cuda, record the kernels each correctness call launches (and
-// NVTX ranges for caliber profile); on the host, nothing per call.
+// The hooks of this backend (its module's): where it records device code (cuda: the kernels each
+// correctness call launches, from CUPTI) and profiler ranges for caliber profile (cuda: NVTX); a
+// backend whose code is the process's libraries (the host) is fingerprinted from their files.
 struct WorkerHooks {
   CallHooks hooks;
   std::function<CodeFingerprint()> fingerprint;
-#if CALIBER_WITH_CUDA
-  std::unique_ptr<cuda::CodeFingerprintCapture> capture;
-#endif
+  std::unique_ptr<DeviceCodeRecorder> recorder;
 };
 
 // The device's calibrated ceilings for the physical-bound check: --ceilings FILE, else the default
@@ -132,8 +128,9 @@ std::pair<std::optional<DeviceCeilings>, std::string> ceilings_for_device(const 
 
 WorkerHooks make_worker_hooks(const RunOptions& options, const RunPlan& plan, BackendKind kind) {
   WorkerHooks w;
-  if (kind == BackendKind::host) {
-    // Host code is what the binary and the plugin libraries contain (per library, not per kernel).
+  const BackendModule& module = backend_module(kind);
+  if (!module.make_device_code_recorder) {
+    // The code is what the binary and the plugin libraries contain (per library, not per kernel).
     std::vector<std::pair<std::string, std::string>> libraries = plugin_libraries(plan);
     libraries.emplace_back("caliber", self_executable());
     // Hashed once per worker: the code a worker loaded does not change while it runs, and hashing
@@ -145,28 +142,20 @@ WorkerHooks make_worker_hooks(const RunOptions& options, const RunPlan& plan, Ba
     };
     return w;
   }
-#if CALIBER_WITH_CUDA
-  w.hooks.in_profiler_range = [](const std::string& range, const std::function<void()>& call) {
-    cuda::ProfilerRange r(range);
-    call();
-  };
-  if (options.profile_range) return w;  // ncu owns CUPTI while profiling
+  w.hooks.in_profiler_range = module.in_profiler_range;
+  if (options.profile_range) return w;  // the profiler owns the device's tracing while profiling
   // Before the device is opened: modules load lazily at their first launch, after this.
-  w.capture = std::make_unique<cuda::CodeFingerprintCapture>();
-  if (w.capture->unavailable()) {
-    std::cerr << "caliber run: no code fingerprint: " << *w.capture->unavailable() << '\n';
-    w.capture.reset();
+  w.recorder = module.make_device_code_recorder();
+  if (const std::optional<std::string> why = w.recorder->unavailable()) {
+    std::cerr << "caliber run: no code fingerprint: " << *why << '\n';
+    w.recorder.reset();
     return w;
   }
-  cuda::CodeFingerprintCapture* capture = w.capture.get();
-  w.fingerprint = [capture] { return capture->fingerprint(); };
-  w.hooks.on_census = [capture](const DeviceWorkCensus& census) {
-    capture->record_kernels(census.mangled_kernel_names);
+  DeviceCodeRecorder* recorder = w.recorder.get();
+  w.fingerprint = [recorder] { return recorder->fingerprint(); };
+  w.hooks.on_census = [recorder](const DeviceWorkCensus& census) {
+    recorder->record_kernels(census.mangled_kernel_names);
   };
-#else
-  (void)options;
-  (void)plan;
-#endif
   return w;
 }
 

@@ -8,7 +8,6 @@
 #include <string_view>
 #include <vector>
 
-#include "bench/workload.h"
 #include "caliber/backend.h"
 
 namespace caliber::cuda {
@@ -21,12 +20,6 @@ std::unique_ptr<Backend> open_backend(int index);
 // Why CUPTI cannot be used in this process (library missing or too old, callbacks refused,
 // another CUPTI client), or nullopt. Loads libcupti at run time; touches no device.
 std::optional<std::string> cupti_unavailable_reason();
-
-std::vector<bench::KernelInfo> builtin_kernels();
-std::unique_ptr<bench::Workload> make_builtin_workload(Backend& backend, std::string_view kernel,
-                                                       std::uint64_t size_bytes,
-                                                       std::size_t rotation_copies,
-                                                       std::uint64_t seed);
 
 }  // namespace caliber::cuda
 

@@ -1,5 +1,5 @@
 // The random inputs of caliber's own device workloads: uniform in +-[0.5, 1.5), never zero, the
-// same generator as the host backend's (src/backends/host/host_builtin_kernels.cpp). Only for .cu
+// same generator as the host backend's (src/bench/host/host_builtin_kernels.cpp). Only for .cu
 // files of the cuda backend.
 #pragma once
 

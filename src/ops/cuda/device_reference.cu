@@ -6,7 +6,7 @@
 // checked elements as one flat range on a fixed grid: each thread sums its own elements in order,
 // each block reduces in a fixed order, and the host adds the blocks in order, so the same data
 // gives the same sums.
-#include "backends/cuda/device_reference.cuh"
+#include "ops/cuda/device_reference.cuh"
 
 #include <algorithm>
 #include <limits>

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "backends/cuda/cuda_check.cuh"
-#include "backends/cuda/cuda_providers.h"
+#include "providers/cuda/cuda_providers.h"
 
 namespace caliber::cuda {
 namespace {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/cuda/cuda_ceiling_workloads.h"
+#include "calibrate/cuda/cuda_ceiling_workloads.h"
 #include "backends/cuda/cublas_check.cuh"
 #include "backends/cuda/cuda_check.cuh"
 #include "backends/cuda/cuda_random.cuh"

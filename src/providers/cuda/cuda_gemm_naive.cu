@@ -3,7 +3,7 @@
 // take tens of milliseconds per call and add nothing the fp64 reference check does not cover.
 #include "backends/cuda/cuda_check.cuh"
 #include "backends/cuda/cuda_kernel_common.cuh"
-#include "backends/cuda/cuda_providers.h"
+#include "providers/cuda/cuda_providers.h"
 
 namespace caliber::cuda {
 namespace {

@@ -12,10 +12,10 @@
 
 #include <fmt/format.h>
 
-#include "backends/host/host_builtin_kernels.h"
-#include "caliber/baseline_matrix.h"
+#include "bench/host/host_builtin_kernels.h"
+#include "caliber/entrypoint.h"
 #include "caliber/result_table.h"
-#include "calibrate/ceiling_workloads.h"
+#include "calibrate/host/host_ceiling_workloads.h"
 #include "core/parallel_for.h"
 #include "providers/plugin_provider.h"
 

@@ -6,7 +6,7 @@
 //           row re-read from global memory for every pass.
 #include "backends/cuda/cuda_check.cuh"
 #include "backends/cuda/cuda_kernel_common.cuh"
-#include "backends/cuda/cuda_providers.h"
+#include "providers/cuda/cuda_providers.h"
 
 namespace caliber::cuda {
 namespace {

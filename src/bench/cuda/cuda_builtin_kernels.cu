@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <string>
 
+#include "bench/cuda/cuda_builtin_kernels.h"
 #include "backends/cuda/cuda_backend.h"
 #include "backends/cuda/cublas_check.cuh"
 #include "backends/cuda/cuda_check.cuh"

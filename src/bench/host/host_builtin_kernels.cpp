@@ -1,6 +1,6 @@
 // Built-in micro-kernels of the host backend: copy (y = x), scale (y = a x), tiny (a trivial
 // function on 256 floats).
-#include "backends/host/host_builtin_kernels.h"
+#include "bench/host/host_builtin_kernels.h"
 
 #include <cmath>
 #include <cstring>

@@ -3,7 +3,7 @@
 // that one cell as failed and continue the others in a fresh worker (tests/gpu). Reached only
 // when a matrix names `builtin:selftest_fault`.
 #include "backends/cuda/cuda_check.cuh"
-#include "backends/cuda/cuda_providers.h"
+#include "providers/cuda/cuda_providers.h"
 
 namespace caliber::cuda {
 namespace {

@@ -1,5 +1,5 @@
 // The cuda built-in providers by op and name.
-#include "backends/cuda/cuda_providers.h"
+#include "providers/cuda/cuda_providers.h"
 
 namespace caliber::cuda {
 

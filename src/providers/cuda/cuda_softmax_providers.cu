@@ -10,7 +10,7 @@
 
 #include "backends/cuda/cuda_check.cuh"
 #include "backends/cuda/cuda_kernel_common.cuh"
-#include "backends/cuda/cuda_providers.h"
+#include "providers/cuda/cuda_providers.h"
 
 namespace caliber::cuda {
 namespace {

@@ -1,0 +1,63 @@
+// How a provider is reached: "builtin:NAME" or a plugin library's symbol, and where plugin
+// libraries are found.
+#include "caliber/entrypoint.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <regex>
+
+#include <fmt/format.h>
+
+#include "caliber/errors.h"
+
+namespace caliber {
+
+namespace fs = std::filesystem;
+
+Entrypoint Entrypoint::parse(const std::string& text) {
+  Entrypoint e;
+  e.text = text;
+  const std::string builtin_prefix = "builtin:";
+  if (text.rfind(builtin_prefix, 0) == 0) {
+    e.kind = Kind::builtin;
+    e.builtin = text.substr(builtin_prefix.size());
+    if (e.builtin.empty()) throw UsageError(fmt::format("'{}': builtin: needs a provider name", text));
+    return e;
+  }
+  const std::size_t colon = text.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == text.size()) {
+    throw UsageError(fmt::format("'{}': expected builtin:NAME or path/to/lib.so:symbol", text));
+  }
+  e.kind = Kind::plugin;
+  e.library = text.substr(0, colon);
+  e.symbol = text.substr(colon + 1);
+  static const std::regex symbol_re("[A-Za-z_][A-Za-z0-9_]*");
+  if (!std::regex_match(e.symbol, symbol_re)) {
+    throw UsageError(fmt::format("'{}': '{}' is not a C symbol name", text, e.symbol));
+  }
+  return e;
+}
+
+std::string plugin_directory() {
+  if (const char* env = std::getenv("CALIBER_PLUGIN_DIR"); env && *env) return env;
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return "plugins";
+  const fs::path beside = exe.parent_path() / "plugins";
+  if (fs::is_directory(beside, ec)) return beside.string();
+  return (exe.parent_path().parent_path() / "lib" / "caliber" / "plugins").string();
+}
+
+std::string resolved_library(const Entrypoint& e, const std::string& matrix_file) {
+  const std::string own = "@plugins/";
+  if (e.library.rfind(own, 0) == 0) {
+    return (fs::path(plugin_directory()) / e.library.substr(own.size())).string();
+  }
+  const fs::path p(e.library);
+  if (p.is_absolute()) return p.string();
+  fs::path base = fs::path(matrix_file).parent_path();
+  if (base.empty()) base = ".";
+  return (base / p).lexically_normal().string();
+}
+
+}  // namespace caliber
