@@ -201,11 +201,14 @@ TEST_F(CuptiTest, GraphColdPerturbationIsMeasuredWithOneCallPerGraph) {
     EXPECT_TRUE(noted);
   }
   // Events time one cold call per graph like the same call cold per_iter: the flush is outside.
+  // The flush (>= 2x the 60 MiB L2 written, >= 30 us) inside the window would make the ratio ~2;
+  // the graph launch inside the events' window adds a few us to a ~34 us call (up to +10.3% seen
+  // on the H200 in a full GPU-test run), hence 0.25.
   Contract e = contract(Instrument::event, Schedule::graph, CachePolicy::cold, 20);
   e.graph_calls = 1;
   const Result one = run("scale", 64u << 20, e);
   const Result eager = run("scale", 64u << 20, contract(Instrument::event, Schedule::per_iter, CachePolicy::cold, 30));
-  EXPECT_NEAR(one.value_us / eager.value_us, 1.0, 0.1) << one.value_us << " vs " << eager.value_us;
+  EXPECT_NEAR(one.value_us / eager.value_us, 1.0, 0.25) << one.value_us << " vs " << eager.value_us;
 }
 
 TEST_F(CuptiTest, ReductionsOrderOnARealCall) {
