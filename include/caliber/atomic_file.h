@@ -25,6 +25,14 @@ struct PendingFile {
 // come last and need no space. The same rules for `path` as write_file_atomically.
 void write_files_atomically(const std::vector<PendingFile>& files);
 
+// Replaces `path` by `content` through a temporary swapped in by rename, like
+// write_file_atomically, but without fsync: a reader (another process, after this one was killed)
+// finds the old content or the new, whole; only a crash of the machine itself may lose the new
+// content. For small files rewritten many times a second whose loss with the machine costs
+// nothing: tens of microseconds, where an fsync costs about a millisecond on the disks measured.
+// The same rules for `path` as write_file_atomically.
+void replace_file_unsynced(const std::string& path, const std::string& content);
+
 // Appends one line (a newline is added) and fsyncs, so a finished row survives a kill.
 class LineAppender {
  public:

@@ -2,6 +2,8 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -46,7 +48,27 @@ std::string describe_end(const SubprocessResult& r, double timeout_s) {
   return fmt::format("exited {}", r.exit_code);
 }
 
+double unix_ms_now() {
+  return std::chrono::duration<double, std::milli>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
 }  // namespace
+
+std::optional<CellInFlightAtEnd> cell_in_flight_at_end(const std::vector<runner::CellKey>& order,
+                                                       const std::set<runner::CellKey>& with_rows,
+                                                       const std::optional<runner::CellInFlight>& in_flight,
+                                                       int run_pid, double ended_unix_ms) {
+  if (in_flight && in_flight->pid == run_pid) {
+    const runner::CellKey named{in_flight->shape_id, in_flight->provider};
+    if (!with_rows.count(named) && std::find(order.begin(), order.end(), named) != order.end()) {
+      return CellInFlightAtEnd{named, true, std::max(0.0, ended_unix_ms - in_flight->started_unix_ms)};
+    }
+  }
+  for (const runner::CellKey& key : order) {
+    if (!with_rows.count(key)) return CellInFlightAtEnd{key, false, 0.0};
+  }
+  return std::nullopt;
+}
 
 const char* to_string(ShardRunner::State s) {
   switch (s) {
@@ -190,6 +212,8 @@ void ShardRunner::start_attempt() {
     if (c.status) before_attempt_[key] = c.row_identity;
   }
   offset_ = 0;
+  // What says which cell the run is measuring is this attempt's only (written at its cells' starts).
+  runner::clear_cell_in_flight(work_.dir);
   SubprocessOptions o;
   o.argv = argv;
   o.stdout_path = log;
@@ -197,37 +221,46 @@ void ShardRunner::start_attempt() {
   o.kill_after_s = policy_.kill_after_s;
   o.die_with_parent = true;
   child_ = std::make_unique<ChildProcess>(o);
+  attempt_pid_ = child_->pid();
   state_ = State::running;
 }
 
 bool ShardRunner::write_row_for_cell_in_flight(const std::string& how) {
+  const double ended_unix_ms = unix_ms_now();  // the attempt ended within one poll (50 ms) of this
   std::string why_missing;
   const std::optional<RunIdentity> identity = find_run_identity(work_.dir, &why_missing);
   if (!identity) return false;  // it never got as far as its first worker: no cell was in flight
-  for (const runner::CellKey& key : order_) {
-    if (cells_.at(key).status) continue;
-    // The runner runs its cells in plan order, so the first cell without a row is the one it
-    // was running (or the next it would have run).
-    runner::RowProvenance prov;
-    prov.run_id = identity->run_id;
-    prov.candidate_commit = work_.candidate_commit;
-    prov.harness_version = runner::harness_version();
-    prov.device = identity->device;
-    const ShapeRow* shape = nullptr;
-    for (const ShapeRow& s : work_.shapes) {
-      if (s.shape_id == key.first) shape = &s;
-    }
-    BenchmarkResultRow row = runner::base_row(prov, *shape, key.second);
-    row.provider_detail = "unknown: the shard ended before reporting it";
-    row.benchmark_status = BenchmarkStatus::failed;
-    row.status_reason = fmt::format("the shard's caliber run {} before this cell's row was written (caliber batch: "
-                                    "it was the shard's next cell)",
-                                    how);
-    runner::cut_torn_tail(results_file());
-    BenchmarkResultsAppender(results_file(), false).append(row);
-    return true;
+  std::set<runner::CellKey> with_rows;
+  for (const auto& [key, c] : cells_) {
+    if (c.status) with_rows.insert(key);
   }
-  return false;
+  const std::optional<CellInFlightAtEnd> at_end =
+      cell_in_flight_at_end(order_, with_rows, runner::read_cell_in_flight(work_.dir), attempt_pid_, ended_unix_ms);
+  if (!at_end) return false;
+  runner::RowProvenance prov;
+  prov.run_id = identity->run_id;
+  prov.candidate_commit = work_.candidate_commit;
+  prov.harness_version = runner::harness_version();
+  prov.device = identity->device;
+  const ShapeRow* shape = nullptr;
+  for (const ShapeRow& s : work_.shapes) {
+    if (s.shape_id == at_end->cell.first) shape = &s;
+  }
+  BenchmarkResultRow row = runner::base_row(prov, *shape, at_end->cell.second);
+  row.provider_detail = "unknown: the shard ended before reporting it";
+  row.benchmark_status = BenchmarkStatus::failed;
+  row.status_reason = fmt::format(
+      "the shard's caliber run {} before this cell's row was written (caliber batch: {})", how,
+      at_end->named ? fmt::format("the cell it was running, per its {}", runner::kCellInFlightFileName)
+                    : fmt::format("the shard's next cell; no {} said which cell it was running",
+                                  runner::kCellInFlightFileName));
+  // From the cell's start to the run's end; 0 when nothing says when the cell began.
+  row.cell_wall_time_ms = at_end->wall_time_ms;
+  // The run creates its results file after its identity: killed in between, there is none yet.
+  std::error_code ec;
+  if (fs::exists(results_file(), ec)) runner::cut_torn_tail(results_file());
+  BenchmarkResultsAppender(results_file(), false).append(row);
+  return true;
 }
 
 void ShardRunner::finish_attempt(const SubprocessResult& r) {

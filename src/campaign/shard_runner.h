@@ -11,12 +11,14 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "caliber/benchmark_results.h"
 #include "campaign/campaign_manifest.h"
 #include "core/subprocess.h"
+#include "runner/cell_in_flight.h"
 #include "runner/resume_cells.h"
 
 namespace caliber::campaign {
@@ -33,6 +35,29 @@ struct CellRecord {
   bool final = false;                 // its row stands (ok, or a failure not retried)
   std::string final_why;              // why a failed row is not retried
 };
+
+// The cell a shard's caliber run was running when it ended without writing that cell's row.
+struct CellInFlightAtEnd {
+  runner::CellKey cell;
+  // true: the run's cell_in_flight.json named it (the cell it was running); false: nothing said
+  // which cell was running, and it is the first cell in plan order without a row (the shard's
+  // next cell: the one it was running or would have run, when the run measures a cell at a time).
+  bool named = false;
+  // Milliseconds from its `start` to `ended_unix_ms` (0 when that is earlier: the system clock was
+  // set back); 0 when not named, as nothing says when that cell began.
+  double wall_time_ms = 0;
+};
+
+// Which cell a failed row is written for, when the caliber run of process `run_pid` ended
+// abnormally at `ended_unix_ms` (system clock) with no row for some cells of `order`: the cell
+// `in_flight` names when it was written by that process and names a cell of `order` without a
+// row; otherwise the first cell of `order` without a row. nullopt when every cell has a row.
+// (A shape's untimed calls run for every provider before any is timed, so while its third
+// provider is in its untimed call the first two have no row yet.)
+std::optional<CellInFlightAtEnd> cell_in_flight_at_end(const std::vector<runner::CellKey>& order,
+                                                       const std::set<runner::CellKey>& with_rows,
+                                                       const std::optional<runner::CellInFlight>& in_flight,
+                                                       int run_pid, double ended_unix_ms);
 
 class ShardRunner {
  public:
@@ -75,6 +100,7 @@ class ShardRunner {
   std::unique_ptr<ChildProcess> child_;
   int attempt_ = 0;
   int exit_code_ = 0;
+  int attempt_pid_ = -1;  // of the last attempt's caliber run
   std::string note_;
   std::map<runner::CellKey, std::string> before_attempt_;  // row_identity of each row when the attempt started
   std::string last_silent_end_;  // how the previous attempt ended when it produced no row

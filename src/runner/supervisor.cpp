@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -30,6 +31,7 @@
 #include "preflight/preflight.h"
 #include "results/time_breakdown.h"
 #include "runner/capture_failure.h"
+#include "runner/cell_in_flight.h"
 #include "runner/config_replay.h"
 #include "runner/interrupt.h"
 #include "runner/out_lock.h"
@@ -373,6 +375,24 @@ class Supervisor {
     record(row, shape_label(shape));
   }
 
+  // Says which cell runs now in --out (runner/cell_in_flight.h), for whoever sees this process
+  // killed with its worker: nothing of this process runs then to write its row. A cell whose
+  // timing starts right after its untimed call (no other provider's between) keeps its first
+  // start: one write per cell then, about 20 us.
+  void note_cell_in_flight(const std::string& shape_id, const std::string& provider) {
+    if (named_in_flight_ == CellKey{shape_id, provider}) return;
+    named_in_flight_ = CellKey{shape_id, provider};
+    CellInFlight c;
+    c.run_id = options_.run_id;
+    c.pid = static_cast<int>(::getpid());
+    c.shape_id = shape_id;
+    c.provider = provider;
+    c.started_at = utc_timestamp_now();
+    c.started_unix_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::system_clock::now().time_since_epoch()).count();
+    write_cell_in_flight(options_.out, c);
+  }
+
   std::optional<int> run_shape(std::size_t index, std::vector<std::string> remaining) {
     const ShapeRow& shape = plan_.shapes[index];
     const std::string label = shape_label(shape);
@@ -404,6 +424,7 @@ class Supervisor {
         if (kind == "start") {
           in_flight = ev.value("provider", "");
           in_flight_us = steady_clock().now_us();
+          note_cell_in_flight(shape.shape_id, *in_flight);
           progress_->started(label, *in_flight);
         } else if (kind == "row") {
           const BenchmarkResultRow row = benchmark_result_from_json(ev.at("row"), "(worker events)", 0);
@@ -533,6 +554,7 @@ class Supervisor {
     };
     write_files_atomically({{csv_file, csv.str()},
                             {(fs::path(options_.out) / kRunSummaryFileName).string(), summary.dump(2) + "\n"}});
+    clear_cell_in_flight(options_.out);  // no cell runs any more
 
     if (signo) {
       std::cerr << fmt::format("caliber run: interrupted by {}: kept {} of {} cells ({} this session) in {}, with {} "
@@ -560,6 +582,7 @@ class Supervisor {
   ExistingResults existing_;
   std::map<std::string, std::string> capture_denied_;  // provider -> why, for the rest of the run
   std::set<CellKey> rerun_;  // --rerun-cells
+  std::optional<CellKey> named_in_flight_;  // the cell cell_in_flight.json names
   RowProvenance rows_;
   bool resuming_ = false;          // --resume continues a run whose rows are in --out
   bool identity_checked_ = false;  // the first worker's identity is settled

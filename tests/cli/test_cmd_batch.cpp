@@ -239,6 +239,39 @@ TEST(BatchCli, KillNineThenResumeLosesAndDuplicatesNothing) {
   EXPECT_EQ(run_caliber({"campaign", "verify", c.out}).exit_code, 0);
 }
 
+// A cell that hangs past the shard's time limit (its caliber run is killed as a process group,
+// --cell-timeout-s far away): the batch writes its failed row, naming it the cell the run was
+// running (from the run's cell_in_flight.json), with the time from its start to the kill.
+TEST(BatchCli, AShardTimeoutCostsTheCellItWasRunningWithItsWallTime) {
+  const std::string dir = fresh_dir("batch_in_flight");
+  const std::string out = dir + "/campaign";
+  write_shape_ledger(dir + "/shape_ledger.jsonl", {row(ops::OpType::softmax, 4, 8), row(ops::OpType::softmax, 13, 8)});
+  write_text(dir + "/softmax.baseline_matrix.yaml", matrix("softmax", plugin("hangs", "caliber_test_hang")));
+  const auto r = run_caliber({"batch", "--op", "softmax", "--backend", "host", "--devices", "0", "--shape-ledger",
+                              dir + "/shape_ledger.jsonl", "--baseline-matrix", dir + "/softmax.baseline_matrix.yaml",
+                              "--out", out, "--retries", "0", "--shard-timeout-s", "3", "--kill-after-s", "1",
+                              "--cell-timeout-s", "600", "--min-time-ms", "0", "--max-time-ms", "2", "--min-samples",
+                              "6", "--warmup", "1", "--verification-seed", "1234"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto st = statuses(out + "/benchmark_results.jsonl");
+  ASSERT_EQ(st.size(), 4u) << r.err;
+  EXPECT_EQ(st.at("4/softmax/hangs"), BenchmarkStatus::ok);
+  EXPECT_EQ(st.at("13/softmax/caliber"), BenchmarkStatus::ok);
+  EXPECT_EQ(st.at("13/softmax/hangs"), BenchmarkStatus::failed);
+  std::optional<BenchmarkResultRow> hung;
+  for (const auto& row : read_benchmark_results(out + "/benchmark_results.jsonl")) {
+    if (row.provider == "hangs" && row.args.at("m") == 13) hung = row;
+  }
+  ASSERT_TRUE(hung);
+  EXPECT_EQ(hung->status_reason, "the shard's caliber run was stopped at --shard-timeout-s 3 s before this cell's "
+                                 "row was written (caliber batch: the cell it was running, per its "
+                                 "cell_in_flight.json)");
+  // From the cell's start to the kill: more than nothing, less than the attempt.
+  const auto attempt = parse_json_document(slurp(out + "/shards/softmax/s0/attempts.jsonl"), "attempts.jsonl");
+  EXPECT_GT(hung->cell_wall_time_ms, 0.0);
+  EXPECT_LT(hung->cell_wall_time_ms, attempt.at("elapsed_s").get<double>() * 1000.0 + 100.0);
+}
+
 TEST(BatchCli, ResumeRefusesOtherOptions) {
   Campaign c = make_campaign("batch_other_options");
   c.args.insert(c.args.end(), {"--limit", "1"});

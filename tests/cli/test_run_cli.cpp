@@ -19,6 +19,7 @@
 #include "core/sha256.h"
 #include "fingerprint/code_fingerprint.h"
 #include "ledger/importers.h"
+#include "runner/cell_in_flight.h"
 #include "runner/out_lock.h"
 #include "support/cli_run.h"
 
@@ -199,6 +200,41 @@ TEST(RunCli, AHangingCellIsKilledAndRecorded) {
   EXPECT_EQ(st.at(hang.shape_id + "/caliber"), BenchmarkStatus::ok);
   EXPECT_EQ(st.at(fine.shape_id + "/hangs"), BenchmarkStatus::ok);
   EXPECT_NE(r.err.find("no result within --cell-timeout-s 1.5 s"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/out/" + runner::kCellInFlightFileName));  // no cell runs any more
+}
+
+// Killed with its worker while a cell hangs (as caliber batch's shard timeout ends a shard), the
+// run writes no row for that cell; its cell_in_flight.json says which cell it was, and since when.
+TEST(RunCli, KilledWithItsWorkerItLeavesTheCellItWasRunningNamed) {
+  const std::string dir = fresh_dir("run_in_flight");
+  const ShapeRow fine = rms_row(4, 8, DType::fp32), hang = rms_row(13, 8, DType::fp32);
+  write_shape_ledger(dir + "/shape_ledger.jsonl", {fine, hang});
+  write_text(dir + "/baseline_matrix.yaml", matrix("  caliber: {enabled: true, entrypoint: \"builtin:caliber\", "
+                                                   "provider: caliber}\n" +
+                                                   plugin_entry("hangs", "caliber_test_hang")));
+  const std::string out = dir + "/out";
+  const double spawned_unix_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::system_clock::now().time_since_epoch()).count();
+  const pid_t pid = testing_support::start_caliber(run_args(dir, {"--cell-timeout-s", "600"}), dir);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  std::optional<runner::CellInFlight> named;
+  while (std::chrono::steady_clock::now() < deadline) {
+    named = runner::read_cell_in_flight(out);
+    if (named && named->shape_id == hang.shape_id && named->provider == "hangs") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ::kill(pid, SIGKILL);  // the worker dies with it (PR_SET_PDEATHSIG)
+  testing_support::wait_exit_code(pid);
+  named = runner::read_cell_in_flight(out);
+  ASSERT_TRUE(named) << slurp(dir + "/stderr.txt");
+  EXPECT_EQ(named->shape_id, hang.shape_id);
+  EXPECT_EQ(named->provider, "hangs");
+  EXPECT_EQ(named->pid, pid);
+  EXPECT_EQ(named->run_id, read_run_identity(out + "/" + kRunIdentityFileName).run_id);
+  EXPECT_GE(named->started_unix_ms, spawned_unix_ms);
+  const auto st = statuses_by_cell(read_benchmark_results(out + "/" + kBenchmarkResultsFileName));
+  EXPECT_EQ(st.size(), 3u);
+  EXPECT_EQ(st.count(hang.shape_id + "/hangs"), 0u);
 }
 
 TEST(RunCli, KilledMidRunThenResumedLosesAndDuplicatesNothing) {

@@ -80,6 +80,23 @@ TEST(AtomicFile, AGroupIsWrittenAllOrNothing) {
             dir + "/./a.md: named twice among the files of one output");
 }
 
+// The file that says which cell a run is measuring, rewritten at each cell's start: whole every
+// time, no temporary left beside it, and never onto a link.
+TEST(AtomicFile, AnUnsyncedReplacementIsWholeAndLeavesNoTemporary) {
+  const std::string dir = scratch_dir("unsynced");
+  const std::string path = dir + "/cell_in_flight.json";
+  replace_file_unsynced(path, "first, longer than the second\n");
+  EXPECT_EQ(slurp(path), "first, longer than the second\n");
+  replace_file_unsynced(path, "second\n");
+  EXPECT_EQ(slurp(path), "second\n");
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);
+  const std::string link = dir + "/link.json";
+  fs::create_symlink(dir + "/target.json", link);
+  EXPECT_EQ(error_of([&] { replace_file_unsynced(link, "{}"); }),
+            link + ": is a symbolic link; caliber writes its outputs only as new or regular files");
+  EXPECT_FALSE(fs::exists(dir + "/target.json"));
+}
+
 TEST(AtomicFile, AWritableDirectoryIsCheckedBeforeAnythingIsCreated) {
   const std::string dir = scratch_dir("dir");
   { std::ofstream(dir + "/file") << "x"; }
