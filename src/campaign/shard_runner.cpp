@@ -3,7 +3,6 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -46,10 +45,6 @@ std::string describe_end(const SubprocessResult& r, double timeout_s) {
   if (r.timed_out) return fmt::format("was stopped at --shard-timeout-s {:g} s", timeout_s);
   if (r.exit_code > 128) return fmt::format("was killed by signal {}", r.exit_code - 128);
   return fmt::format("exited {}", r.exit_code);
-}
-
-double unix_ms_now() {
-  return std::chrono::duration<double, std::milli>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 }  // namespace

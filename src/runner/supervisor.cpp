@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -388,8 +387,7 @@ class Supervisor {
     c.shape_id = shape_id;
     c.provider = provider;
     c.started_at = utc_timestamp_now();
-    c.started_unix_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::system_clock::now().time_since_epoch()).count();
+    c.started_unix_ms = unix_ms_now();
     write_cell_in_flight(options_.out, c);
   }
 
