@@ -78,6 +78,8 @@ struct BackendModule {
 
 // The modules this build has, host first.
 const std::vector<BackendModule>& backend_modules();
+// The module of `kind`, or null when this build does not have it.
+const BackendModule* find_backend_module(BackendKind kind);
 // The module of `kind`; throws UsageError naming why it is not in this build.
 const BackendModule& backend_module(BackendKind kind);
 

@@ -38,10 +38,15 @@ const std::vector<BackendModule>& backend_modules() {
   return modules;
 }
 
-const BackendModule& backend_module(BackendKind kind) {
+const BackendModule* find_backend_module(BackendKind kind) {
   for (const BackendModule& m : backend_modules()) {
-    if (m.kind == kind) return m;
+    if (m.kind == kind) return &m;
   }
+  return nullptr;
+}
+
+const BackendModule& backend_module(BackendKind kind) {
+  if (const BackendModule* m = find_backend_module(kind)) return *m;
   for (const KnownBackend& k : kKnownBackends) {
     if (k.kind == kind) throw UsageError(fmt::format("backend {} is not available: {}", to_string(kind), k.not_built));
   }
@@ -51,10 +56,7 @@ const BackendModule& backend_module(BackendKind kind) {
 std::vector<BackendAvailability> available_backends() {
   std::vector<BackendAvailability> out;
   for (const KnownBackend& k : kKnownBackends) {
-    const BackendModule* module = nullptr;
-    for (const BackendModule& m : backend_modules()) {
-      if (m.kind == k.kind) module = &m;
-    }
+    const BackendModule* module = find_backend_module(k.kind);
     if (!module) {
       out.push_back({k.kind, false, 0, k.not_built});
       continue;
@@ -67,16 +69,12 @@ std::vector<BackendAvailability> available_backends() {
 }
 
 std::vector<DeviceInfo> list_devices(BackendKind kind) {
-  for (const BackendModule& m : backend_modules()) {
-    if (m.kind == kind) return m.list_devices();
-  }
+  if (const BackendModule* m = find_backend_module(kind)) return m->list_devices();
   return {};
 }
 
 std::optional<std::string> instrument_unavailable_reason(BackendKind kind, Instrument instrument) {
-  for (const BackendModule& m : backend_modules()) {
-    if (m.kind == kind) return m.instrument_unavailable_reason(instrument);
-  }
+  if (const BackendModule* m = find_backend_module(kind)) return m->instrument_unavailable_reason(instrument);
   for (const KnownBackend& k : kKnownBackends) {
     if (k.kind == kind) return fmt::format("the {} backend is {}", to_string(kind), k.not_built);
   }

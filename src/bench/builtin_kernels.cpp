@@ -14,9 +14,7 @@ std::uint64_t builtin_working_set_bytes(std::string_view kernel, std::uint64_t s
 }
 
 std::vector<KernelInfo> builtin_kernels(BackendKind backend) {
-  for (const BackendModule& m : backend_modules()) {
-    if (m.kind == backend) return m.builtin_kernels();
-  }
+  if (const BackendModule* m = find_backend_module(backend)) return m->builtin_kernels();
   return {};
 }
 

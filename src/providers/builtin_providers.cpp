@@ -11,16 +11,12 @@ void Provider::pin_config(const std::optional<std::string>& key) {
 }
 
 std::vector<std::string> builtin_provider_names(BackendKind backend, ops::OpType op) {
-  for (const BackendModule& m : backend_modules()) {
-    if (m.kind == backend) return m.builtin_provider_names(op);
-  }
+  if (const BackendModule* m = find_backend_module(backend)) return m->builtin_provider_names(op);
   return {};
 }
 
 std::unique_ptr<Provider> make_builtin_provider(BackendKind backend, ops::OpType op, const std::string& name) {
-  for (const BackendModule& m : backend_modules()) {
-    if (m.kind == backend) return m.make_builtin_provider(op, name);
-  }
+  if (const BackendModule* m = find_backend_module(backend)) return m->make_builtin_provider(op, name);
   return nullptr;
 }
 
