@@ -12,6 +12,9 @@ for f in build/caliber build/tests/caliber_gpu_tests \
 done
 # Plugins and other shared objects built by the project travel too.
 find build -name '*.so' -not -path '*/CMakeFiles/*' -exec cp {} .device/lib/ \; 2>/dev/null || true
+# Shared libraries from Debian packages the binaries need and the device machine lacks (muparser:
+# op descriptions' formulas); device_check.sh puts .device/lib on LD_LIBRARY_PATH.
+cp -L /usr/lib/x86_64-linux-gnu/libmuparser.so.2 .device/lib/
 strip --strip-debug .device/bin/* .device/lib/* 2>/dev/null || true
 git rev-parse --short=12 HEAD > .device/REVISION
 du -sh .device

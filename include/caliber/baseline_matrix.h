@@ -4,6 +4,7 @@
 //   schema_version: 1
 //   kernel: rmsnorm               # the ledger's kernel_name
 //   op_type: rmsnorm
+//   op_description: add_rmsnorm.op.yaml   # only for an op of your own (docs/user-ops.md)
 //   dtype: [fp32, bf16, fp16]     # one dtype or a list
 //   reference_provider: naive     # the baseline of record (the fp64 golden comes from the op)
 //   layout_contract: row_major    # the layout every provider must honour
@@ -42,6 +43,9 @@ struct BaselineMatrix {
   std::string file;  // where it was read from; plugin paths resolve against its directory
   std::string kernel;
   std::string op_type;
+  // An op of your own: its description (docs/user-ops.md), resolved against the matrix's
+  // directory. Reading the matrix registers it, so ledgers of the op read afterwards.
+  std::optional<std::string> op_description;
   std::vector<DType> dtypes;
   std::string reference_provider;
   std::string layout_contract;

@@ -37,7 +37,8 @@ extern "C" {
 typedef enum caliber_dtype {
   CALIBER_DTYPE_FP32 = 1,
   CALIBER_DTYPE_BF16 = 2,
-  CALIBER_DTYPE_FP16 = 3
+  CALIBER_DTYPE_FP16 = 3,
+  CALIBER_DTYPE_FP64 = 4 /* only in a described op's reference problem (ABI v2, precision fp64) */
 } caliber_dtype;
 
 typedef enum caliber_backend {
@@ -116,6 +117,97 @@ typedef struct caliber_provider_v1 {
  * the plugin does not offer `op_type`. */
 typedef caliber_status (*caliber_plugin_entry_v1)(uint32_t caliber_abi_version, const char* op_type,
                                                   caliber_provider_v1* provider, char* error,
+                                                  size_t error_size);
+
+/* ---------------------------------------------------------------------------------------------
+ * ABI version 2: providers of a described op (docs/user-ops.md).
+ *
+ * An op that is not one of the four shipped ops is defined by an op description (a YAML file the
+ * baseline matrix names): its arguments, its input and output tensors (shapes as formulas of the
+ * arguments), its byte and flop counts and its reference. Its providers are plugins that export a
+ * caliber_plugin_entry_v2. caliber calls a matrix entrypoint as a v2 entry exactly when the
+ * matrix's op is described; the four shipped ops keep calling v1 entries, so v1 plugins keep
+ * loading unchanged.
+ *
+ * The rules of version 1 hold (no device work in the entry, run() only enqueues on
+ * buffers->stream on cuda, strings valid until destroy(), one-line texts), and:
+ *  - Every tensor of a problem has the problem's dtype, is contiguous and row-major; dims[] are
+ *    its extents, outermost first.
+ *  - Inputs and outputs come in the order of the description. run() writes every element of
+ *    every output and reads the inputs only: caliber checks both.
+ * --------------------------------------------------------------------------------------------- */
+
+#define CALIBER_PLUGIN_ABI_VERSION_2 2u
+
+typedef struct caliber_tensor_v2 {
+  const char* name;     /* as the description names it */
+  int32_t rank;         /* number of dims */
+  const int64_t* dims;  /* rank extents, outermost first */
+  int64_t elements;     /* product of dims */
+} caliber_tensor_v2;
+
+typedef struct caliber_problem_v2 {
+  const char* op_type;   /* the description's op name, e.g. "add_rmsnorm" */
+  caliber_dtype dtype;   /* of every tensor */
+  const char* layout;    /* "row_major" */
+  const char* args_json; /* the ledger row's args as compact JSON, keys sorted */
+  int32_t arg_count;
+  const char* const* arg_names; /* arg_count names, in the description's order */
+  const double* arg_values;     /* their values (integers are exact) */
+  int32_t input_count;
+  const caliber_tensor_v2* inputs;
+  int32_t output_count;
+  const caliber_tensor_v2* outputs;
+  const char* description_sha256; /* hex SHA-256 of the description file's bytes */
+} caliber_problem_v2;
+
+typedef struct caliber_buffers_v2 {
+  const void* const* inputs; /* input_count pointers, in the description's order */
+  int32_t input_count;
+  void* const* outputs;      /* output_count pointers, in the description's order */
+  int32_t output_count;
+  void* stream;              /* cudaStream_t on the cuda backend; NULL on the host backend */
+} caliber_buffers_v2;
+
+/* Arg values by name, for plugins: the value of `name`, or `fallback` when there is none. */
+static inline double caliber_arg_v2(const caliber_problem_v2* p, const char* name, double fallback) {
+  for (int32_t i = 0; i < p->arg_count; ++i) {
+    const char* a = p->arg_names[i];
+    const char* b = name;
+    while (*a && *a == *b) {
+      ++a;
+      ++b;
+    }
+    if (*a == 0 && *b == 0) return p->arg_values[i];
+  }
+  return fallback;
+}
+
+typedef struct caliber_provider_v2 {
+  uint32_t abi_version; /* CALIBER_PLUGIN_ABI_VERSION_2 */
+  uint32_t struct_size; /* sizeof(caliber_provider_v2) */
+  caliber_backend backend;
+  uint32_t flags;       /* CALIBER_INCLUDES_* */
+  const char* detail;   /* provider_detail in results rows */
+  void* state;          /* passed back to every callback */
+  /* As in v1, with the v2 problem. supports() NULL: every problem. prepare() NULL: nothing. */
+  caliber_status (*supports)(void* state, const caliber_problem_v2* problem, char* reason,
+                             size_t reason_size);
+  caliber_status (*prepare)(void* state, const caliber_problem_v2* problem, char* error,
+                            size_t error_size);
+  caliber_status (*run)(void* state, const caliber_problem_v2* problem,
+                        const caliber_buffers_v2* buffers, char* error, size_t error_size);
+  void (*destroy)(void* state);
+  /* As in v1: both NULL (it chooses nothing) or both set. */
+  caliber_status (*pin_config)(void* state, const char* config, char* error, size_t error_size);
+  caliber_status (*chosen_config)(void* state, char* config, size_t config_size, char* description,
+                                  size_t description_size);
+} caliber_provider_v2;
+
+/* The entry function of a described op's provider. caliber passes CALIBER_PLUGIN_ABI_VERSION_2
+ * and the op's name; return CALIBER_UNSUPPORTED when the plugin does not offer that op. */
+typedef caliber_status (*caliber_plugin_entry_v2)(uint32_t caliber_abi_version, const char* op_type,
+                                                  caliber_provider_v2* provider, char* error,
                                                   size_t error_size);
 
 #ifdef __cplusplus

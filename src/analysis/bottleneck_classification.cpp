@@ -6,7 +6,7 @@
 #include "caliber/dtype.h"
 #include "caliber/roofline.h"
 #include "core/enum_names.h"
-#include "ops/op_shape.h"
+#include "ops/op_catalog.h"
 
 namespace caliber {
 namespace {
@@ -63,10 +63,11 @@ ShapeClass shape_class(const ShapeRow& shape) {
   ShapeClass c;
   ops::OpShape s;
   try {
-    s = ops::parse_op_shape(ops::parse_op_type(shape.op_type), shape.dtype, shape.layout, shape.args, "", 0, "args");
+    s = ops::parse_shape(shape.op_type, shape.dtype, shape.layout, shape.args, "", 0, "args");
   } catch (const Error&) {
     return c;  // an op this build does not know: no shape class
   }
+  if (s.described) return c;  // an op of your own: caliber knows no work unit or alignment rule for it
   const auto element = static_cast<std::int64_t>(dtype_size_bytes(shape.dtype));
   if (s.op == ops::OpType::gemm) {
     c.work_units = ((s.m + kGemmTile - 1) / kGemmTile) * ((s.n + kGemmTile - 1) / kGemmTile);

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "caliber/atomic_file.h"
+#include "caliber/baseline_matrix.h"
 #include "caliber/errors.h"
 #include "caliber/run_identity.h"
 #include "campaign/campaign_manifest.h"
@@ -20,6 +21,7 @@
 #include "campaign/shard_runner.h"
 #include "campaign/slurm.h"
 #include "core/json_fields.h"
+#include "core/option_list.h"
 #include "core/subprocess.h"
 #include "core/utc_time.h"
 #include "identity/collect_run_identity.h"
@@ -489,6 +491,11 @@ int run_batch(const BatchOptions& input, std::ostream& out, std::ostream& err) {
       if (!path.empty()) fs::remove(path, ec);
     }
   } remove_temporary{temporary};
+  // Reading the matrices first registers the descriptions of ops of your own (docs/user-ops.md),
+  // which the ledger's rows of those ops need.
+  for (const std::string& file : split_option_list(o.run.baseline_matrix, "--baseline-matrix")) {
+    read_baseline_matrix(file);
+  }
   if (!o.run.resume) write_campaign_ledger(
       [&] {
         std::vector<std::string> files;

@@ -124,10 +124,11 @@ AbPlan make_ab_plan(const AbOptions& o) {
   // The files are there; their content is read by the strict readers every cell's caliber run
   // uses, so a malformed ledger or matrix is refused now (exit 2, file, line and field) rather than
   // in every cell (docs/preflight.md, "Exit 2 or exit 3").
-  if (!plan.shape_ledger.empty()) read_shape_ledger(plan.shape_ledger);
+  // The matrices first: they register the descriptions of ops of your own, which the ledger needs.
   for (const AbSide* s : {&plan.a, &plan.b}) {
     if (!s->matrix.empty() && uses("matrix")) read_baseline_matrix(s->matrix);
   }
+  if (!plan.shape_ledger.empty()) read_shape_ledger(plan.shape_ledger);
   return plan;
 }
 

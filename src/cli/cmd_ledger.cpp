@@ -19,6 +19,7 @@ namespace {
 
 struct LedgerOptions {
   std::string op;
+  std::optional<std::string> op_description;  // an op of your own (docs/user-ops.md)
   std::string ledger;
   std::string kernel;
   std::string gpu = "any";
@@ -43,11 +44,23 @@ struct LedgerOptions {
   std::int64_t max_elements = std::int64_t{1} << 28;
 };
 
+// The described op of --op-description, registered; null without one.
+const ops::DescribedOp* described_of(const LedgerOptions& o) {
+  if (!o.op_description) return nullptr;
+  const ops::DescribedOp& d = ops::register_op_description(*o.op_description);
+  if (d.description().name != o.op) {
+    throw UsageError(fmt::format("--op {}: --op-description {} describes op {}", o.op, *o.op_description,
+                                 d.description().name));
+  }
+  return &d;
+}
+
 ops::OpType op_of(const LedgerOptions& o) {
+  if (described_of(o)) return ops::OpType::described;
   try {
     return ops::parse_op_type(o.op);
   } catch (const UsageError& e) {
-    throw UsageError(fmt::format("--op: {}", e.what()));
+    throw UsageError(fmt::format("--op: {}{}", e.what(), " (an op of your own: --op-description, docs/user-ops.md)"));
   }
 }
 
@@ -77,7 +90,8 @@ std::vector<std::int64_t> counts_of(const std::string& text, const char* option)
 ledger::RowTemplate template_of(const LedgerOptions& o) {
   ledger::RowTemplate t;
   t.op = op_of(o);
-  t.kernel_name = o.kernel.empty() ? std::string(ops::to_string(t.op)) : o.kernel;
+  t.described = described_of(o);
+  t.kernel_name = o.kernel.empty() ? t.op_name() : o.kernel;
   t.gpu = o.gpu;
   t.arch = o.arch;
   if (o.baselines) t.baselines_available = split_list(*o.baselines, "--baselines");
@@ -95,7 +109,7 @@ int import_rows(const LedgerOptions& o, SourceKind kind, const std::vector<Shape
   if (std::filesystem::exists(o.ledger, ec) && std::filesystem::file_size(o.ledger, ec) > 0) {
     rows = read_shape_ledger(o.ledger);
   }
-  const ledger::UpsertReport r = ledger::upsert(rows, kind, op_of(o), fresh, replace_set);
+  const ledger::UpsertReport r = ledger::upsert(rows, kind, o.op, fresh, replace_set);
   if (rows.empty()) {
     throw UsageError(fmt::format("--ledger {}: the import leaves no rows, and a shape ledger lists at least one "
                                  "shape; nothing written",
@@ -133,7 +147,7 @@ int run_manual(const LedgerOptions& o, bool diagnostic) {
   if (diagnostic && dtypes.size() != 1) throw UsageError("caliber ledger diagnostic takes exactly one --dtype");
   std::vector<ShapeRow> fresh;
   for (const auto& text : o.shapes) {
-    const nlohmann::json args = ops::parse_args_text(t.op, text, "--shape");
+    const nlohmann::json args = ops::parse_shape_text(t.op_name(), text, "--shape");
     for (DType d : dtypes) {
       ShapeRow r = ledger::make_row(t, d, args, stage, o.model,
                                     {diagnostic ? SourceKind::diagnostic : SourceKind::manual, "command line", ""},
@@ -145,13 +159,24 @@ int run_manual(const LedgerOptions& o, bool diagnostic) {
   return import_rows(o, diagnostic ? SourceKind::diagnostic : SourceKind::manual, fresh, diagnostic, {});
 }
 
+// Probes and model shapes are known for the shipped ops only.
+void refuse_described(const ledger::RowTemplate& t, const char* command) {
+  if (t.described) {
+    throw UsageError(fmt::format("caliber ledger {} derives shapes of the shipped ops only; add the shapes of {} with "
+                                 "caliber ledger manual (docs/user-ops.md)",
+                                 command, t.op_name()));
+  }
+}
+
 int run_synthetic(const LedgerOptions& o) {
   const ledger::RowTemplate t = template_of(o);
+  refuse_described(t, "synthetic");
   return import_rows(o, SourceKind::synthetic, ledger::synthetic_rows(t, dtypes_of(o.dtypes)), true, {});
 }
 
 int run_models(const LedgerOptions& o) {
   const ledger::RowTemplate t = template_of(o);
+  refuse_described(t, "models");
   ledger::ModelImport m;
   if (o.models) m.models = split_list(*o.models, "--models");
   m.prefill_tokens = counts_of(o.prefill_tokens, "--prefill-tokens");
@@ -174,7 +199,9 @@ int run_models(const LedgerOptions& o) {
 }
 
 void add_common(CLI::App* cmd, LedgerOptions& o) {
-  cmd->add_option("--op", o.op, "rmsnorm | layernorm | softmax | gemm")->required();
+  cmd->add_option("--op", o.op, "rmsnorm | layernorm | softmax | gemm, or an op of your own")->required();
+  cmd->add_option("--op-description", o.op_description,
+                  "The op description of an op of your own (NAME.op.yaml, docs/user-ops.md)");
   cmd->add_option("--ledger", o.ledger, "The shape_ledger.jsonl to create or update")->required();
   cmd->add_option("--kernel", o.kernel, "kernel_name of the rows (default: the op's name)");
   cmd->add_option("--gpu", o.gpu, "Target GPU of the rows")->capture_default_str();

@@ -37,6 +37,8 @@ int run_profile_command(const ProfileOptions& o) {
     throw UsageError(fmt::format("--backend: unknown backend '{}' (expected cuda|host)", o.backend));
   }
   if (o.device < 0) throw UsageError(fmt::format("--device must be >= 0 (got {})", o.device));
+  // The matrix first: it registers the description of an op of your own, which the ledger needs.
+  const BaselineMatrix matrix = read_baseline_matrix(o.baseline_matrix);
   const std::vector<ShapeRow> ledger = read_shape_ledger(o.shape_ledger);
   const ShapeRow* shape = nullptr;
   for (const auto& s : ledger) {
@@ -46,7 +48,6 @@ int run_profile_command(const ProfileOptions& o) {
   if (shape->op_type != o.op) {
     throw UsageError(fmt::format("--op {}: shape {} is a {} shape", o.op, o.shape_id, shape->op_type));
   }
-  const BaselineMatrix matrix = read_baseline_matrix(o.baseline_matrix);
   if (matrix.op_type != o.op) {
     throw UsageError(fmt::format("--baseline-matrix {} is for op {}, not {}", o.baseline_matrix, matrix.op_type, o.op));
   }

@@ -14,6 +14,7 @@
 #include "cli/command.h"
 #include "core/json_fields.h"
 #include "core/jsonl.h"
+#include "ops/op_catalog.h"
 
 namespace caliber::cli {
 namespace {
@@ -29,6 +30,7 @@ struct ReportOptions {
   std::optional<std::string> ceilings;
   std::optional<std::string> profiles;
   std::optional<std::string> baseline_matrix;
+  std::vector<std::string> op_descriptions;  // ops of your own in the ledger (docs/user-ops.md)
   double move_threshold = kDefaultMoveThreshold;
   bool allow_caliber_mismatch = false;
 };
@@ -92,6 +94,7 @@ int run_report(const ReportOptions& o) {
   // (A = the older run, B = this one); a caliber difference refuses with exit 4.
   CaliberComparison identities;
   if (o.against) identities = check_runs_comparable(*o.against, o.results, o.allow_caliber_mismatch, std::cerr);
+  for (const std::string& file : o.op_descriptions) ops::register_op_description(file);
   const std::vector<ShapeRow> ledger = read_shape_ledger(o.shape_ledger);
   const LoadedResults results = parse_results(results_text, o.results);
   ReportSources sources;
@@ -176,6 +179,8 @@ const RegisterCommand registration{40, [](CLI::App& root, int& exit_code) {
                   "Device ceilings file from caliber calibrate (default: $CALIBER_CEILINGS, else "
                   "~/.cache/caliber/device_ceilings.json when it exists)");
   cmd->add_option("--profiles", o->profiles, "Directory of caliber profile diagnoses (default: <results dir>/profiles)");
+  cmd->add_option("--op-description", o->op_descriptions,
+                  "The description of an op of your own that the ledger lists (repeatable; docs/user-ops.md)");
   cmd->add_option("--baseline-matrix", o->baseline_matrix,
                   "Baseline matrix named in the printed profiler commands (default: <results dir>/baseline_matrix.yaml)");
   cmd->add_option("--move-threshold", o->move_threshold,

@@ -12,7 +12,7 @@
 namespace caliber::cli {
 
 void add_run_options(CLI::App* cmd, runner::RunOptions& o) {
-  cmd->add_option("--op", o.op, "rmsnorm | layernorm | softmax | gemm")->required();
+  cmd->add_option("--op", o.op, "rmsnorm | layernorm | softmax | gemm, or an op of your own (the matrix's op_description, docs/user-ops.md)")->required();
   cmd->add_option("--shape-ledger", o.shape_ledger, "shape_ledger.jsonl")->required();
   cmd->add_option("--baseline-matrix", o.baseline_matrix, "baseline_matrix.yaml")->required();
   cmd->add_option("--out", o.out,

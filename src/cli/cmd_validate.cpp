@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "caliber/baseline_matrix.h"
 #include "caliber/errors.h"
 #include "cli/command.h"
 #include "core/one_line.h"
@@ -36,6 +37,16 @@ int run_validate(const ValidateOptions& o) {
                                    f));
     }
     kinds.push_back(*k);
+  }
+  // The matrices' op descriptions first (ops of your own, docs/user-ops.md): a ledger of such an op
+  // is read after the matrix that names its description. A matrix that does not read is reported
+  // in its turn below.
+  for (std::size_t i = 0; i < o.files.size(); ++i) {
+    if (kinds[i] != validation::FileKind::baseline_matrix) continue;
+    try {
+      read_baseline_matrix(o.files[i]);
+    } catch (const Error&) {
+    }
   }
   bool all_valid = true;
   for (std::size_t i = 0; i < o.files.size(); ++i) {

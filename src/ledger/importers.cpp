@@ -92,7 +92,7 @@ std::string join(const std::vector<std::string>& v, const char* sep) {
 ShapeRow make_row(const RowTemplate& t, DType dtype, const json& args, Stage stage, std::optional<std::string> model,
                   ShapeSource source, std::string notes) {
   ShapeRow r;
-  r.op_type = std::string(ops::to_string(t.op));
+  r.op_type = t.op_name();
   r.kernel_name = t.kernel_name.empty() ? r.op_type : t.kernel_name;
   r.model = std::move(model);
   r.stage = stage;
@@ -105,7 +105,7 @@ ShapeRow make_row(const RowTemplate& t, DType dtype, const json& args, Stage sta
   r.baselines_available = t.baselines_available;
   r.notes = std::move(notes);
   // The same checks as reading a ledger.
-  ops::parse_op_shape(t.op, dtype, r.layout, r.args, "(import)", 0, "args");
+  ops::parse_shape(r.op_type, dtype, r.layout, r.args, "(import)", 0, "args");
   r.shape_id = stable_shape_id(r);
   return r;
 }
@@ -192,10 +192,9 @@ std::vector<ShapeRow> model_rows(const RowTemplate& t, const std::vector<ModelCo
   return out;
 }
 
-UpsertReport upsert(std::vector<ShapeRow>& ledger, SourceKind kind, ops::OpType op, const std::vector<ShapeRow>& fresh,
+UpsertReport upsert(std::vector<ShapeRow>& ledger, SourceKind kind, const std::string& op_name, const std::vector<ShapeRow>& fresh,
                     bool replace_set) {
   UpsertReport report;
-  const std::string op_name(ops::to_string(op));
   auto owned = [&](const ShapeRow& r) { return r.source.kind == kind && r.op_type == op_name; };
   std::unordered_map<std::string, std::size_t> index;
   for (std::size_t i = 0; i < ledger.size(); ++i) index[ledger[i].shape_id] = i;

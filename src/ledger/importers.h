@@ -11,13 +11,15 @@
 
 #include "caliber/shape_ledger.h"
 #include "ledger/model_shapes.h"
-#include "ops/op_shape.h"
+#include "ops/op_catalog.h"
 
 namespace caliber::ledger {
 
 // What every imported row shares.
 struct RowTemplate {
   ops::OpType op = ops::OpType::rmsnorm;
+  const ops::DescribedOp* described = nullptr;  // an op of your own (op is OpType::described)
+  std::string op_name() const { return described ? described->description().name : std::string(ops::to_string(op)); }
   std::string kernel_name;  // defaults to the op's name
   std::string gpu = "any";
   std::string arch = "any";
@@ -67,7 +69,7 @@ struct UpsertReport {
 // A fresh row whose id belongs to a row of another kind is not imported (a conflict). The result
 // is ordered by kind (model_config and other imported kinds, manual, synthetic, diagnostic), then
 // by first appearance, so re-running any importer leaves the file byte-identical.
-UpsertReport upsert(std::vector<ShapeRow>& ledger, SourceKind kind, ops::OpType op, const std::vector<ShapeRow>& fresh,
-                    bool replace_set);
+UpsertReport upsert(std::vector<ShapeRow>& ledger, SourceKind kind, const std::string& op,
+                    const std::vector<ShapeRow>& fresh, bool replace_set);
 
 }  // namespace caliber::ledger

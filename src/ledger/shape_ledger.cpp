@@ -13,6 +13,7 @@
 #include "core/json_fields.h"
 #include "core/jsonl.h"
 #include "core/sha1.h"
+#include "ops/op_catalog.h"
 #include "ops/op_shape.h"
 
 namespace caliber {
@@ -127,7 +128,10 @@ ShapeRow shape_row_from_json(const json& j, const std::string& file, long line) 
   r.line = line;
   r.shape_id = f.str("shape_id");
   r.op_type = f.str("op_type");
-  const ops::OpType op = f.parse("op_type", [](const std::string& s) { return ops::parse_op_type(s); });
+  f.parse("op_type", [](const std::string& s) {
+    ops::check_known_op(s);
+    return s;
+  });
   r.kernel_name = non_empty(f, "kernel_name");
   if (!f.has("model")) f.fail("model", "missing (null when the shape is not from a model)");
   r.model = f.opt_str("model");
@@ -138,7 +142,7 @@ ShapeRow shape_row_from_json(const json& j, const std::string& file, long line) 
   r.dtype = f.parse("dtype", [](const std::string& s) { return parse_dtype(s); });
   r.layout = f.str("layout");
   r.args = f.object("args").json();
-  ops::parse_op_shape(op, r.dtype, r.layout, r.args, file, line, "args");
+  ops::parse_shape(r.op_type, r.dtype, r.layout, r.args, file, line, "args");
 
   const JsonFields src = f.object("source");
   refuse_unknown_keys(src, {"kind", "origin", "detail"});

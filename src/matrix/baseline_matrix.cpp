@@ -1,6 +1,7 @@
 // baseline_matrix.yaml: strict reading with file, line and field in every error.
 #include "caliber/baseline_matrix.h"
 
+#include <filesystem>
 #include <regex>
 
 #include <fmt/format.h>
@@ -8,6 +9,7 @@
 #include "caliber/errors.h"
 #include "core/json_fields.h"
 #include "core/yaml_fields.h"
+#include "ops/op_catalog.h"
 #include "ops/op_shape.h"
 
 namespace caliber {
@@ -66,7 +68,7 @@ BaselineMatrix parse_baseline_matrix(const std::string& text, const std::string&
   const YAML::Node doc = parse_yaml_document(text, file);
   if (!doc.IsDefined() || doc.IsNull()) throw InputError(file, 1, "", "empty baseline matrix");
   const YamlFields root(doc, file, "");
-  root.refuse_unknown({"schema_version", "kernel", "op_type", "dtype", "reference_provider",
+  root.refuse_unknown({"schema_version", "kernel", "op_type", "op_description", "dtype", "reference_provider",
                        "layout_contract", "providers"});
   const std::int64_t version = root.integer("schema_version");
   if (version != kBaselineMatrixSchemaVersion) {
@@ -78,10 +80,24 @@ BaselineMatrix parse_baseline_matrix(const std::string& text, const std::string&
   m.kernel = root.str("kernel");
   if (m.kernel.empty()) root.fail("kernel", "must not be empty");
   m.op_type = root.str("op_type");
-  try {
-    ops::parse_op_type(m.op_type);
-  } catch (const UsageError& e) {
-    root.fail("op_type", e.what());
+  if (auto description = root.opt_str("op_description")) {
+    std::filesystem::path path(*description);
+    if (path.is_relative()) path = std::filesystem::path(file).parent_path() / path;
+    m.op_description = path.lexically_normal().string();
+    if (!std::filesystem::exists(*m.op_description)) {
+      root.fail("op_description", fmt::format("no op description at {}", *m.op_description));
+    }
+    const ops::DescribedOp& op = ops::register_op_description(*m.op_description);
+    if (op.description().name != m.op_type) {
+      root.fail("op_type", fmt::format("'{}' differs from the op its op_description describes, '{}'", m.op_type,
+                                       op.description().name));
+    }
+  } else {
+    try {
+      ops::parse_op_type(m.op_type);
+    } catch (const UsageError& e) {
+      root.fail("op_type", std::string(e.what()) + "; an op of your own needs op_description (docs/user-ops.md)");
+    }
   }
   const YAML::Node dtype = root.get("dtype");
   auto add_dtype = [&](const YAML::Node& n) {

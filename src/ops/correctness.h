@@ -44,13 +44,18 @@ class Reference {
   // The rows of rows_to_check(op, shape, row_seed).
   Reference(const Op& op, const OpShape& shape, const std::vector<HostTensor>& inputs, std::uint64_t row_seed = 0)
       : Reference(op, shape, inputs, rows_to_check(op, shape, row_seed)) {}
+  // Values computed elsewhere (a described op's reference provider, docs/user-ops.md): `values`
+  // holds rows.size() x cols values, of the rows `rows` of an output of total_rows x cols.
+  Reference(std::int64_t total_rows, std::int64_t cols, std::vector<std::int64_t> rows, std::vector<double> values);
   const std::vector<std::int64_t>& rows() const { return rows_; }
-  const std::vector<double>& values() const { return values_; }  // rows().size() x n
-  const OpShape& shape() const { return shape_; }
+  const std::vector<double>& values() const { return values_; }  // rows().size() x cols()
+  std::int64_t total_rows() const { return total_rows_; }          // of the output compared
+  std::int64_t cols() const { return cols_; }
   double sum_of_squares() const { return sum_of_squares_; }  // of values()
 
  private:
-  OpShape shape_;
+  std::int64_t total_rows_ = 0;
+  std::int64_t cols_ = 0;
   std::vector<std::int64_t> rows_;
   std::vector<double> values_;
   double sum_of_squares_ = 0;

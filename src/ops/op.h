@@ -15,8 +15,11 @@ namespace caliber::ops {
 
 struct TensorSpec {
   std::string name;
-  std::int64_t rows = 0;
-  std::int64_t cols = 0;
+  std::int64_t rows = 0;  // every extent but the last, multiplied (1 for a vector)
+  std::int64_t cols = 0;  // the last extent
+  std::vector<std::int64_t> dims;  // the extents, outermost first; empty: {rows, cols} (the shipped ops)
+  std::int64_t elements() const { return rows * cols; }
+  std::vector<std::int64_t> extents() const { return dims.empty() ? std::vector<std::int64_t>{rows, cols} : dims; }
 };
 
 // How one input's values are drawn: fill_uniform(tensor, seed, lo, hi), rounded to the shape's
@@ -33,10 +36,16 @@ class Op {
   virtual OpType type() const = 0;
   // Input tensors in the order providers receive them (plugin_abi.h documents it too).
   virtual std::vector<TensorSpec> inputs(const OpShape& s) const = 0;
-  // The one output, [m, n], in the shape's dtype.
-  TensorSpec output(const OpShape& s) const { return {type() == OpType::gemm ? "c" : "y", s.m, s.n}; }
-  // Minimum bytes one call reads plus writes: every input element once, every output element once.
-  std::uint64_t bytes(const OpShape& s) const;
+  // The outputs in the order providers receive them; the shipped ops have one, [m, n].
+  virtual std::vector<TensorSpec> outputs(const OpShape& s) const { return {output(s)}; }
+  // The first output (the shipped ops' one output, [m, n]), in the shape's dtype.
+  TensorSpec output(const OpShape& s) const {
+    if (type() == OpType::described) return outputs(s).front();
+    return {type() == OpType::gemm ? "c" : "y", s.m, s.n, {}};
+  }
+  // Minimum bytes one call reads plus writes: every input element once, every output element
+  // once (a described op may give its own formula).
+  virtual std::uint64_t bytes(const OpShape& s) const;
   // Floating-point operations of one call (docs/ops.md gives each formula).
   virtual std::uint64_t flops(const OpShape& s) const = 0;
   // The draw of each input, in the order of inputs(s): never all zeros, deterministic for
@@ -57,6 +66,7 @@ class Op {
   virtual double reference_row_work(const OpShape& s) const = 0;
 };
 
+// The shipped op of `type` (not OpType::described: op_of(shape) serves every op).
 const Op& op_for(OpType type);
 
 }  // namespace caliber::ops

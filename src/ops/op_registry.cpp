@@ -23,8 +23,9 @@ std::uint64_t Op::bytes(const OpShape& s) const {
   for (const TensorSpec& t : inputs(s)) {
     elements += static_cast<std::uint64_t>(t.rows) * static_cast<std::uint64_t>(t.cols);
   }
-  const TensorSpec out = output(s);
-  elements += static_cast<std::uint64_t>(out.rows) * static_cast<std::uint64_t>(out.cols);
+  for (const TensorSpec& t : outputs(s)) {
+    elements += static_cast<std::uint64_t>(t.rows) * static_cast<std::uint64_t>(t.cols);
+  }
   return elements * dtype_size_bytes(s.dtype);
 }
 

@@ -1,6 +1,7 @@
 #include "ops/op_shape.h"
 
 #include <algorithm>
+#include <functional>
 #include <set>
 
 #include <fmt/format.h>
@@ -8,6 +9,7 @@
 #include "caliber/errors.h"
 #include "core/json_fields.h"
 #include "core/number_text.h"
+#include "ops/described_op.h"
 
 namespace caliber::ops {
 namespace {
@@ -18,6 +20,7 @@ std::vector<std::string> keys_of(OpType op) {
     case OpType::layernorm: return {"eps", "m", "n"};
     case OpType::softmax: return {"m", "n"};
     case OpType::gemm: return {"k", "m", "n"};
+    case OpType::described: break;  // its description lists them
   }
   return {};
 }
@@ -36,6 +39,7 @@ std::string_view to_string(OpType op) {
     case OpType::layernorm: return "layernorm";
     case OpType::softmax: return "softmax";
     case OpType::gemm: return "gemm";
+    case OpType::described: return "described";
   }
   return "?";
 }
@@ -53,7 +57,18 @@ OpType parse_op_type(std::string_view s) {
   throw UsageError(fmt::format("unknown op '{}' (expected rmsnorm|layernorm|softmax|gemm)", s));
 }
 
+std::string OpShape::op_name() const {
+  return described ? described->description().name : std::string(to_string(op));
+}
+
 std::string OpShape::describe() const {
+  if (described) {
+    std::string out;
+    for (const OpArgument& a : described->description().args) {
+      out += fmt::format("{}{}={:g}", out.empty() ? "" : " ", a.name, values.at(a.name));
+    }
+    return out;
+  }
   std::string out = fmt::format("m={} n={}", m, n);
   if (op == OpType::gemm) out += fmt::format(" k={}", k);
   if (op == OpType::rmsnorm || op == OpType::layernorm) out += fmt::format(" eps={:g}", eps);
@@ -107,6 +122,17 @@ OpShape parse_op_shape(OpType op, DType dtype, const std::string& layout, const 
 
 nlohmann::json args_to_json(const OpShape& s) {
   nlohmann::json j = nlohmann::json::object();
+  if (s.described) {
+    for (const OpArgument& a : s.described->description().args) {
+      const double v = s.values.at(a.name);
+      if (a.integer) {
+        j[a.name] = static_cast<std::int64_t>(v);
+      } else {
+        j[a.name] = v;
+      }
+    }
+    return j;
+  }
   j["m"] = s.m;
   j["n"] = s.n;
   if (s.op == OpType::gemm) j["k"] = s.k;
@@ -114,7 +140,8 @@ nlohmann::json args_to_json(const OpShape& s) {
   return j;
 }
 
-nlohmann::json parse_args_text(OpType op, const std::string& text, const std::string& option) {
+nlohmann::json parse_key_values(const std::string& text, const std::string& option,
+                                const std::function<bool(const std::string&)>& is_number) {
   nlohmann::json j = nlohmann::json::object();
   std::size_t start = 0;
   while (start <= text.size()) {
@@ -128,9 +155,9 @@ nlohmann::json parse_args_text(OpType op, const std::string& text, const std::st
     const std::string key = item.substr(0, eq);
     const std::string value = item.substr(eq + 1);
     if (j.contains(key)) throw UsageError(fmt::format("{} '{}': '{}' given twice", option, text, key));
-    if (key == "eps") {
+    if (is_number(key)) {
       const auto v = parse_decimal(value);
-      if (!v) throw UsageError(fmt::format("{} '{}': eps '{}' is not a finite number", option, text, value));
+      if (!v) throw UsageError(fmt::format("{} '{}': {} '{}' is not a finite number", option, text, key, value));
       j[key] = *v;
     } else {
       const auto v = parse_integer(value);
@@ -140,6 +167,11 @@ nlohmann::json parse_args_text(OpType op, const std::string& text, const std::st
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
+  return j;
+}
+
+nlohmann::json parse_args_text(OpType op, const std::string& text, const std::string& option) {
+  nlohmann::json j = parse_key_values(text, option, [](const std::string& key) { return key == "eps"; });
   if ((op == OpType::rmsnorm || op == OpType::layernorm) && !j.contains("eps")) j["eps"] = 1e-6;
   // Checks keys and ranges with the ledger's own rules.
   try {

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,11 +20,16 @@ enum class OpType {
   layernorm,  // y = (x - mean) / sqrt(var + eps) * weight + bias, per row of x[m, n]
   softmax,    // y = exp(x - max) / sum(exp(x - max)), over the last dimension of x[m, n]
   gemm,       // C[m, n] = A[m, k] B[k, n], fp32 accumulation
+  described,  // an op defined by an op description (docs/user-ops.md); OpShape::described names it
 };
 
+class DescribedOp;
+
 std::string_view to_string(OpType op);
-// Unknown names throw UsageError listing the accepted values.
+// The shipped ops only (described ops are found by name: ops/op_catalog.h). Unknown names throw
+// UsageError listing the accepted values.
 OpType parse_op_type(std::string_view s);
+// The shipped ops.
 const std::vector<OpType>& all_op_types();
 
 // The one layout every op supports today: every tensor contiguous and row-major
@@ -41,6 +48,13 @@ struct OpShape {
   std::int64_t n = 0;  // columns (gemm: columns of B and C)
   std::int64_t k = 0;  // gemm: the reduction dimension; 0 otherwise
   double eps = 0;      // rmsnorm, layernorm; 0 otherwise
+  // OpType::described: the op (owned by the op catalog, alive until the process ends) and the
+  // values of its args by name; m, n, k and eps are 0.
+  const DescribedOp* described = nullptr;
+  std::map<std::string, double> values;
+
+  // The op's name: a shipped op's, or the description's.
+  std::string op_name() const;
 
   // "m=4096 n=8192 eps=1e-06", for log lines.
   std::string describe() const;
@@ -59,5 +73,9 @@ nlohmann::json args_to_json(const OpShape& shape);
 // "m=4096,n=8192" (+ ",k=..." / ",eps=...") -> args JSON for `op`; eps defaults to 1e-6 for the
 // norms when not given. Throws UsageError naming `option`.
 nlohmann::json parse_args_text(OpType op, const std::string& text, const std::string& option);
+// "k=v,k=v" as a JSON object: numbers where is_number(key), integers elsewhere; a malformed item,
+// a key given twice or a value of the wrong kind is a UsageError naming `option`.
+nlohmann::json parse_key_values(const std::string& text, const std::string& option,
+                                const std::function<bool(const std::string&)>& is_number);
 
 }  // namespace caliber::ops

@@ -8,11 +8,10 @@
 
 #include "caliber/errors.h"
 #include "caliber/plugin_abi.h"
+#include "ops/described_op.h"
+#include "providers/plugin_v2.h"
 
 namespace caliber::providers {
-namespace {
-
-constexpr std::size_t kTextSize = 512;
 
 caliber_dtype abi_dtype(DType d) {
   switch (d) {
@@ -23,10 +22,58 @@ caliber_dtype abi_dtype(DType d) {
   return CALIBER_DTYPE_FP32;
 }
 
-// The problem struct and the strings it points into.
-struct Problem {
-  explicit Problem(const ops::OpShape& s)
-      : op(ops::to_string(s.op)), layout(s.layout), args(ops::args_to_json(s).dump()) {
+std::string plugin_text(const char* buffer) {
+  std::string s(buffer, strnlen(buffer, kPluginTextSize));
+  for (char& c : s) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  return s.empty() ? "(no message)" : s;
+}
+
+ProblemV2::ProblemV2(const ops::OpShape& s, caliber_dtype dtype)
+    : op_(s.op_name()), layout_(s.layout), args_json_(ops::args_to_json(s).dump()) {
+  const ops::DescribedOp& op = *s.described;
+  sha256_ = op.description().sha256;
+  for (const ops::OpArgument& a : op.description().args) {
+    arg_names_.push_back(a.name);
+    arg_values_.push_back(s.values.at(a.name));
+  }
+  for (const std::string& n : arg_names_) arg_name_ptrs_.push_back(n.c_str());
+  const std::vector<ops::TensorSpec> ins = op.inputs(s), outs = op.outputs(s);
+  // Every string and array is in place before any pointer into them is taken.
+  for (const auto* list : {&ins, &outs}) {
+    for (const ops::TensorSpec& t : *list) {
+      tensor_names_.push_back(t.name);
+      dims_.push_back(t.extents());
+    }
+  }
+  std::size_t k = 0;
+  for (const auto& [list, into] : {std::pair{&ins, &inputs_}, std::pair{&outs, &outputs_}}) {
+    for (const ops::TensorSpec& t : *list) {
+      into->push_back({tensor_names_[k].c_str(), static_cast<std::int32_t>(dims_[k].size()), dims_[k].data(),
+                       t.elements()});
+      ++k;
+    }
+  }
+  p_.op_type = op_.c_str();
+  p_.dtype = dtype;
+  p_.layout = layout_.c_str();
+  p_.args_json = args_json_.c_str();
+  p_.arg_count = static_cast<std::int32_t>(arg_names_.size());
+  p_.arg_names = arg_name_ptrs_.data();
+  p_.arg_values = arg_values_.data();
+  p_.input_count = static_cast<std::int32_t>(inputs_.size());
+  p_.inputs = inputs_.data();
+  p_.output_count = static_cast<std::int32_t>(outputs_.size());
+  p_.outputs = outputs_.data();
+  p_.description_sha256 = sha256_.c_str();
+}
+
+namespace {
+
+// The problem struct of a shipped op and the strings it points into.
+struct ProblemV1 {
+  explicit ProblemV1(const ops::OpShape& s) : op(ops::to_string(s.op)), layout(s.layout), args(ops::args_to_json(s).dump()) {
     p.op_type = op.c_str();
     p.dtype = abi_dtype(s.dtype);
     p.layout = layout.c_str();
@@ -36,53 +83,95 @@ struct Problem {
     p.eps = s.eps;
     p.args_json = args.c_str();
   }
-  Problem(const Problem&) = delete;
+  ProblemV1(const ProblemV1&) = delete;
+  const caliber_problem_v1* get() const { return &p; }
   std::string op, layout, args;
   caliber_problem_v1 p{};
 };
 
-std::string text_of(const char* buffer) {
-  std::string s(buffer, strnlen(buffer, kTextSize));
-  for (char& c : s) {
-    if (c == '\n' || c == '\r') c = ' ';
+// What differs between the ABI versions; everything else (the entry's protocol, the checks of the
+// filled struct, the provider) is written once below.
+struct AbiV1 {
+  using Struct = caliber_provider_v1;
+  using Entry = caliber_plugin_entry_v1;
+  using Problem = ProblemV1;
+  static constexpr std::uint32_t kVersion = CALIBER_PLUGIN_ABI_VERSION;
+  static std::unique_ptr<ProblemV1> problem(const ops::OpShape& s) { return std::make_unique<ProblemV1>(s); }
+  // "" or the problem with struct_size; a plugin built before the config callbacks keeps loading.
+  static std::string check_size(Struct& p) {
+    if (p.struct_size == CALIBER_PROVIDER_V1_BASE_SIZE) {
+      // Built before the config callbacks: whatever lies past its struct is not its.
+      p.pin_config = nullptr;
+      p.chosen_config = nullptr;
+      return {};
+    }
+    if (p.struct_size == sizeof(Struct)) return {};
+    return fmt::format("has provider struct_size {}, neither sizeof(caliber_provider_v1) = {} nor the size before "
+                       "the config callbacks, {}",
+                       p.struct_size, sizeof(Struct), CALIBER_PROVIDER_V1_BASE_SIZE);
   }
-  return s.empty() ? "(no message)" : s;
-}
+  static caliber_status run(const Struct& p, const ProblemV1& problem, const OpBuffers& b, void* stream, char* error) {
+    caliber_buffers_v1 buffers{};
+    buffers.inputs = b.inputs.data();
+    buffers.input_count = static_cast<std::int32_t>(b.inputs.size());
+    buffers.output = b.output;
+    buffers.stream = stream;
+    return p.run(p.state, problem.get(), &buffers, error, kPluginTextSize);
+  }
+};
 
+struct AbiV2 {
+  using Struct = caliber_provider_v2;
+  using Entry = caliber_plugin_entry_v2;
+  using Problem = ProblemV2;
+  static constexpr std::uint32_t kVersion = CALIBER_PLUGIN_ABI_VERSION_2;
+  static std::unique_ptr<ProblemV2> problem(const ops::OpShape& s) {
+    return std::make_unique<ProblemV2>(s, abi_dtype(s.dtype));
+  }
+  static std::string check_size(Struct& p) {
+    if (p.struct_size == sizeof(Struct)) return {};
+    return fmt::format("has provider struct_size {}, not sizeof(caliber_provider_v2) = {}", p.struct_size,
+                       sizeof(Struct));
+  }
+  static caliber_status run(const Struct& p, const ProblemV2& problem, const OpBuffers& b, void* stream, char* error) {
+    caliber_buffers_v2 buffers{};
+    buffers.inputs = b.inputs.data();
+    buffers.input_count = static_cast<std::int32_t>(b.inputs.size());
+    buffers.outputs = b.outputs.data();
+    buffers.output_count = static_cast<std::int32_t>(b.outputs.size());
+    buffers.stream = stream;
+    return p.run(p.state, problem.get(), &buffers, error, kPluginTextSize);
+  }
+};
+
+template <class Abi>
 struct Loaded {
-  caliber_provider_v1 provider{};
+  typename Abi::Struct provider{};
   bool offered = true;
   std::string not_offered_reason;
 };
 
-// Calls a plugin's entry for `op` with this caliber's ABI version and checks the provider struct
+// Calls a plugin's entry for `op_name` with the ABI version `Abi` and checks the provider struct
 // it fills. Returns "" (out filled, or out.offered false) or the problem, phrased to follow
-// "plugin <lib>:<symbol> " or "provider <name> (<lib>:<symbol>): ".
-std::string call_entry(void* symbol_address, ops::OpType op, Loaded& out) {
-  auto entry = reinterpret_cast<caliber_plugin_entry_v1>(symbol_address);
-  char error[kTextSize] = {0};
-  const std::string op_name(ops::to_string(op));
-  const caliber_status st = entry(CALIBER_PLUGIN_ABI_VERSION, op_name.c_str(), &out.provider, error, sizeof error);
+// "plugin <lib>:<symbol> ".
+template <class Abi>
+std::string call_entry(void* symbol_address, const std::string& op_name, Loaded<Abi>& out) {
+  auto entry = reinterpret_cast<typename Abi::Entry>(symbol_address);
+  char error[kPluginTextSize] = {0};
+  const caliber_status st = entry(Abi::kVersion, op_name.c_str(), &out.provider, error, sizeof error);
   if (st == CALIBER_UNSUPPORTED) {
     out.offered = false;
-    out.not_offered_reason = fmt::format("does not offer op {}: {}", op_name, text_of(error));
+    out.not_offered_reason = fmt::format("does not offer op {}: {}", op_name, plugin_text(error));
     return {};
   }
-  if (st != CALIBER_OK) return fmt::format("refused to load for op {}: {}", op_name, text_of(error));
-  const caliber_provider_v1& p = out.provider;
-  if (p.abi_version != CALIBER_PLUGIN_ABI_VERSION) {
-    return fmt::format("was built for plugin ABI version {}; this caliber speaks version {}", p.abi_version,
-                       CALIBER_PLUGIN_ABI_VERSION);
+  if (st != CALIBER_OK) return fmt::format("refused to load for op {}: {}", op_name, plugin_text(error));
+  auto& p = out.provider;
+  if (p.abi_version != Abi::kVersion) {
+    return fmt::format("was built for plugin ABI version {}; this caliber speaks version {} for op {}{}",
+                       p.abi_version, Abi::kVersion, op_name,
+                       Abi::kVersion == CALIBER_PLUGIN_ABI_VERSION_2 ? " (a described op: docs/user-ops.md)" : "");
   }
-  if (p.struct_size == CALIBER_PROVIDER_V1_BASE_SIZE) {
-    // Built before the config callbacks: whatever lies past its struct is not its.
-    out.provider.pin_config = nullptr;
-    out.provider.chosen_config = nullptr;
-  } else if (p.struct_size != sizeof(caliber_provider_v1)) {
-    return fmt::format("has provider struct_size {}, neither sizeof(caliber_provider_v1) = {} nor the size before "
-                       "the config callbacks, {}",
-                       p.struct_size, sizeof(caliber_provider_v1), CALIBER_PROVIDER_V1_BASE_SIZE);
-  }
+  if (std::string problem = Abi::check_size(p); !problem.empty()) return problem;
   if ((p.pin_config == nullptr) != (p.chosen_config == nullptr)) {
     return "fills only one of pin_config and chosen_config: a choice that is recorded must be replayable";
   }
@@ -96,7 +185,7 @@ std::string call_entry(void* symbol_address, ops::OpType op, Loaded& out) {
   return {};
 }
 
-Loaded load(const std::string& library, const std::string& symbol, ops::OpType op) {
+void* entry_symbol(const std::string& library, const std::string& symbol) {
   const std::string where = library + ":" + symbol;
   // Never closed: a plugin may own threads or thread-local state until the process ends.
   void* handle = ::dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -104,17 +193,25 @@ Loaded load(const std::string& library, const std::string& symbol, ops::OpType o
   ::dlerror();
   void* sym = ::dlsym(handle, symbol.c_str());
   if (!sym) throw UsageError(fmt::format("plugin {}: symbol '{}' not found in {}", where, symbol, library));
-  Loaded out;
-  if (const std::string problem = call_entry(sym, op, out); !problem.empty()) {
+  return sym;
+}
+
+template <class Abi>
+Loaded<Abi> load(const std::string& library, const std::string& symbol, const std::string& op_name) {
+  const std::string where = library + ":" + symbol;
+  Loaded<Abi> out;
+  if (const std::string problem = call_entry<Abi>(entry_symbol(library, symbol), op_name, out); !problem.empty()) {
     throw UsageError(fmt::format("plugin {} {}", where, problem));
   }
   if (!out.offered) out.not_offered_reason = fmt::format("plugin {} {}", where, out.not_offered_reason);
   return out;
 }
 
+template <class Abi>
 class PluginProvider final : public Provider {
  public:
-  PluginProvider(std::string where, Loaded loaded, BackendKind backend) : where_(std::move(where)), loaded_(loaded) {
+  PluginProvider(std::string where, Loaded<Abi> loaded, BackendKind backend)
+      : where_(std::move(where)), loaded_(loaded) {
     if (!loaded_.offered) {
       unavailable_ = loaded_.not_offered_reason;
     } else {
@@ -145,36 +242,32 @@ class PluginProvider final : public Provider {
   Support supports(const ops::OpShape& s) const noexcept override {
     try {
       if (!loaded_.provider.supports) return Support::yes();
-      const Problem problem(s);
-      char reason[kTextSize] = {0};
-      const caliber_status st = loaded_.provider.supports(loaded_.provider.state, &problem.p, reason, sizeof reason);
+      const auto problem = Abi::problem(s);
+      char reason[kPluginTextSize] = {0};
+      const caliber_status st =
+          loaded_.provider.supports(loaded_.provider.state, problem->get(), reason, sizeof reason);
       if (st == CALIBER_OK) return Support::yes();
-      return Support::no(st == CALIBER_UNSUPPORTED ? text_of(reason)
-                                                   : "supports() returned an error: " + text_of(reason));
+      return Support::no(st == CALIBER_UNSUPPORTED ? plugin_text(reason)
+                                                   : "supports() returned an error: " + plugin_text(reason));
     } catch (const std::exception& e) {
       return Support::no(std::string("supports() failed: ") + e.what());
     }
   }
 
   void prepare(const ops::OpShape& s, Backend&) override {
-    problem_ = std::make_unique<Problem>(s);
+    problem_ = Abi::problem(s);
     if (!loaded_.provider.prepare) return;
-    char error[kTextSize] = {0};
-    if (loaded_.provider.prepare(loaded_.provider.state, &problem_->p, error, sizeof error) != CALIBER_OK) {
-      throw ProviderError("plugin prepare() failed: " + text_of(error));
+    char error[kPluginTextSize] = {0};
+    if (loaded_.provider.prepare(loaded_.provider.state, problem_->get(), error, sizeof error) != CALIBER_OK) {
+      throw ProviderError("plugin prepare() failed: " + plugin_text(error));
     }
   }
 
   void run(const ops::OpShape& s, const OpBuffers& b, void* stream) override {
-    if (!problem_) problem_ = std::make_unique<Problem>(s);
-    caliber_buffers_v1 buffers{};
-    buffers.inputs = b.inputs.data();
-    buffers.input_count = static_cast<std::int32_t>(b.inputs.size());
-    buffers.output = b.output;
-    buffers.stream = stream;
-    char error[kTextSize] = {0};
-    if (loaded_.provider.run(loaded_.provider.state, &problem_->p, &buffers, error, sizeof error) != CALIBER_OK) {
-      throw ProviderError("plugin run() failed: " + text_of(error));
+    if (!problem_) problem_ = Abi::problem(s);
+    char error[kPluginTextSize] = {0};
+    if (Abi::run(loaded_.provider, *problem_, b, stream, error) != CALIBER_OK) {
+      throw ProviderError("plugin run() failed: " + plugin_text(error));
     }
   }
 
@@ -185,44 +278,66 @@ class PluginProvider final : public Provider {
       Provider::pin_config(key);  // chooses nothing: refuses a key
       return;
     }
-    char error[kTextSize] = {0};
+    char error[kPluginTextSize] = {0};
     if (loaded_.provider.pin_config(loaded_.provider.state, key ? key->c_str() : nullptr, error, sizeof error) !=
         CALIBER_OK) {
-      if (key) throw ConfigRefused(fmt::format("plugin pin_config('{}') refused: {}", *key, text_of(error)));
-      throw ProviderError("plugin pin_config(NULL) failed: " + text_of(error));
+      if (key) throw ConfigRefused(fmt::format("plugin pin_config('{}') refused: {}", *key, plugin_text(error)));
+      throw ProviderError("plugin pin_config(NULL) failed: " + plugin_text(error));
     }
   }
   std::optional<ChosenConfig> chosen_config() const override {
     if (!loaded_.provider.chosen_config) return std::nullopt;
-    char config[kTextSize] = {0}, description[kTextSize] = {0};
+    char config[kPluginTextSize] = {0}, description[kPluginTextSize] = {0};
     const caliber_status st =
         loaded_.provider.chosen_config(loaded_.provider.state, config, sizeof config, description, sizeof description);
     if (st == CALIBER_UNSUPPORTED) return std::nullopt;
-    if (st != CALIBER_OK) throw ProviderError("plugin chosen_config() failed: " + text_of(description));
-    const std::string key = text_of(config);
+    if (st != CALIBER_OK) throw ProviderError("plugin chosen_config() failed: " + plugin_text(description));
+    const std::string key = plugin_text(config);
     if (key.empty()) throw ProviderError("plugin chosen_config() returned CALIBER_OK with an empty config");
-    return ChosenConfig{key, text_of(description)};
+    return ChosenConfig{key, plugin_text(description)};
   }
 
  private:
   std::string where_;
-  Loaded loaded_;
+  Loaded<Abi> loaded_;
   std::optional<std::string> unavailable_;
-  std::unique_ptr<Problem> problem_;
+  std::unique_ptr<typename Abi::Problem> problem_;
 };
+
+template <class Abi>
+std::string entry_problem(void* entry, const std::string& op_name, bool as_reference) {
+  Loaded<Abi> l;
+  std::string problem = call_entry<Abi>(entry, op_name, l);
+  if (!problem.empty()) return problem;  // the struct is not to be trusted: not destroyed
+  if (as_reference && !l.offered) return l.not_offered_reason;
+  if (as_reference && l.provider.backend != CALIBER_BACKEND_HOST) {
+    problem = "is a cuda provider; a reference runs on the host (CALIBER_BACKEND_HOST)";
+  }
+  if (l.offered && l.provider.destroy) l.provider.destroy(l.provider.state);
+  return problem;
+}
 
 }  // namespace
 
-std::unique_ptr<Provider> load_plugin_provider(const std::string& library, const std::string& symbol,
-                                               ops::OpType op, BackendKind backend) {
-  return std::make_unique<PluginProvider>(library + ":" + symbol, load(library, symbol, op), backend);
+std::string PluginOp::name() const { return described ? described->description().name : std::string(ops::to_string(type)); }
+
+LoadedV2 load_plugin_v2(const std::string& library, const std::string& symbol, const std::string& op_name) {
+  Loaded<AbiV2> l = load<AbiV2>(library, symbol, op_name);
+  return {l.provider, l.offered, l.not_offered_reason};
 }
 
-std::string plugin_entry_problem(void* entry, ops::OpType op) {
-  Loaded l;
-  const std::string problem = call_entry(entry, op, l);
-  if (problem.empty() && l.offered && l.provider.destroy) l.provider.destroy(l.provider.state);
-  return problem;
+std::unique_ptr<Provider> load_plugin_provider(const std::string& library, const std::string& symbol,
+                                               const PluginOp& op, BackendKind backend) {
+  const std::string where = library + ":" + symbol;
+  if (op.described) {
+    return std::make_unique<PluginProvider<AbiV2>>(where, load<AbiV2>(library, symbol, op.name()), backend);
+  }
+  return std::make_unique<PluginProvider<AbiV1>>(where, load<AbiV1>(library, symbol, op.name()), backend);
+}
+
+std::string plugin_entry_problem(void* entry, const PluginOp& op, bool as_reference) {
+  return op.described ? entry_problem<AbiV2>(entry, op.name(), as_reference)
+                       : entry_problem<AbiV1>(entry, op.name(), as_reference);
 }
 
 }  // namespace caliber::providers

@@ -1,4 +1,5 @@
-// Providers from plugin libraries (include/caliber/plugin_abi.h, docs/plugins.md).
+// Providers from plugin libraries (include/caliber/plugin_abi.h, docs/plugins.md): ABI v1 for the
+// shipped ops, ABI v2 for described ops (docs/user-ops.md).
 #pragma once
 
 #include <memory>
@@ -6,14 +7,25 @@
 
 #include "providers/provider.h"
 
+namespace caliber::ops {
+class DescribedOp;
+}
+
 namespace caliber::providers {
+
+// Which op a plugin is asked for: a shipped op (ABI v1), or a described op (ABI v2).
+struct PluginOp {
+  ops::OpType type = ops::OpType::rmsnorm;
+  const ops::DescribedOp* described = nullptr;  // set: the entry is a caliber_plugin_entry_v2
+  std::string name() const;
+};
 
 // Loads `library` (dlopen), finds `symbol`, calls it for `op` and checks the ABI version and the
 // filled struct. A library that does not load, a missing symbol, another ABI version or a
 // malformed provider struct throw UsageError with one line saying which. A plugin that does not
 // offer the op, or is built for another backend than `backend`, loads but reports unavailable().
 std::unique_ptr<Provider> load_plugin_provider(const std::string& library, const std::string& symbol,
-                                               ops::OpType op, BackendKind backend);
+                                               const PluginOp& op, BackendKind backend);
 
 // The ABI half of the plugin_loads preflight (PluginSpec::abi_check; docs/preflight.md): calls
 // the entry function found in a loaded library with this caliber's ABI version and `op`, and
@@ -22,6 +34,8 @@ std::unique_ptr<Provider> load_plugin_provider(const std::string& library, const
 // not_configured), else the problem ("was built for plugin ABI version 99; this caliber speaks
 // version 1", "refused to load for op rmsnorm: ..."). The entry must not touch the device
 // (include/caliber/plugin_abi.h), so this runs in caliber run's parent process.
-std::string plugin_entry_problem(void* entry, ops::OpType op);
+// as_reference: the entry is a described op's reference, which must offer the op and run on the
+// host (providers/described_reference.h).
+std::string plugin_entry_problem(void* entry, const PluginOp& op, bool as_reference = false);
 
 }  // namespace caliber::providers

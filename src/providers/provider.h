@@ -34,10 +34,11 @@ struct Support {
 };
 
 // The buffers of one call: device pointers (host pointers on the host backend), in the op's
-// input order (ops::Op::inputs).
+// input and output orders (ops::Op::inputs, ops::Op::outputs).
 struct OpBuffers {
   std::vector<const void*> inputs;
-  void* output = nullptr;
+  void* output = nullptr;      // the first output: the shipped ops' one output
+  std::vector<void*> outputs;  // every output (a described op may have several); [0] is `output`
 };
 
 class Provider {

@@ -4,6 +4,7 @@
 
 #include "caliber/config.h"
 #include "core/utc_time.h"
+#include "ops/op_catalog.h"
 
 namespace caliber::runner {
 
@@ -28,9 +29,8 @@ BenchmarkResultRow base_row(const RowProvenance& id, const ShapeRow& shape, cons
   r.arch = id.device.arch;
   r.driver_version = id.device.driver_version;
   r.runtime_version = id.device.runtime_version;
-  const ops::OpType op = ops::parse_op_type(shape.op_type);
-  const ops::OpShape s = ops::parse_op_shape(op, shape.dtype, shape.layout, shape.args, "", shape.line, "args");
-  const ops::Op& o = ops::op_for(op);
+  const ops::OpShape s = ops::parse_shape(shape.op_type, shape.dtype, shape.layout, shape.args, "", shape.line, "args");
+  const ops::Op& o = ops::op_of(s);
   r.bytes = o.bytes(s);
   r.flops = o.flops(s);
   r.benchmark_status = BenchmarkStatus::failed;

@@ -28,14 +28,20 @@ T parse_option(const std::string& option, const std::string& value, Parse parse)
 RunPlan make_run_plan(const RunOptions& o) {
   check_run_options(o);
   RunPlan plan;
-  plan.op = parse_option<ops::OpType>("--op", o.op, [](const std::string& s) { return ops::parse_op_type(s); });
   std::set<Stage> stages;
   if (o.stages) {
     for (const auto& s : split_option_list(*o.stages, "--stages")) {
       stages.insert(parse_option<Stage>("--stages", s, [](const std::string& v) { return parse_stage(v); }));
     }
   }
-  plan.matrix = read_baseline_matrix(o.baseline_matrix);
+  plan.matrix = read_baseline_matrix(o.baseline_matrix);  // registers its op_description, if any
+  plan.op_name = o.op;
+  plan.described = ops::find_described_op(o.op);
+  plan.op = plan.described ? ops::OpType::described
+                           : parse_option<ops::OpType>("--op", o.op, [](const std::string& s) {
+                               ops::check_known_op(s);
+                               return ops::parse_op_type(s);
+                             });
   if (plan.matrix.op_type != o.op) {
     throw UsageError(fmt::format("--baseline-matrix {} is for op {}, not {}", o.baseline_matrix,
                                  plan.matrix.op_type, o.op));
@@ -103,6 +109,10 @@ std::vector<std::pair<std::string, std::string>> plugin_libraries(const RunPlan&
     if (!p.enabled || !p.entrypoint || p.entrypoint->kind != Entrypoint::Kind::plugin) continue;
     out.emplace_back(p.name, resolved_library(*p.entrypoint, plan.matrix.file));
   }
+  if (plan.described) {
+    const ops::OpDescription& d = plan.described->description();
+    out.emplace_back("op_description.reference", resolved_library(d.reference, d.file));
+  }
   return out;
 }
 
@@ -114,10 +124,22 @@ std::vector<PreflightCheck> plugin_preflight_checks(const RunPlan& plan, SharedL
     spec.provider = p.name;
     spec.path = resolved_library(*p.entrypoint, plan.matrix.file);
     spec.symbol = p.entrypoint->symbol;
-    spec.abi_check = [op = plan.op](SharedLibraries&, void*, void* entry) {
-      return providers::plugin_entry_problem(entry, op);
+    spec.abi_check = [&plan](SharedLibraries&, void*, void* entry) {
+      return providers::plugin_entry_problem(entry, providers::PluginOp{plan.op, plan.described});
     };
     spec.origin = fmt::format("{}:{}: field 'providers.{}.entrypoint': ", plan.matrix.file, p.line, p.name);
+    checks.push_back(check_plugin_loads(spec, libs));
+  }
+  if (plan.described) {  // the reference every check compares with: a run cannot do without it
+    const ops::OpDescription& d = plan.described->description();
+    PluginSpec spec;
+    spec.provider = "reference";
+    spec.path = resolved_library(d.reference, d.file);
+    spec.symbol = d.reference.symbol;
+    spec.abi_check = [&plan](SharedLibraries&, void*, void* entry) {
+      return providers::plugin_entry_problem(entry, providers::PluginOp{plan.op, plan.described}, true);
+    };
+    spec.origin = fmt::format("{}: field 'reference.entrypoint': ", d.file);
     checks.push_back(check_plugin_loads(spec, libs));
   }
   return checks;

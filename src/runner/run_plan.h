@@ -12,14 +12,16 @@
 #include "caliber/baseline_matrix.h"
 #include "caliber/contract.h"
 #include "caliber/shape_ledger.h"
-#include "ops/op_shape.h"
+#include "ops/op_catalog.h"
 #include "preflight/preflight.h"
 #include "runner/run_options.h"
 
 namespace caliber::runner {
 
 struct RunPlan {
-  ops::OpType op = ops::OpType::rmsnorm;
+  ops::OpType op = ops::OpType::rmsnorm;  // OpType::described for an op of your own
+  std::string op_name;                    // --op: a shipped op's name or the description's
+  const ops::DescribedOp* described = nullptr;  // the matrix's op_description, registered
   BaselineMatrix matrix;
   std::vector<ShapeRow> shapes;           // in ledger order
   std::vector<std::string> notices;       // what the filters left out, one line each
@@ -38,8 +40,8 @@ RunPlan make_run_plan(const RunOptions& options);
 // detail starts with the matrix file, the provider's line and its entrypoint field.
 std::vector<PreflightCheck> plugin_preflight_checks(const RunPlan& plan, SharedLibraries& libs);
 
-// (provider name, resolved library path) of every enabled plugin provider: what the run identity
-// hashes.
+// (provider name, resolved library path) of every enabled plugin provider, and of a described
+// op's reference ("op_description.reference"): what the run identity and the host code fingerprint hash.
 std::vector<std::pair<std::string, std::string>> plugin_libraries(const RunPlan& plan);
 
 // The kernel-only and eager contracts of a run on `backend` (docs/runner.md):

@@ -12,6 +12,8 @@
 #include "integrity/checked_subject.h"
 #include "integrity/physical_bound.h"
 #include "ops/correctness.h"
+#include "ops/op_catalog.h"
+#include "providers/described_reference.h"
 #include "providers/plugin_provider.h"
 #include "runner/capture_failure.h"
 #include "runner/config_replay.h"
@@ -42,8 +44,10 @@ struct InputSet {
   // outputs there too: only the comparison's sums come back).
   std::unique_ptr<ops::Reference> reference;
   std::optional<DeviceReference> device_reference;
+  // A described op: every row of every output, from its reference provider (docs/user-ops.md).
+  std::vector<ops::Reference> output_references;
   bool present() const { return !host.empty() || !device.empty(); }
-  bool has_reference() const { return reference || device_reference; }
+  bool has_reference() const { return reference || device_reference || !output_references.empty(); }
 };
 
 // The inputs of one shape. Providers read `working`; before the verified timed call of each
@@ -62,6 +66,13 @@ double now_ms() {
 
 std::size_t tensor_bytes(const ops::TensorSpec& t, DType dtype) {
   return static_cast<std::size_t>(t.rows) * static_cast<std::size_t>(t.cols) * dtype_size_bytes(dtype);
+}
+
+// Every row of an output, for a described op's check (its reference computes them all).
+std::vector<std::int64_t> every_row(std::int64_t rows) {
+  std::vector<std::int64_t> out(static_cast<std::size_t>(rows));
+  for (std::int64_t r = 0; r < rows; ++r) out[static_cast<std::size_t>(r)] = r;
+  return out;
 }
 
 // Copies the output rows a check compares into `out` (the rest stays unread): the whole tensor
@@ -98,8 +109,12 @@ std::vector<BoundProvider> bind_providers(const RunPlan& plan, BackendKind backe
     if (!p.enabled) {
       b.not_configured = fmt::format("disabled in the baseline matrix: {}", p.skip_reason.value_or(""));
     } else if (p.entrypoint->kind == Entrypoint::Kind::builtin) {
-      b.impl = providers::make_builtin_provider(backend, plan.op, p.entrypoint->builtin);
-      if (!b.impl) {
+      if (!plan.described) b.impl = providers::make_builtin_provider(backend, plan.op, p.entrypoint->builtin);
+      if (!b.impl && plan.described) {
+        b.not_configured = fmt::format("no built-in provider '{}' for {}: a described op's providers are plugins "
+                                       "(docs/user-ops.md)",
+                                       p.entrypoint->builtin, plan.op_name);
+      } else if (!b.impl) {
         b.not_configured = fmt::format("no built-in provider '{}' for {} on the {} backend (built-ins: {})",
                                        p.entrypoint->builtin, ops::to_string(plan.op), to_string(backend),
                                        join_names(providers::builtin_provider_names(backend, plan.op)));
@@ -107,7 +122,8 @@ std::vector<BoundProvider> bind_providers(const RunPlan& plan, BackendKind backe
     } else {
       try {
         b.impl = providers::load_plugin_provider(resolved_library(*p.entrypoint, plan.matrix.file),
-                                                 p.entrypoint->symbol, plan.op, backend);
+                                                 p.entrypoint->symbol, providers::PluginOp{plan.op, plan.described},
+                                                 backend);
       } catch (const std::exception& e) {
         b.not_configured = e.what();
       }
@@ -149,9 +165,11 @@ void ShapeRunner::set_device_ceilings(std::optional<DeviceCeilings> ceilings, st
 }
 
 bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& names, const ShapeEvents& events) {
-  const ops::OpShape s = ops::parse_op_shape(plan_.op, shape.dtype, shape.layout, shape.args, shape.shape_id,
-                                             shape.line, "args");
-  const ops::Op& op = ops::op_for(plan_.op);
+  const ops::OpShape s =
+      ops::parse_shape(shape.op_type, shape.dtype, shape.layout, shape.args, shape.shape_id, shape.line, "args");
+  const ops::Op& op = ops::op_of(s);
+  const std::vector<ops::TensorSpec> output_specs = op.outputs(s);
+  const ops::Tolerance tol = s.described ? s.described->description().tolerance(s.dtype) : ops::tolerance_for(s.dtype);
   // Each shape's own seed: --seed mixed with the 64 bits of its id (the same on every platform).
   const std::uint64_t id_bits = std::stoull(shape.shape_id.substr(shape.shape_id.find(':') + 1, 16), nullptr, 16);
   const std::uint64_t seed = ops::mix64(options_.seed ^ ops::mix64(id_bits));
@@ -267,6 +285,15 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
   // backend has one (the host's, tens of milliseconds on a big shape, is the last resort).
   const ReferenceProblem problem{std::string(ops::to_string(s.op)), s.dtype, s.m, s.n, s.k, s.eps};
   auto compute_reference = [&](InputSet& set) {
+    if (s.described) {
+      if (!described_reference_) described_reference_ = std::make_unique<providers::DescribedReference>(*s.described);
+      std::vector<std::vector<double>> values = described_reference_->compute(s, host_tensors(set));
+      for (std::size_t k = 0; k < output_specs.size(); ++k) {
+        const ops::TensorSpec& t = output_specs[k];
+        set.output_references.emplace_back(t.rows, t.cols, every_row(t.rows), std::move(values[k]));
+      }
+      return;
+    }
     if (!set.device.empty()) {
       std::vector<const void*> device_inputs;
       for (const DeviceBuffer& b : set.device) device_inputs.push_back(b.get());
@@ -277,6 +304,10 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
   };
   // Where the references were computed, for the check's description.
   auto reference_origin = [&]() -> std::string {
+    if (described_reference_) {
+      return fmt::format("from {} in {} on the host", described_reference_->where(),
+                         described_reference_->precision(s.dtype));
+    }
     const auto where = [](const InputSet& set) { return set.device_reference ? "on the device" : "on the host"; };
     if (!inputs.fresh.has_reference() ||
         inputs.fresh.device_reference.has_value() == inputs.original.device_reference.has_value()) {
@@ -309,8 +340,8 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
     bool untimed = false;   // its untimed call ran under the shape's trace
     double spent_ms = 0;    // wall time of its finished stretches
     double resumed_ms = 0;  // when its current stretch began
-    DeviceBuffer output;
-    std::optional<ops::HostTensor> host_out;  // the checked rows copied back: only for a host reference
+    std::vector<DeviceBuffer> outputs;  // in the op's output order
+    std::vector<std::optional<ops::HostTensor>> host_outs;  // the checked rows copied back: only for a host reference
     providers::OpBuffers buffers;
     // The integrity record the row ends with (the measurements' records merged), also when a
     // measurement throws.
@@ -332,7 +363,7 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
     c.done = true;
   };
   auto release = [&](Cell& c) {
-    c.output.reset();
+    c.outputs.clear();
     c.bp->impl->release();
   };
   // Every way a provider's cell can end in an exception, in either stretch.
@@ -380,7 +411,8 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
     }
     std::uint64_t in_bytes = 0;
     for (const ops::TensorSpec& t : input_specs) in_bytes += tensor_bytes(t, s.dtype);
-    const std::uint64_t out_bytes = tensor_bytes(op.output(s), s.dtype);
+    std::uint64_t out_bytes = 0;
+    for (const ops::TensorSpec& t : output_specs) out_bytes += tensor_bytes(t, s.dtype);
     const std::uint64_t have = backend_.device().memory_bytes;
     const std::uint64_t need = 3 * in_bytes + std::max<std::size_t>(runnable, 1) * out_bytes;
     trace_the_shape = runnable > 1 && (have == 0 || need <= have / 5 * 4);
@@ -444,10 +476,13 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
         c.row.config = row_config(p.chosen_config(), pinned, config_replay_.has_value(), &refusal);
         if (!refusal.empty()) throw providers::ConfigRefused(refusal);
       }
-      const ops::TensorSpec out_spec = op.output(s);
-      c.output = DeviceBuffer(backend_, tensor_bytes(out_spec, s.dtype));
+      for (const ops::TensorSpec& t : output_specs) {
+        c.outputs.emplace_back(backend_, tensor_bytes(t, s.dtype));
+        c.buffers.outputs.push_back(c.outputs.back().get());
+      }
+      c.host_outs.resize(output_specs.size());
       for (const DeviceBuffer& b : inputs.working) c.buffers.inputs.push_back(b.get());
-      c.buffers.output = c.output.get();
+      c.buffers.output = c.buffers.outputs.front();
 
       integrity::Subject subject;
       subject.call = [&p, &s, &c](const LaunchContext& ctx) { p.run(s, c.buffers, ctx.stream); };
@@ -455,7 +490,9 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
         subject.buffers.inputs.push_back(
             {input_specs[k].name, inputs.working[k].get(), inputs.working[k].bytes(), s.dtype});
       }
-      subject.buffers.outputs.push_back({out_spec.name, c.output.get(), c.output.bytes(), s.dtype});
+      for (std::size_t k = 0; k < output_specs.size(); ++k) {
+        subject.buffers.outputs.push_back({output_specs[k].name, c.outputs[k].get(), c.outputs[k].bytes(), s.dtype});
+      }
       // The fp64 references of the checked rows, before the untimed call: the description says
       // where they were computed, and no reference work runs inside a measurement. The fresh set
       // is judged only when the integrity checks are on.
@@ -468,31 +505,49 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
       charge_reference(inputs.original);
       if (inputs.fresh.present() && options_.integrity_checks) charge_reference(inputs.fresh);
       // The row keeps the first check's numbers, or the first failing one's.
-      subject.judge = [&, charge_reference, out_spec, cell = &c](bool fresh) -> std::string {
+      subject.judge = [&, charge_reference, cell = &c](bool fresh) -> std::string {
         InputSet& set = fresh ? inputs.fresh : inputs.original;
         charge_reference(set);  // already there, unless a judge no one foresaw asks
         const double compare_from = now_ms();
-        const ops::Tolerance tol = ops::tolerance_for(s.dtype);
+        // One check per output; the row keeps the first failing output's, else the worst.
         CorrectnessCheck check;
-        if (set.device_reference) {
-          const DeviceReference& ref = *set.device_reference;
-          const RowComparison sums = backend_.compare_rows_on_device(
-              ref, cell->output.get(), s.dtype, tol.rtol,
-              ops::absolute_bound(tol, ref.sum_of_squares, ref.row_count * static_cast<std::size_t>(ref.n)));
-          check = ops::check_from_sums(sums, ref.sum_of_squares, static_cast<std::int64_t>(ref.row_count), s.m, tol);
-        } else {
-          if (!cell->host_out) cell->host_out.emplace(out_spec.name, s.dtype, out_spec.rows, out_spec.cols);
-          copy_checked_rows(backend_, cell->output.get(), *cell->host_out, inputs.rows);
-          check = ops::check_output(*set.reference, *cell->host_out, tol);
+        std::string failure;
+        for (std::size_t k = 0; k < output_specs.size(); ++k) {
+          const ops::TensorSpec& out_spec = output_specs[k];
+          CorrectnessCheck one;
+          if (set.device_reference) {
+            const DeviceReference& ref = *set.device_reference;
+            const RowComparison sums = backend_.compare_rows_on_device(
+                ref, cell->outputs[k].get(), s.dtype, tol.rtol,
+                ops::absolute_bound(tol, ref.sum_of_squares, ref.row_count * static_cast<std::size_t>(ref.n)));
+            one = ops::check_from_sums(sums, ref.sum_of_squares, static_cast<std::int64_t>(ref.row_count), s.m, tol);
+          } else {
+            std::optional<ops::HostTensor>& host_out = cell->host_outs[k];
+            if (!host_out) host_out.emplace(out_spec.name, s.dtype, out_spec.rows, out_spec.cols);
+            const ops::Reference& ref = s.described ? set.output_references.at(k) : *set.reference;
+            copy_checked_rows(backend_, cell->outputs[k].get(), *host_out, ref.rows());
+            one = ops::check_output(ref, *host_out, tol);
+          }
+          const bool one_ok = ops::passed(one);
+          if (k == 0 || (!one_ok && failure.empty()) ||
+              (failure.empty() && one.max_scaled_error > check.max_scaled_error)) {
+            check = one;
+          }
+          if (!one_ok && failure.empty()) {
+            failure = output_specs.size() > 1 ? fmt::format("output {}: {}", out_spec.name, ops::failure_reason(one))
+                                              : ops::failure_reason(one);
+          }
         }
         cell->phases.correctness_ms += now_ms() - compare_from;
-        const bool ok = ops::passed(check);
+        const bool ok = failure.empty();
         if (!cell->row.correctness || (!ok && ops::passed(*cell->row.correctness))) cell->row.correctness = check;
-        return ok ? std::string() : ops::failure_reason(check);
+        return failure;
       };
       subject.judge_description =
-          fmt::format("fp64 reference {}, on {} of {} rows, drawn at random (seed {:016x})", reference_origin(),
-                      inputs.rows.size(), s.m, row_seed) +
+          (s.described ? fmt::format("reference {}, every element of {} output{}", reference_origin(),
+                                     output_specs.size(), output_specs.size() > 1 ? "s" : "")
+                       : fmt::format("fp64 reference {}, on {} of {} rows, drawn at random (seed {:016x})",
+                                     reference_origin(), inputs.rows.size(), s.m, row_seed)) +
           (no_fresh_reason.empty() ? "" : "; " + no_fresh_reason);
       if (inputs.fresh.present()) {
         subject.load_fresh_inputs = [&] { load_set(inputs.fresh); };
@@ -540,7 +595,7 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
       // integrity refusal of either ends the cell failed: no fallback number is reported for a
       // call the contract cannot time truthfully.
       MeasureOptions mo;
-      mo.name = fmt::format("{}/{}", ops::to_string(plan_.op), name);
+      mo.name = fmt::format("{}/{}", plan_.op_name, name);
       mo.params = params_from_json(shape.args, "(shape ledger)", 0, "args");
       mo.keep_samples = options_.samples;
       mo.working_set_bytes = row.bytes;
@@ -642,7 +697,11 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
       const bool correct_before = before && before->outcome == CheckOutcome::passed;
       row.correct = correct_before && !integrity_failure_is_incorrect(integrity);
       if (!correct_before) {
-        row.correctness_error = row.correctness ? ops::failure_reason(*row.correctness) : before ? before->detail : "";
+        // The judge's own words (they name the output of an op with several); else from the record.
+        row.correctness_error = before && before->outcome == CheckOutcome::failed ? before->detail
+                                : row.correctness                                 ? ops::failure_reason(*row.correctness)
+                                : before                                          ? before->detail
+                                                                                  : "";
         finish(c, BenchmarkStatus::incorrect, "output failed the correctness check: " + *row.correctness_error);
       } else if (!*row.correct) {
         row.correctness_error = integrity.first_failure();

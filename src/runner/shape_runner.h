@@ -13,6 +13,7 @@
 #include "caliber/backend.h"
 #include "caliber/benchmark_results.h"
 #include "caliber/device_ceilings.h"
+#include "providers/described_reference.h"
 #include "providers/provider.h"
 #include "runner/config_replay.h"
 #include "runner/result_rows.h"
@@ -78,6 +79,8 @@ class ShapeRunner {
   std::string ceilings_missing_ = "no device ceilings were given";
   std::map<std::string, std::string> capture_denied_;
   std::optional<ConfigReplaySource> config_replay_;
+  // A described op's reference provider, loaded at its first shape (docs/user-ops.md).
+  std::unique_ptr<providers::DescribedReference> described_reference_;
 };
 
 // Whether the device still works after an error (synchronize + pending-error check).

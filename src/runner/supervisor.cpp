@@ -142,7 +142,7 @@ class Supervisor {
     // A replay source that cannot be read is refused before anything is created (its device is
     // checked by the worker, which knows the device).
     std::optional<ConfigReplaySource> replay;
-    if (options_.replay_configs) replay = read_config_replay_source(*options_.replay_configs, std::string(ops::to_string(plan_.op)));
+    if (options_.replay_configs) replay = read_config_replay_source(*options_.replay_configs, plan_.op_name);
     // Backend and contract options are checked here when that needs no device.
     if (options_.backend != "auto") make_run_contracts(options_, parse_backend(options_.backend));
     std::vector<PreflightCheck> checks = plugin_preflight_checks(plan_, system_shared_libraries());

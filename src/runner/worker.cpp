@@ -84,6 +84,8 @@ caliber::RunIdentity start_identity(const RunOptions& options, const RunPlan& pl
   }
   request.contracts = {{"kernel_only", contracts.kernel_only}, {"eager", contracts.eager}};
   request.provider_libraries = plugin_libraries(plan);
+  // A described op's description defines what its numbers mean (tensors, bytes, flops, tolerance).
+  if (plan.described) request.provider_libraries.emplace_back("op_description", plan.described->description().file);
   request.shape_ledger = options.shape_ledger;
   request.baseline_matrix = options.baseline_matrix;
   request.outputs = {kBenchmarkResultsFileName, kBenchmarkResultsCsvFileName};
@@ -194,7 +196,7 @@ int run_worker(const RunOptions& options) {
     backend = open_backend(kind, options.device);
     step_done("backend");
     if (options.replay_configs) {
-      replay = read_config_replay_source(*options.replay_configs, std::string(ops::to_string(plan.op)));
+      replay = read_config_replay_source(*options.replay_configs, plan.op_name);
       if (auto why = config_replay_refusal(*replay, backend->device())) throw UsageError(*why);
     }
   } catch (const UsageError& e) {

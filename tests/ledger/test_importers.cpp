@@ -43,16 +43,16 @@ std::string text(const std::vector<ShapeRow>& rows) { return shape_ledger_text(r
 TEST(Upsert, ReplacingAKindIsIdempotentAndLeavesOtherKindsAlone) {
   std::vector<ShapeRow> ledger = {manual_row(64, 256, "mine")};
   const auto synth = synthetic_rows(rms_template(), {DType::bf16});
-  auto r1 = upsert(ledger, SourceKind::synthetic, ops::OpType::rmsnorm, synth, true);
+  auto r1 = upsert(ledger, SourceKind::synthetic, "rmsnorm", synth, true);
   EXPECT_EQ(r1.added, synth.size());
   EXPECT_EQ(r1.kept, 1u);
   const std::string once = text(ledger);
-  auto r2 = upsert(ledger, SourceKind::synthetic, ops::OpType::rmsnorm, synth, true);
+  auto r2 = upsert(ledger, SourceKind::synthetic, "rmsnorm", synth, true);
   EXPECT_EQ(r2.added, 0u);
   EXPECT_EQ(r2.unchanged, synth.size());
   EXPECT_EQ(text(ledger), once);  // byte-identical
   // A smaller synthetic set removes only synthetic rows; the manual row stays.
-  auto r3 = upsert(ledger, SourceKind::synthetic, ops::OpType::rmsnorm, {synth[0]}, true);
+  auto r3 = upsert(ledger, SourceKind::synthetic, "rmsnorm", {synth[0]}, true);
   EXPECT_EQ(r3.removed, synth.size() - 1);
   ASSERT_EQ(ledger.size(), 2u);
   EXPECT_EQ(ledger[0].source.kind, SourceKind::manual);
@@ -61,10 +61,10 @@ TEST(Upsert, ReplacingAKindIsIdempotentAndLeavesOtherKindsAlone) {
 
 TEST(Upsert, ManualRowsAccumulateAndUpdateInPlace) {
   std::vector<ShapeRow> ledger;
-  upsert(ledger, SourceKind::manual, ops::OpType::rmsnorm, {manual_row(1, 2)}, false);
-  upsert(ledger, SourceKind::manual, ops::OpType::rmsnorm, {manual_row(3, 4)}, false);
+  upsert(ledger, SourceKind::manual, "rmsnorm", {manual_row(1, 2)}, false);
+  upsert(ledger, SourceKind::manual, "rmsnorm", {manual_row(3, 4)}, false);
   ASSERT_EQ(ledger.size(), 2u);
-  const auto r = upsert(ledger, SourceKind::manual, ops::OpType::rmsnorm, {manual_row(1, 2, "now with notes")}, false);
+  const auto r = upsert(ledger, SourceKind::manual, "rmsnorm", {manual_row(1, 2, "now with notes")}, false);
   EXPECT_EQ(r.updated, 1u);
   EXPECT_EQ(r.removed, 0u);
   ASSERT_EQ(ledger.size(), 2u);
@@ -75,7 +75,7 @@ TEST(Upsert, AnIdOwnedByAnotherKindIsNotTakenOver) {
   ShapeRow diag = make_row(rms_template(), DType::bf16, {{"m", 64}, {"n", 256}, {"eps", 1e-6}}, Stage::mixed,
                            std::nullopt, {SourceKind::diagnostic, "command line", ""}, "the ATT shape");
   std::vector<ShapeRow> ledger = {diag};
-  const auto r = upsert(ledger, SourceKind::manual, ops::OpType::rmsnorm, {manual_row(64, 256, "other")}, false);
+  const auto r = upsert(ledger, SourceKind::manual, "rmsnorm", {manual_row(64, 256, "other")}, false);
   ASSERT_EQ(r.conflicts.size(), 1u);
   EXPECT_NE(r.conflicts[0].find("already in the ledger as a diagnostic row"), std::string::npos) << r.conflicts[0];
   ASSERT_EQ(ledger.size(), 1u);
@@ -86,10 +86,10 @@ TEST(Upsert, RowsAreOrderedByKindWhateverTheImportOrder) {
   std::vector<ShapeRow> a, b;
   const auto synth = synthetic_rows(rms_template(), {DType::fp32});
   const ShapeRow manual = manual_row(5, 6);
-  upsert(a, SourceKind::synthetic, ops::OpType::rmsnorm, synth, true);
-  upsert(a, SourceKind::manual, ops::OpType::rmsnorm, {manual}, false);
-  upsert(b, SourceKind::manual, ops::OpType::rmsnorm, {manual}, false);
-  upsert(b, SourceKind::synthetic, ops::OpType::rmsnorm, synth, true);
+  upsert(a, SourceKind::synthetic, "rmsnorm", synth, true);
+  upsert(a, SourceKind::manual, "rmsnorm", {manual}, false);
+  upsert(b, SourceKind::manual, "rmsnorm", {manual}, false);
+  upsert(b, SourceKind::synthetic, "rmsnorm", synth, true);
   EXPECT_EQ(text(a), text(b));
   EXPECT_EQ(a.front().source.kind, SourceKind::manual);
 }

@@ -24,12 +24,12 @@ OpShape rms(DType d, std::int64_t m, std::int64_t n) {
 
 // The reference rounded to the dtype: what a perfect kernel writes.
 HostTensor rounded_reference(const Reference& ref, DType d) {
-  const OpShape& s = ref.shape();
-  HostTensor out("y", d, s.m, s.n);
+  const std::int64_t n = ref.cols();
+  HostTensor out("y", d, ref.total_rows(), n);
   for (std::size_t i = 0; i < ref.rows().size(); ++i) {
-    for (std::int64_t j = 0; j < s.n; ++j) {
-      out.set(static_cast<std::size_t>(ref.rows()[i] * s.n + j),
-              static_cast<float>(ref.values()[i * static_cast<std::size_t>(s.n) + static_cast<std::size_t>(j)]));
+    for (std::int64_t j = 0; j < n; ++j) {
+      out.set(static_cast<std::size_t>(ref.rows()[i] * n + j),
+              static_cast<float>(ref.values()[i * static_cast<std::size_t>(n) + static_cast<std::size_t>(j)]));
     }
   }
   return out;

@@ -128,7 +128,7 @@ calibrate::CeilingWorkload make_matmul_ceiling_workload(Backend& backend, const 
   const std::string library = resolved_library(entry, "");
   std::unique_ptr<providers::Provider> provider;
   try {
-    provider = providers::load_plugin_provider(library, entry.symbol, ops::OpType::gemm, BackendKind::host);
+    provider = providers::load_plugin_provider(library, entry.symbol, {ops::OpType::gemm}, BackendKind::host);
   } catch (const std::exception& e) {
     w.unavailable = fmt::format("the openblas provider plugin ({}) could not be loaded: {}", entry.text, e.what());
     return w;

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# An op of your own on the H200 (docs/user-ops.md): the example add_rmsnorm (examples/user_op)
+# through caliber ledger manual -> caliber run (cuda providers, the host fp64 reference, every
+# output checked) -> caliber report, over decode- and prefill-like shapes of a 4096 and an 8192
+# hidden size in fp32 and bf16. Writes $OUT/user_op/ and the summary $OUT/user_op_h200.md; exits
+# non-zero when a step fails or a row of the example's providers is not ok. About a minute.
+set -uo pipefail
+OUT=$1
+C=$CALIBER_EXE
+D=$OUT/user_op
+mkdir -p "$D"
+DESC=examples/user_op/add_rmsnorm.op.yaml
+rm -f "$D/ledger.jsonl"
+$C ledger manual --op add_rmsnorm --op-description "$DESC" --ledger "$D/ledger.jsonl" --dtype fp32,bf16 \
+  --shape m=1,n=4096,eps=1e-6 --shape m=32,n=4096,eps=1e-6 --shape m=4096,n=4096,eps=1e-6 \
+  --shape m=16384,n=8192,eps=1e-6 2>&1 | tee "$D/ledger.txt" || exit 1
+rm -rf "$D/run"
+$C run --op add_rmsnorm --backend cuda --shape-ledger "$D/ledger.jsonl" \
+  --baseline-matrix examples/user_op/baseline_matrix_cuda.yaml --out "$D/run" 2>&1 | tee "$D/run.txt"
+run_rc=${PIPESTATUS[0]}
+$C report --shape-ledger "$D/ledger.jsonl" --results "$D/run/benchmark_results.jsonl" --out "$D/report" \
+  --candidate cuda_fused --op-description "$DESC" 2>&1 | tee "$D/report.txt"
+report_rc=${PIPESTATUS[0]}
+python3 - "$D/run/benchmark_results.jsonl" "$OUT/user_op_h200.md" "$run_rc" "$report_rc" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+out = ["# An op of your own on the H200: add_rmsnorm (examples/user_op, scripts/device/user_op.sh)", "",
+       "Kernel-only = event/graph/warm, eager = event/per_iter/warm (caliber run's cuda contracts); "
+       "the reference is the host plugin in fp64, every element of y and h compared.", "",
+       "| shape | dtype | provider | status | kernel-only median us | eager median us | GB/s (kernel-only) | check | integrity |",
+       "|---|---|---|---|---:|---:|---:|---|---|"]
+bad = []
+for r in rows:
+    a = r["args"]
+    k = r.get("median_us")
+    gbs = "" if not k else f"{r['bytes'] / (k * 1e3):.0f}"
+    c = r.get("correctness") or {}
+    check = f"rel_fro {c.get('rel_fro_error', float('nan')):.1e}" if c else "-"
+    integ = (r.get("integrity") or {}).get("verdict", "-")
+    out.append(f"| m={a['m']} n={a['n']} | {r['dtype']} | {r['provider']} | {r['benchmark_status']} | "
+               f"{k if k is None else f'{k:.2f}'} | {r.get('eager_median_us') or '-'} | {gbs} | {check} | {integ} |")
+    if r["benchmark_status"] != "ok":
+        bad.append(f"{r['provider']} m={a['m']} n={a['n']} {r['dtype']}: {r.get('status_reason')}")
+out += ["", f"caliber run exit {sys.argv[3]}, caliber report exit {sys.argv[4]}; rows not ok: {bad or 'none'}"]
+open(sys.argv[2], "w").write("\n".join(out) + "\n")
+print("\n".join(out))
+sys.exit(0 if not bad and sys.argv[3] == "0" and sys.argv[4] == "0" else 1)
+PY

@@ -1,0 +1,127 @@
+#include "ops/described_op.h"
+
+#include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "caliber/errors.h"
+#include "core/json_fields.h"
+
+namespace caliber::ops {
+
+std::vector<TensorSpec> DescribedOp::tensors(const OpShape& s, const std::vector<DescribedTensor>& list) const {
+  std::vector<TensorSpec> out;
+  out.reserve(list.size());
+  for (const DescribedTensor& t : list) {
+    TensorSpec spec;
+    spec.name = t.name;
+    for (const ArgFormula& f : t.dims) spec.dims.push_back(f.count(s.values, 1, kMaxDim));
+    spec.cols = spec.dims.back();
+    spec.rows = 1;
+    for (std::size_t i = 0; i + 1 < spec.dims.size(); ++i) spec.rows *= spec.dims[i];
+    out.push_back(std::move(spec));
+  }
+  return out;
+}
+
+std::vector<TensorSpec> DescribedOp::inputs(const OpShape& s) const { return tensors(s, description_.inputs); }
+std::vector<TensorSpec> DescribedOp::outputs(const OpShape& s) const { return tensors(s, description_.outputs); }
+
+namespace {
+std::map<std::string, double> with_dtype_bytes(const OpShape& s) {
+  std::map<std::string, double> v = s.values;
+  v[kDtypeBytesName] = static_cast<double>(dtype_size_bytes(s.dtype));
+  return v;
+}
+}  // namespace
+
+std::uint64_t DescribedOp::bytes(const OpShape& s) const {
+  if (description_.bytes) {
+    return static_cast<std::uint64_t>(description_.bytes->count(with_dtype_bytes(s), 0, std::int64_t{1} << 62));
+  }
+  return Op::bytes(s);
+}
+
+std::uint64_t DescribedOp::flops(const OpShape& s) const {
+  return static_cast<std::uint64_t>(description_.flops.count(s.values, 0, std::int64_t{1} << 62));
+}
+
+std::vector<InputDraw> DescribedOp::input_draws(const OpShape&, std::uint64_t seed) const {
+  std::vector<InputDraw> out;
+  for (std::size_t k = 0; k < description_.inputs.size(); ++k) {
+    out.push_back({mix64(seed + k + 1), description_.inputs[k].lo, description_.inputs[k].hi});
+  }
+  return out;
+}
+
+void DescribedOp::reference_row(const OpShape&, const std::vector<HostTensor>&, std::int64_t, double*,
+                                std::vector<double>&) const {
+  throw std::logic_error("a described op's reference is its reference provider, not a host row function");
+}
+
+OpShape DescribedOp::parse_shape(DType dtype, const std::string& layout, const nlohmann::json& args,
+                                 const std::string& file, long line, const std::string& field) const {
+  JsonFields f(args, file, line, field);
+  std::string names;
+  for (const OpArgument& a : description_.args) names += (names.empty() ? "" : ", ") + a.name;
+  for (const auto& [key, value] : args.items()) {
+    if (!description_.find_arg(key)) {
+      f.fail(key, fmt::format("unknown argument of op {} (expected {}; {})", description_.name, names, description_.file));
+    }
+  }
+  if (layout != kRowMajor) {
+    throw InputError(file, line, "layout", fmt::format("unknown layout '{}' (expected {})", layout, kRowMajor));
+  }
+  OpShape s;
+  s.op = OpType::described;
+  s.described = this;
+  s.dtype = dtype;
+  s.layout = layout;
+  for (const OpArgument& a : description_.args) {
+    if (a.integer) {
+      const std::int64_t v = f.integer(a.name);
+      if (v < 0 || v > kMaxDim) f.fail(a.name, fmt::format("must be in [0, {}] (got {})", kMaxDim, v));
+      s.values[a.name] = static_cast<double>(v);
+    } else {
+      const double v = f.number(a.name);
+      if (!std::isfinite(v)) f.fail(a.name, "must be finite");
+      s.values[a.name] = v;
+    }
+  }
+  const auto check = [&](const std::vector<DescribedTensor>& list, const char* kind) {
+    for (const DescribedTensor& t : list) {
+      double elements = 1;
+      for (std::size_t k = 0; k < t.dims.size(); ++k) {
+        try {
+          elements *= static_cast<double>(t.dims[k].count(s.values, 1, kMaxDim));
+        } catch (const std::invalid_argument& e) {
+          throw InputError(file, line, field,
+                           fmt::format("{} {} extent {}: {} ({})", kind, t.name, k, e.what(), description_.file));
+        }
+      }
+      if (elements > static_cast<double>(kMaxElements)) {
+        throw InputError(file, line, field, fmt::format("{} {} has more than 2^40 elements", kind, t.name));
+      }
+    }
+  };
+  check(description_.inputs, "input");
+  check(description_.outputs, "output");
+  for (const auto* formula : {&description_.flops}) {
+    try {
+      (void)formula->count(s.values, 0, std::int64_t{1} << 62);
+    } catch (const std::invalid_argument& e) {
+      throw InputError(file, line, field, fmt::format("flops: {} ({})", e.what(), description_.file));
+    }
+  }
+  if (description_.bytes) {
+    try {
+      (void)description_.bytes->count(with_dtype_bytes(s), 0, std::int64_t{1} << 62);
+    } catch (const std::invalid_argument& e) {
+      throw InputError(file, line, field, fmt::format("bytes: {} ({})", e.what(), description_.file));
+    }
+  }
+  return s;
+}
+
+}  // namespace caliber::ops

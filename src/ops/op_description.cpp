@@ -1,0 +1,186 @@
+#include "ops/op_description.h"
+
+#include <cmath>
+#include <regex>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "caliber/errors.h"
+#include "core/input_file.h"
+#include "core/sha256.h"
+#include "core/yaml_fields.h"
+#include "ops/op_catalog.h"
+#include "ops/op_shape.h"
+
+namespace caliber::ops {
+namespace {
+
+bool valid_name(const std::string& name) {
+  static const std::regex re("[a-z][a-z0-9_]{0,63}");
+  return std::regex_match(name, re);
+}
+
+long line_of(const YAML::Node& n) { return n.Mark().line >= 0 ? n.Mark().line + 1 : 1; }
+
+double finite_number(const YamlFields& f, const std::string& key) {
+  const YAML::Node v = f.get(key);
+  double d = 0;
+  if (!v.IsScalar() || !YAML::convert<double>::decode(v, d) || !std::isfinite(d)) {
+    f.fail(key, "expected a finite number");
+  }
+  return d;
+}
+
+ArgFormula formula(const YamlFields& f, const YAML::Node& node, const std::string& field,
+                   const std::vector<std::string>& arg_names) {
+  if (!node.IsScalar()) throw InputError(f.file(), line_of(node), field, "expected a formula of the args");
+  try {
+    return ArgFormula(node.Scalar(), arg_names);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(f.file(), line_of(node), field, fmt::format("{} (args: {})", e.what(), [&] {
+                       std::string s;
+                       for (const auto& a : arg_names) s += (s.empty() ? "" : ", ") + a;
+                       return s.empty() ? std::string("none") : s;
+                     }()));
+  }
+}
+
+std::vector<DescribedTensor> read_tensors(const YamlFields& root, const std::string& key, bool inputs,
+                                          const std::vector<std::string>& arg_names, std::set<std::string>& names) {
+  const YAML::Node list = root.get(key);
+  if (!list.IsSequence() || list.size() == 0) root.fail(key, "expected a non-empty list of tensors");
+  std::vector<DescribedTensor> out;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string path = fmt::format("{}[{}]", key, i);
+    const YamlFields t(list[i], root.file(), path);
+    t.refuse_unknown(inputs ? std::vector<std::string>{"name", "shape", "uniform"}
+                            : std::vector<std::string>{"name", "shape"});
+    DescribedTensor d;
+    d.name = t.str("name");
+    if (!valid_name(d.name)) t.fail("name", "tensor names are lowercase letters, digits and '_', starting with a letter");
+    if (!names.insert(d.name).second) t.fail("name", fmt::format("tensor '{}' is named twice", d.name));
+    const YAML::Node shape = t.get("shape");
+    if (!shape.IsSequence() || shape.size() == 0 || shape.size() > 8) {
+      t.fail("shape", "expected a list of 1 to 8 extents, each a formula of the args");
+    }
+    for (std::size_t k = 0; k < shape.size(); ++k) {
+      d.dims.push_back(formula(t, shape[k], fmt::format("{}.shape[{}]", path, k), arg_names));
+    }
+    if (inputs && t.has("uniform")) {
+      const YAML::Node u = t.get("uniform");
+      double lo = 0, hi = 0;
+      if (!u.IsSequence() || u.size() != 2 || !YAML::convert<double>::decode(u[0], lo) ||
+          !YAML::convert<double>::decode(u[1], hi) || !std::isfinite(lo) || !std::isfinite(hi) || !(lo < hi)) {
+        t.fail("uniform", "expected [lo, hi] with finite lo < hi");
+      }
+      d.lo = static_cast<float>(lo);
+      d.hi = static_cast<float>(hi);
+    }
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+}  // namespace
+
+OpDescription parse_op_description(const std::string& text, const std::string& file) {
+  const YAML::Node doc = parse_yaml_document(text, file);
+  if (!doc.IsDefined() || doc.IsNull()) throw InputError(file, 1, "", "empty op description");
+  const YamlFields root(doc, file, "");
+  root.refuse_unknown({"schema_version", "op", "summary", "args", "inputs", "outputs", "flops", "bytes",
+                       "tolerance", "reference"});
+  const std::int64_t version = root.integer("schema_version");
+  if (version != kOpDescriptionSchemaVersion) {
+    root.fail("schema_version", fmt::format("unsupported schema version {} (this caliber reads {})", version,
+                                            kOpDescriptionSchemaVersion));
+  }
+  OpDescription d;
+  d.file = file;
+  d.sha256 = sha256_hex(text);
+  d.name = root.str("op");
+  if (!valid_name(d.name)) root.fail("op", "op names are lowercase letters, digits and '_', starting with a letter");
+  for (OpType builtin : all_op_types()) {
+    if (to_string(builtin) == d.name) {
+      root.fail("op", fmt::format("'{}' is an op caliber ships (docs/ops.md); a described op needs another name", d.name));
+    }
+  }
+  d.summary = root.opt_str("summary").value_or("");
+
+  const YamlFields args = root.mapping("args");
+  std::vector<std::string> arg_names;
+  for (const std::string& name : args.keys()) {
+    if (!valid_name(name)) args.fail(name, "argument names are lowercase letters, digits and '_', starting with a letter");
+    const std::string kind = args.str(name);
+    if (kind != "integer" && kind != "number") args.fail(name, fmt::format("unknown argument type '{}' (expected integer|number)", kind));
+    d.args.push_back({name, kind == "integer"});
+    arg_names.push_back(name);
+  }
+  if (d.args.empty()) root.fail("args", "lists no argument");
+
+  std::set<std::string> tensor_names;
+  d.inputs = read_tensors(root, "inputs", true, arg_names, tensor_names);
+  d.outputs = read_tensors(root, "outputs", false, arg_names, tensor_names);
+  d.flops = formula(root, root.get("flops"), "flops", arg_names);
+  if (root.has("bytes")) {
+    std::vector<std::string> names = arg_names;
+    names.push_back(kDtypeBytesName);  // the element size: bytes depend on the dtype
+    d.bytes = formula(root, root.get("bytes"), "bytes", names);
+  }
+
+  if (root.has("tolerance")) {
+    const YamlFields tol = root.mapping("tolerance");
+    for (const std::string& dt : tol.keys()) {
+      DType dtype{};
+      try {
+        dtype = parse_dtype(dt);
+      } catch (const UsageError& e) {
+        tol.fail(dt, e.what());
+      }
+      const YamlFields t = tol.mapping(dt);
+      t.refuse_unknown({"rel_fro", "rtol", "atol"});
+      Tolerance v = tolerance_for(dtype);  // keeps the dtype's subnormal floor
+      v.rel_fro = finite_number(t, "rel_fro");
+      v.rtol = finite_number(t, "rtol");
+      v.atol = finite_number(t, "atol");
+      if (!(v.rel_fro > 0) || v.rtol < 0 || v.atol < 0) {
+        t.fail("rel_fro", "rel_fro must be > 0, rtol and atol >= 0");
+      }
+      d.tolerances[dtype] = v;
+    }
+  }
+
+  const YamlFields ref = root.mapping("reference");
+  ref.refuse_unknown({"entrypoint", "precision"});
+  try {
+    d.reference = Entrypoint::parse(ref.str("entrypoint"));
+  } catch (const UsageError& e) {
+    ref.fail("entrypoint", e.what());
+  }
+  if (d.reference.kind != Entrypoint::Kind::plugin) {
+    ref.fail("entrypoint", "a described op's reference is a host plugin entry, path/to/lib.so:symbol (ABI v2)");
+  }
+  const std::string precision = ref.opt_str("precision").value_or("fp64");
+  if (precision == "fp64") {
+    d.reference_precision = ReferencePrecision::fp64;
+  } else if (precision == "fp32") {
+    d.reference_precision = ReferencePrecision::fp32;
+  } else if (precision == "same") {
+    d.reference_precision = ReferencePrecision::same;
+  } else {
+    ref.fail("precision", fmt::format("unknown precision '{}' (expected fp64|fp32|same)", precision));
+  }
+  return d;
+}
+
+OpDescription read_op_description(const std::string& file) {
+  return parse_op_description(read_text_file(file), file);
+}
+
+// Here rather than in op_catalog.cpp: code that only looks ops up (the C API's closure among it)
+// does not link the YAML reader.
+const DescribedOp& register_op_description(const std::string& file) {
+  return register_op_description(read_op_description(file));
+}
+
+}  // namespace caliber::ops

@@ -1,0 +1,145 @@
+#include "providers/described_reference.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "caliber/entrypoint.h"
+#include "caliber/errors.h"
+#include "providers/provider.h"
+
+namespace caliber::providers {
+namespace {
+
+// The element type of one precision, and its ABI dtype.
+caliber_dtype reference_dtype(ops::ReferencePrecision p, DType dtype) {
+  switch (p) {
+    case ops::ReferencePrecision::fp64: return CALIBER_DTYPE_FP64;
+    case ops::ReferencePrecision::fp32: return CALIBER_DTYPE_FP32;
+    case ops::ReferencePrecision::same: return abi_dtype(dtype);
+  }
+  return CALIBER_DTYPE_FP64;
+}
+
+// A tensor as the reference reads or writes it: doubles (fp64), floats (fp32), or the tensor's
+// own bits (same).
+struct Buffer {
+  std::vector<double> f64;
+  std::vector<float> f32;
+  ops::HostTensor same;
+  void* data() {
+    if (!f64.empty()) return f64.data();
+    if (!f32.empty()) return f32.data();
+    return same.data();
+  }
+};
+
+}  // namespace
+
+DescribedReference::DescribedReference(const ops::DescribedOp& op) : op_(op) {
+  const ops::OpDescription& d = op.description();
+  const std::string library = resolved_library(d.reference, d.file);
+  where_ = library + ":" + d.reference.symbol;
+  try {
+    loaded_ = load_plugin_v2(library, d.reference.symbol, d.name);
+  } catch (const UsageError& e) {
+    throw UsageError(fmt::format("{}: field 'reference.entrypoint': {}", d.file, e.what()));
+  }
+  if (!loaded_.offered) {
+    throw UsageError(fmt::format("{}: field 'reference.entrypoint': {}", d.file, loaded_.not_offered_reason));
+  }
+  if (loaded_.provider.backend != CALIBER_BACKEND_HOST) {
+    if (loaded_.provider.destroy) loaded_.provider.destroy(loaded_.provider.state);
+    throw UsageError(fmt::format("{}: field 'reference.entrypoint': plugin {} is a cuda provider; a reference runs "
+                                 "on the host (CALIBER_BACKEND_HOST)",
+                                 d.file, where_));
+  }
+}
+
+DescribedReference::~DescribedReference() {
+  if (loaded_.provider.destroy) loaded_.provider.destroy(loaded_.provider.state);
+}
+
+std::string DescribedReference::precision(DType dtype) const {
+  switch (op_.description().reference_precision) {
+    case ops::ReferencePrecision::fp64: return "fp64";
+    case ops::ReferencePrecision::fp32: return "fp32";
+    case ops::ReferencePrecision::same: return std::string(to_string(dtype));
+  }
+  return "?";
+}
+
+std::vector<std::vector<double>> DescribedReference::compute(const ops::OpShape& s,
+                                                             const std::vector<ops::HostTensor>& inputs) const {
+  const ops::ReferencePrecision precision = op_.description().reference_precision;
+  const ProblemV2 problem(s, reference_dtype(precision, s.dtype));
+  const caliber_provider_v2& p = loaded_.provider;
+  char text[kPluginTextSize] = {0};
+  const std::string who = fmt::format("reference {} ({})", where_, this->precision(s.dtype));
+  if (p.supports) {
+    const caliber_status st = p.supports(p.state, problem.get(), text, sizeof text);
+    if (st != CALIBER_OK) throw ProviderError(fmt::format("{} declines the shape: {}", who, plugin_text(text)));
+  }
+  if (p.prepare && p.prepare(p.state, problem.get(), text, sizeof text) != CALIBER_OK) {
+    throw ProviderError(fmt::format("{}: prepare() failed: {}", who, plugin_text(text)));
+  }
+  const auto make = [&](const std::string& name, std::size_t elements) {
+    Buffer b;
+    switch (precision) {
+      case ops::ReferencePrecision::fp64: b.f64.assign(elements, std::numeric_limits<double>::quiet_NaN()); break;
+      case ops::ReferencePrecision::fp32: b.f32.assign(elements, std::numeric_limits<float>::quiet_NaN()); break;
+      case ops::ReferencePrecision::same:
+        b.same = ops::HostTensor(name, s.dtype, 1, static_cast<std::int64_t>(elements));
+        for (std::size_t i = 0; i < elements; ++i) b.same.set(i, std::numeric_limits<float>::quiet_NaN());
+        break;
+    }
+    return b;
+  };
+  std::vector<Buffer> ins;
+  for (const ops::HostTensor& t : inputs) {
+    Buffer b = make(t.name(), t.elements());
+    if (precision == ops::ReferencePrecision::same) {
+      std::memcpy(b.same.data(), t.data(), t.bytes());
+    } else {
+      for (std::size_t i = 0; i < t.elements(); ++i) {
+        if (!b.f64.empty()) {
+          b.f64[i] = t.get(i);
+        } else {
+          b.f32[i] = static_cast<float>(t.get(i));
+        }
+      }
+    }
+    ins.push_back(std::move(b));
+  }
+  const std::vector<ops::TensorSpec> out_specs = op_.outputs(s);
+  std::vector<Buffer> outs;
+  for (const ops::TensorSpec& t : out_specs) outs.push_back(make(t.name, static_cast<std::size_t>(t.elements())));
+  std::vector<const void*> in_ptrs;
+  std::vector<void*> out_ptrs;
+  for (Buffer& b : ins) in_ptrs.push_back(b.data());
+  for (Buffer& b : outs) out_ptrs.push_back(b.data());
+  caliber_buffers_v2 buffers{in_ptrs.data(), static_cast<std::int32_t>(in_ptrs.size()), out_ptrs.data(),
+                             static_cast<std::int32_t>(out_ptrs.size()), nullptr};
+  if (p.run(p.state, problem.get(), &buffers, text, sizeof text) != CALIBER_OK) {
+    throw ProviderError(fmt::format("{}: run() failed: {}", who, plugin_text(text)));
+  }
+  std::vector<std::vector<double>> values;
+  for (std::size_t k = 0; k < outs.size(); ++k) {
+    const auto elements = static_cast<std::size_t>(out_specs[k].elements());
+    std::vector<double> v(elements);
+    for (std::size_t i = 0; i < elements; ++i) {
+      v[i] = !outs[k].f64.empty() ? outs[k].f64[i] : !outs[k].f32.empty() ? outs[k].f32[i] : outs[k].same.get(i);
+      if (std::isnan(v[i])) {
+        throw ProviderError(fmt::format("{} left output {} element {} NaN (unwritten, or not a number): no "
+                                        "reference to compare with",
+                                        who, out_specs[k].name, i));
+      }
+    }
+    values.push_back(std::move(v));
+  }
+  return values;
+}
+
+}  // namespace caliber::providers

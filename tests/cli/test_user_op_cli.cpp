@@ -1,0 +1,133 @@
+// An op of your own end to end on the host backend (docs/user-ops.md): the example op
+// add_rmsnorm (examples/user_op) from `caliber ledger manual` through `caliber run` to `caliber
+// report`, its honest providers ok with the description's bytes and flops, and providers that
+// skip an output, get one output wrong, touch an input or compute once caught by the integrity
+// checks of every output.
+#include <filesystem>
+#include <map>
+
+#include <gtest/gtest.h>
+
+#include "caliber/benchmark_results.h"
+#include "caliber/shape_ledger.h"
+#include "support/cli_run.h"
+
+namespace caliber {
+namespace {
+
+using testing_support::fresh_dir;
+using testing_support::run_caliber;
+using testing_support::slurp;
+using testing_support::write_text;
+
+const std::string kDescription = std::string(CALIBER_SOURCE_DIR) + "/examples/user_op/add_rmsnorm.op.yaml";
+const std::string kExample = std::string(CALIBER_PLUGIN_BUILD_DIR) + "/libcaliber_add_rmsnorm.so";
+const std::string kTestPlugin = CALIBER_TEST_USER_OP_PLUGIN;
+
+std::string entry(const std::string& name, const std::string& library, const std::string& symbol) {
+  return "  " + name + ": {enabled: true, entrypoint: \"" + library + ":" + symbol + "\", provider: plugin}\n";
+}
+
+std::string matrix(const std::string& providers) {
+  return "schema_version: 1\nkernel: add_rmsnorm\nop_type: add_rmsnorm\nop_description: " + kDescription +
+         "\ndtype: [fp32, bf16]\nreference_provider: twopass\nlayout_contract: row_major\nproviders:\n" + providers;
+}
+
+std::vector<std::string> run_args(const std::string& dir) {
+  return {"run", "--op", "add_rmsnorm", "--backend", "host", "--shape-ledger", dir + "/ledger.jsonl",
+          "--baseline-matrix", dir + "/matrix.yaml", "--out", dir + "/out", "--min-time-ms", "0",
+          "--max-time-ms", "2", "--min-samples", "6", "--warmup", "1"};
+}
+
+TEST(UserOpCli, TheExampleOpRunsThroughLedgerRunAndReportAndEveryOutputIsChecked) {
+  const std::string dir = fresh_dir("user_op_run");
+  const auto ledger = run_caliber({"ledger", "manual", "--op", "add_rmsnorm", "--op-description", kDescription,
+                                   "--ledger", dir + "/ledger.jsonl", "--shape", "m=8,n=64,eps=1e-6", "--shape",
+                                   "m=33,n=100,eps=1e-5", "--dtype", "fp32,bf16"});
+  ASSERT_EQ(ledger.exit_code, 0) << ledger.err;
+  write_text(dir + "/matrix.yaml",
+             matrix(entry("twopass", kExample, "add_rmsnorm_twopass") + entry("fused", kExample, "add_rmsnorm_fused") +
+                    entry("skips_h", kTestPlugin, "add_rmsnorm_test_skips_h") +
+                    entry("wrong_h", kTestPlugin, "add_rmsnorm_test_wrong_h") +
+                    entry("touch_input", kTestPlugin, "add_rmsnorm_test_touch_input") +
+                    entry("lazy", kTestPlugin, "add_rmsnorm_test_lazy")));
+  const auto r = run_caliber(run_args(dir));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<BenchmarkResultRow> rows = read_benchmark_results(dir + "/out/benchmark_results.jsonl");
+  ASSERT_EQ(rows.size(), 4u * 6u) << r.err;
+  std::map<std::string, int> ok_rows;
+  for (const BenchmarkResultRow& row : rows) {
+    EXPECT_EQ(row.op_type, "add_rmsnorm");
+    const std::int64_t m = row.args.at("m").get<std::int64_t>(), n = row.args.at("n").get<std::int64_t>();
+    const std::uint64_t element = row.dtype == "fp32" ? 4 : 2;
+    EXPECT_EQ(row.bytes, static_cast<std::uint64_t>(4 * m * n + n) * element) << row.provider;  // the formula
+    EXPECT_EQ(row.flops, static_cast<std::uint64_t>(5 * m * n));
+    if (row.provider == "twopass" || row.provider == "fused") {
+      EXPECT_EQ(row.benchmark_status, BenchmarkStatus::ok) << row.provider << ": " << row.status_reason.value_or("");
+      ok_rows[row.provider] += row.benchmark_status == BenchmarkStatus::ok;
+      const IntegrityCheck* before = row.integrity.find(integrity_check::output_before_timing);
+      ASSERT_NE(before, nullptr);
+      EXPECT_NE(before->detail.find("libcaliber_add_rmsnorm.so:add_rmsnorm_reference in fp64"), std::string::npos)
+          << before->detail;
+      EXPECT_NE(before->detail.find("every element of 2 outputs"), std::string::npos) << before->detail;
+      ASSERT_TRUE(row.correctness.has_value());
+      EXPECT_EQ(row.correctness->checked_rows, m);  // every row of the output it reports
+      continue;
+    }
+    EXPECT_EQ(row.benchmark_status, BenchmarkStatus::incorrect) << row.provider << ": "
+                                                                 << row.status_reason.value_or("");
+    const std::string reason = row.status_reason.value_or("");
+    if (row.provider == "skips_h") EXPECT_NE(reason.find("output h: "), std::string::npos) << reason;
+    if (row.provider == "wrong_h") EXPECT_NE(reason.find("output h: relative Frobenius error"), std::string::npos) << reason;
+    if (row.provider == "touch_input") EXPECT_NE(reason.find("inputs_unchanged"), std::string::npos) << reason;
+    if (row.provider == "lazy") EXPECT_NE(reason.find("integrity"), std::string::npos) << reason;
+  }
+  EXPECT_EQ(ok_rows["twopass"], 4);
+  EXPECT_EQ(ok_rows["fused"], 4);
+
+  // The report reads the run like any other; the ledger's op is known from its description.
+  const auto report = run_caliber({"report", "--shape-ledger", dir + "/ledger.jsonl", "--results",
+                                   dir + "/out/benchmark_results.jsonl", "--out", dir + "/report", "--candidate",
+                                   "fused", "--op-description", kDescription});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  const std::string summary = slurp(dir + "/report/benchmark_summary.md");
+  EXPECT_NE(summary.find("add_rmsnorm"), std::string::npos);
+  EXPECT_NE(summary.find("twopass"), std::string::npos);
+}
+
+TEST(UserOpCli, ADescribedOpNeedsItsDescriptionAndPluginsOfAbiV2) {
+  const std::string dir = fresh_dir("user_op_refusals");
+  // Without its description, the op is unknown: exit 2 and where to look.
+  const auto unknown = run_caliber({"ledger", "manual", "--op", "add_rmsnorm", "--ledger", dir + "/ledger.jsonl",
+                                    "--shape", "m=8,n=64,eps=1e-6"});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("docs/user-ops.md"), std::string::npos) << unknown.err;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/ledger.jsonl"));
+  // An argument the description does not declare.
+  const auto bad_arg = run_caliber({"ledger", "manual", "--op", "add_rmsnorm", "--op-description", kDescription,
+                                    "--ledger", dir + "/ledger.jsonl", "--shape", "m=8,n=64,k=3,eps=1e-6"});
+  EXPECT_EQ(bad_arg.exit_code, 2);
+  EXPECT_NE(bad_arg.err.find("unknown argument of op add_rmsnorm"), std::string::npos) << bad_arg.err;
+  const auto ledger = run_caliber({"ledger", "manual", "--op", "add_rmsnorm", "--op-description", kDescription,
+                                   "--ledger", dir + "/ledger.jsonl", "--shape", "m=8,n=64,eps=1e-6", "--dtype",
+                                   "fp32"});
+  ASSERT_EQ(ledger.exit_code, 0) << ledger.err;
+  // A v1 entry named for a described op: the preflight refuses it before anything runs (exit 3).
+  write_text(dir + "/matrix.yaml",
+             matrix(entry("twopass", kExample, "add_rmsnorm_twopass") + entry("old", kTestPlugin, "add_rmsnorm_test_v1")));
+  const auto v1 = run_caliber(run_args(dir));
+  EXPECT_EQ(v1.exit_code, 3) << v1.err;
+  EXPECT_NE(v1.err.find("was built for plugin ABI version 1; this caliber speaks version 2"), std::string::npos)
+      << v1.err;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/out/benchmark_results.jsonl"));
+  // A matrix whose op_type is not the op its description describes.
+  write_text(dir + "/matrix.yaml", "schema_version: 1\nkernel: k\nop_type: fused_add\nop_description: " + kDescription +
+                                       "\ndtype: fp32\nreference_provider: twopass\nlayout_contract: row_major\n"
+                                       "providers:\n" + entry("twopass", kExample, "add_rmsnorm_twopass"));
+  const auto mismatch = run_caliber(run_args(dir));
+  EXPECT_EQ(mismatch.exit_code, 2) << mismatch.err;
+  EXPECT_NE(mismatch.err.find("matrix.yaml:3: field 'op_type'"), std::string::npos) << mismatch.err;
+}
+
+}  // namespace
+}  // namespace caliber

@@ -1,0 +1,86 @@
+// An op of your own on a real device (ctest label gpu; docs/user-ops.md): the example op
+// add_rmsnorm's cuda providers (examples/user_op) through caliber run, checked against the host
+// reference in fp64, every output; providers that skip an output or launch on a stream of their
+// own are caught.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+
+#include "caliber/benchmark_results.h"
+#include "support/cli_run.h"
+#include "support/cuda_device.h"
+
+namespace caliber {
+namespace {
+
+using testing_support::fresh_dir;
+using testing_support::run_caliber;
+using testing_support::write_text;
+
+// A library as built here, or where the device scripts staged it (CALIBER_PLUGIN_DIR).
+std::string staged(const std::string& name, const std::string& built) {
+  const char* dir = std::getenv("CALIBER_PLUGIN_DIR");
+  if (dir && *dir && std::filesystem::exists(std::string(dir) + "/" + name)) return std::string(dir) + "/" + name;
+  return built;
+}
+
+TEST(CudaUserOp, TheExampleOpsCudaProvidersAreCorrectAndTheCheatersAreCaught) {
+  if (!testing_support::has_cuda_device()) GTEST_SKIP() << "no CUDA device";
+  const std::string dir = fresh_dir("gpu_user_op");
+  const std::string description = testing_support::source_dir() + "/examples/user_op/add_rmsnorm.op.yaml";
+  const auto ledger = run_caliber({"ledger", "manual", "--op", "add_rmsnorm", "--op-description", description,
+                                   "--ledger", dir + "/ledger.jsonl", "--shape", "m=64,n=1000,eps=1e-6", "--shape",
+                                   "m=4096,n=4096,eps=1e-6", "--dtype", "fp32,bf16,fp16"});
+  ASSERT_EQ(ledger.exit_code, 0) << ledger.err;
+  const std::string example = staged("libcaliber_add_rmsnorm_cuda.so",
+                                     std::string(CALIBER_PLUGIN_BUILD_DIR) + "/libcaliber_add_rmsnorm_cuda.so");
+  const std::string cheats = staged("libcaliber_test_cuda_user_op_plugins.so", CALIBER_TEST_CUDA_USER_OP_PLUGIN);
+  const auto entry = [](const std::string& name, const std::string& lib, const std::string& symbol) {
+    return "  " + name + ": {enabled: true, entrypoint: \"" + lib + ":" + symbol + "\", provider: plugin}\n";
+  };
+  write_text(dir + "/matrix.yaml",
+             "schema_version: 1\nkernel: add_rmsnorm\nop_type: add_rmsnorm\nop_description: " + description +
+                 "\ndtype: [fp32, bf16, fp16]\nreference_provider: two_kernels\nlayout_contract: row_major\n"
+                 "providers:\n" +
+                 entry("two_kernels", example, "add_rmsnorm_cuda_two_kernels") +
+                 entry("fused", example, "add_rmsnorm_cuda_fused") +
+                 entry("skips_h", cheats, "add_rmsnorm_cuda_test_skips_h") +
+                 entry("side_stream", cheats, "add_rmsnorm_cuda_test_side_stream"));
+  const auto r = run_caliber({"run", "--op", "add_rmsnorm", "--backend", "cuda", "--shape-ledger",
+                              dir + "/ledger.jsonl", "--baseline-matrix", dir + "/matrix.yaml", "--out", dir + "/out",
+                              "--max-time-ms", "5", "--allow-shared-device"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto rows = read_benchmark_results(dir + "/out/benchmark_results.jsonl");
+  ASSERT_EQ(rows.size(), 6u * 4u);
+  std::map<std::string, int> ok;
+  for (const auto& x : rows) {
+    const std::string what = x.provider + " " + x.dtype + " " + x.args.dump() + ": " + x.status_reason.value_or("");
+    if (x.provider == "two_kernels" || x.provider == "fused") {
+      EXPECT_EQ(x.benchmark_status, BenchmarkStatus::ok) << what;
+      ok[x.provider] += x.benchmark_status == BenchmarkStatus::ok;
+      if (x.benchmark_status != BenchmarkStatus::ok) continue;
+      ASSERT_TRUE(x.kernel_only.has_value()) << what;
+      EXPECT_EQ(x.kernel_only->contract.schedule, Schedule::graph) << what;
+      EXPECT_GT(*x.median_us, 0.0);
+      const IntegrityCheck* before = x.integrity.find(integrity_check::output_before_timing);
+      ASSERT_NE(before, nullptr);
+      EXPECT_NE(before->detail.find("add_rmsnorm_reference in fp64"), std::string::npos) << before->detail;
+      const IntegrityCheck* stream = x.integrity.find(integrity_check::work_on_stream);
+      ASSERT_NE(stream, nullptr) << what;
+      EXPECT_EQ(stream->outcome, CheckOutcome::passed) << stream->detail;
+    } else if (x.provider == "skips_h") {
+      if (x.dtype != "fp32") continue;  // it runs fp32 only (its run() fails otherwise)
+      EXPECT_EQ(x.benchmark_status, BenchmarkStatus::incorrect) << what;
+    } else {
+      EXPECT_NE(x.benchmark_status, BenchmarkStatus::ok) << what;
+      EXPECT_NE(x.status_reason.value_or("").find("work_on_stream"), std::string::npos) << what;
+    }
+  }
+  EXPECT_EQ(ok["two_kernels"], 6);
+  EXPECT_EQ(ok["fused"], 6);
+}
+
+}  // namespace
+}  // namespace caliber

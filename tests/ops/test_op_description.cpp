@@ -1,0 +1,226 @@
+// Ops of your own (docs/user-ops.md): the op description's strict reader, the formulas of the
+// args, the described op's tensors, bytes and flops, and the reference it names.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "caliber/errors.h"
+#include "ops/described_op.h"
+#include "ops/op_catalog.h"
+#include "ops/op_expression.h"
+#include "providers/described_reference.h"
+#include "providers/provider.h"
+
+namespace caliber::ops {
+namespace {
+
+const char* kDescription = R"(schema_version: 1
+op: scaled_add
+summary: "z = alpha * x + y; s = sum of z per row"
+args:
+  rows: integer
+  cols: integer
+  alpha: number
+inputs:
+  - {name: x, shape: [rows, cols]}
+  - {name: y, shape: [rows, cols], uniform: [0, 2]}
+outputs:
+  - {name: z, shape: [rows, cols]}
+  - {name: s, shape: [rows]}
+flops: 3 * rows * cols
+tolerance:
+  bf16: {rel_fro: 0.02, rtol: 0.03, atol: 0.01}
+reference:
+  entrypoint: "lib/libref.so:scaled_add_reference"
+)";
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return text.replace(at, from.size(), to);
+}
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_op_description(text, "scaled_add.op.yaml");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(accepted)";
+}
+
+TEST(OpDescription, ReadsEveryField) {
+  const OpDescription d = parse_op_description(kDescription, "dir/scaled_add.op.yaml");
+  EXPECT_EQ(d.name, "scaled_add");
+  EXPECT_EQ(d.file, "dir/scaled_add.op.yaml");
+  EXPECT_EQ(d.sha256.size(), 64u);
+  ASSERT_EQ(d.args.size(), 3u);
+  EXPECT_EQ(d.args[0].name, "rows");
+  EXPECT_TRUE(d.args[0].integer);
+  EXPECT_EQ(d.args[2].name, "alpha");
+  EXPECT_FALSE(d.args[2].integer);
+  ASSERT_EQ(d.inputs.size(), 2u);
+  EXPECT_EQ(d.inputs[1].name, "y");
+  EXPECT_EQ(d.inputs[1].lo, 0.0f);
+  EXPECT_EQ(d.inputs[1].hi, 2.0f);
+  EXPECT_EQ(d.inputs[0].lo, -1.0f);  // the default draw
+  ASSERT_EQ(d.outputs.size(), 2u);
+  EXPECT_EQ(d.outputs[1].dims.size(), 1u);
+  EXPECT_EQ(d.flops.text(), "3 * rows * cols");
+  EXPECT_FALSE(d.bytes.has_value());
+  EXPECT_EQ(d.tolerance(DType::bf16).rel_fro, 0.02);
+  EXPECT_EQ(d.tolerance(DType::bf16).rtol, 0.03);
+  EXPECT_EQ(d.tolerance(DType::fp32).rel_fro, tolerance_for(DType::fp32).rel_fro);  // not given: the dtype's
+  EXPECT_EQ(d.reference.library, "lib/libref.so");
+  EXPECT_EQ(d.reference.symbol, "scaled_add_reference");
+  EXPECT_EQ(d.reference_precision, ReferencePrecision::fp64);
+}
+
+TEST(OpDescription, ErrorsNameFileLineAndField) {
+  struct Case {
+    std::string text;
+    const char* expected;
+  };
+  const std::vector<Case> cases = {
+      {replaced(kDescription, "flops: 3 * rows * cols", "flops: 3 * rows * depth"),
+       "scaled_add.op.yaml:14: field 'flops'"},
+      {replaced(kDescription, "[rows, cols]}\n  - {name: y", "[rows, width]}\n  - {name: y"),
+       "scaled_add.op.yaml:9: field 'inputs[0].shape[1]'"},
+      {replaced(kDescription, "{name: s, shape: [rows]}", "{name: x, shape: [rows]}"),
+       "scaled_add.op.yaml:13: field 'outputs[1].name': tensor 'x' is named twice"},
+      {replaced(kDescription, "  alpha: number", "  alpha: float"),
+       "scaled_add.op.yaml:7: field 'args.alpha': unknown argument type 'float'"},
+      {replaced(kDescription, "op: scaled_add", "op: rmsnorm"), "field 'op': 'rmsnorm' is an op caliber ships"},
+      {replaced(kDescription, "uniform: [0, 2]", "uniform: [2, 0]"), "field 'inputs[1].uniform'"},
+      {replaced(kDescription, "  entrypoint: \"lib/libref.so:scaled_add_reference\"",
+                "  entrypoint: \"builtin:naive\""),
+       "field 'reference.entrypoint': a described op's reference is a host plugin entry"},
+      {replaced(kDescription, "  entrypoint: \"lib/libref.so:scaled_add_reference\"",
+                "  entrypoint: \"lib/libref.so:scaled_add_reference\"\n  precision: fp128"),
+       "field 'reference.precision': unknown precision 'fp128' (expected fp64|fp32|same)"},
+      {replaced(kDescription, "summary:", "colour: red\nsummary:"), "field 'colour'"},
+  };
+  for (const Case& c : cases) {
+    EXPECT_NE(error_of(c.text).find(c.expected), std::string::npos) << error_of(c.text) << "\nexpected: " << c.expected;
+  }
+}
+
+TEST(ArgFormula, EvaluatesAndChecksCounts) {
+  const ArgFormula f("2 * m * (n + 1) - k", {"m", "n", "k"});
+  EXPECT_EQ(f.value({{"m", 3}, {"n", 4}, {"k", 5}}), 25.0);
+  EXPECT_EQ(f.count({{"m", 3}, {"n", 4}, {"k", 5}}, 0, 100), 25);
+  EXPECT_THROW(f.count({{"m", 3}, {"n", 4}, {"k", 5}}, 0, 24), std::invalid_argument);   // above hi
+  EXPECT_THROW(ArgFormula("m / 2", {"m"}).count({{"m", 3}}, 0, 10), std::invalid_argument);  // 1.5
+  EXPECT_EQ(ArgFormula("max(m, n) / 2", {"m", "n"}).value({{"m", 3}, {"n", 8}}), 4.0);
+  EXPECT_THROW(ArgFormula("m * q", {"m"}), std::invalid_argument);  // q is not an arg
+  EXPECT_THROW(ArgFormula("m *", {"m"}), std::invalid_argument);
+  EXPECT_THROW(ArgFormula(" ", {"m"}), std::invalid_argument);
+}
+
+TEST(DescribedOp, TensorsBytesAndFlopsComeFromTheFormulas) {
+  const DescribedOp op(parse_op_description(
+      replaced(kDescription, "flops: 3 * rows * cols", "flops: 3 * rows * cols\nbytes: 5 * rows * cols * dtype_bytes"),
+      "scaled_add.op.yaml"));
+  const OpShape s = op.parse_shape(DType::bf16, "row_major", {{"rows", 4}, {"cols", 6}, {"alpha", 0.5}}, "l.jsonl", 3,
+                                   "args");
+  EXPECT_EQ(s.values.at("alpha"), 0.5);
+  const std::vector<TensorSpec> in = op.inputs(s), out = op.outputs(s);
+  ASSERT_EQ(in.size(), 2u);
+  EXPECT_EQ(in[0].extents(), (std::vector<std::int64_t>{4, 6}));
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[1].name, "s");
+  EXPECT_EQ(out[1].extents(), (std::vector<std::int64_t>{4}));
+  EXPECT_EQ(out[1].rows, 1);  // a vector is one row of 4
+  EXPECT_EQ(out[1].cols, 4);
+  EXPECT_EQ(op.flops(s), 72u);
+  EXPECT_EQ(op.bytes(s), 5u * 24u * 2u);  // bf16: 2 bytes an element
+  // Without a bytes formula: every input and output element once.
+  const DescribedOp plain(parse_op_description(kDescription, "scaled_add.op.yaml"));
+  const OpShape p = plain.parse_shape(DType::fp32, "row_major", {{"rows", 4}, {"cols", 6}, {"alpha", 1}}, "", 0, "args");
+  EXPECT_EQ(plain.bytes(p), (24u + 24u + 24u + 4u) * 4u);
+  EXPECT_EQ(args_to_json(p), (nlohmann::json{{"rows", 4}, {"cols", 6}, {"alpha", 1.0}}));
+  const std::vector<InputDraw> draws = plain.input_draws(p, 7);
+  ASSERT_EQ(draws.size(), 2u);
+  EXPECT_NE(draws[0].seed, draws[1].seed);
+  EXPECT_EQ(draws[1].lo, 0.0f);
+  EXPECT_EQ(draws[1].hi, 2.0f);
+}
+
+TEST(DescribedOp, ShapesAreCheckedLikeLedgerRows) {
+  const DescribedOp op(parse_op_description(kDescription, "scaled_add.op.yaml"));
+  const auto error = [&](const nlohmann::json& args) -> std::string {
+    try {
+      op.parse_shape(DType::fp32, "row_major", args, "l.jsonl", 9, "args");
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "(accepted)";
+  };
+  EXPECT_NE(error({{"rows", 4}, {"cols", 6}}).find("l.jsonl:9: field 'args.alpha'"), std::string::npos)
+      << error({{"rows", 4}, {"cols", 6}});
+  EXPECT_NE(error({{"rows", 4}, {"cols", 6}, {"alpha", 1}, {"beta", 2}}).find("field 'args.beta': unknown argument"),
+            std::string::npos);
+  EXPECT_NE(error({{"rows", 4.5}, {"cols", 6}, {"alpha", 1}}).find("field 'args.rows'"), std::string::npos);
+  // An extent that comes out 0 is refused with the tensor named.
+  EXPECT_NE(error({{"rows", 0}, {"cols", 6}, {"alpha", 1}}).find("input x extent 0"), std::string::npos)
+      << error({{"rows", 0}, {"cols", 6}, {"alpha", 1}});
+}
+
+TEST(OpCatalog, RegistersADescriptionOnceAndRefusesAnotherUnderTheSameName) {
+  const OpDescription d = parse_op_description(replaced(kDescription, "op: scaled_add", "op: catalog_probe"), "a.yaml");
+  const DescribedOp& first = register_op_description(d);
+  EXPECT_EQ(&register_op_description(d), &first);  // the same content: the op already known
+  EXPECT_EQ(find_described_op("catalog_probe"), &first);
+  EXPECT_TRUE(is_known_op("catalog_probe"));
+  EXPECT_TRUE(is_known_op("gemm"));
+  EXPECT_FALSE(is_known_op("catalog_probe_2"));
+  const OpDescription other =
+      parse_op_description(replaced(replaced(kDescription, "op: scaled_add", "op: catalog_probe"), "3 *", "4 *"), "b.yaml");
+  EXPECT_THROW(register_op_description(other), InputError);
+  try {
+    check_known_op("attention");
+    FAIL() << "accepted";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("catalog_probe"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("docs/user-ops.md"), std::string::npos) << e.what();
+  }
+  const nlohmann::json args = parse_shape_text("catalog_probe", "rows=2,cols=3,alpha=0.5", "--shape");
+  EXPECT_EQ(args, (nlohmann::json{{"rows", 2}, {"cols", 3}, {"alpha", 0.5}}));
+  EXPECT_THROW(parse_shape_text("catalog_probe", "rows=2,cols=3", "--shape"), UsageError);
+}
+
+// The example op's reference plugin (examples/user_op), on literal inputs: computed in fp64 from
+// the inputs' exact values, both outputs.
+TEST(DescribedReference, ComputesEveryOutputInFp64) {
+  const DescribedOp& op = register_op_description(std::string(CALIBER_SOURCE_DIR) + "/examples/user_op/add_rmsnorm.op.yaml");
+  ::setenv("CALIBER_PLUGIN_DIR", CALIBER_PLUGIN_BUILD_DIR, 1);
+  const providers::DescribedReference ref(op);
+  EXPECT_EQ(ref.precision(DType::bf16), "fp64");
+  const OpShape s = op.parse_shape(DType::fp32, "row_major", {{"m", 1}, {"n", 2}, {"eps", 0.25}}, "", 0, "args");
+  std::vector<HostTensor> inputs;
+  inputs.emplace_back("x", DType::fp32, 1, 2);
+  inputs.emplace_back("residual", DType::fp32, 1, 2);
+  inputs.emplace_back("weight", DType::fp32, 1, 2);
+  const float values[3][2] = {{1.0f, 2.0f}, {3.0f, 4.5f}, {1.0f, 0.5f}};
+  for (std::size_t t = 0; t < 3; ++t) {
+    for (std::size_t i = 0; i < 2; ++i) inputs[t].set(i, values[t][i]);
+  }
+  const std::vector<std::vector<double>> out = ref.compute(s, inputs);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[1], (std::vector<double>{4.0, 6.5}));  // h = x + residual
+  const double rstd = 1.0 / std::sqrt((16.0 + 42.25) / 2.0 + 0.25);
+  ASSERT_EQ(out[0].size(), 2u);
+  EXPECT_EQ(out[0][0], 4.0 * rstd * 1.0);
+  EXPECT_EQ(out[0][1], 6.5 * rstd * 0.5);
+  // eps = 0: the reference declines the shape, and says why.
+  const OpShape zero = op.parse_shape(DType::fp32, "row_major", {{"m", 1}, {"n", 2}, {"eps", 0}}, "", 0, "args");
+  try {
+    ref.compute(zero, inputs);
+    FAIL() << "accepted";
+  } catch (const providers::ProviderError& e) {
+    EXPECT_NE(std::string(e.what()).find("declines the shape: eps must be > 0"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace caliber::ops
