@@ -9,6 +9,10 @@
 # Sections (default: all): see scripts/device/*.sh.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+# scripts/device_stage.sh packs the binaries (the carry limit): unpacked once here.
+if [ -f .device/bundle.tar.xz ] && [ ! -d .device/bin ]; then
+  tar -C .device -xJf .device/bundle.tar.xz || { echo "device_check: cannot unpack .device/bundle.tar.xz"; exit 1; }
+fi
 FINAL_OUT=${OUT:-out/device}
 OUT=$(mktemp -d /tmp/caliber-device.XXXXXX)
 mkdir -p "$FINAL_OUT"

@@ -16,6 +16,8 @@ cd "$(dirname "$0")/.."
 FINAL_OUT=${OUT:-out/device_gate}
 mkdir -p "$FINAL_OUT"
 OUT=$(mktemp -d /tmp/caliber-gate.XXXXXX)
+# scripts/device_stage.sh packs the binaries (the device tool's carry limit).
+if [ -f .device/bundle.tar.xz ] && [ ! -d .device/bin ]; then tar -C .device -xJf .device/bundle.tar.xz; fi
 if [ -n "${CALIBER_EXE:-}" ]; then
   CALIBER=$CALIBER_EXE
 elif [ -x .device/bin/caliber ]; then

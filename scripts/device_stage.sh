@@ -15,6 +15,13 @@ find build -name '*.so' -not -path '*/CMakeFiles/*' -exec cp {} .device/lib/ \; 
 # Shared libraries from Debian packages the binaries need and the device machine lacks (muparser:
 # op descriptions' formulas); device_check.sh puts .device/lib on LD_LIBRARY_PATH.
 cp -L /usr/lib/x86_64-linux-gnu/libmuparser.so.2 .device/lib/
+# Not used on the device: the C++ API library (the install consumer runs here) and host-only test
+# stand-ins.
+rm -f .device/lib/libcaliber.so* .device/lib/libfake_nvml.so
 strip --strip-debug .device/bin/* .device/lib/* 2>/dev/null || true
+# The device tool carries at most 64 MiB with the working tree: the binaries travel packed
+# (about a quarter of their size); scripts/device_check.sh unpacks them.
+tar -C .device -cf - bin lib | xz -T"$(nproc)" -6 > .device/bundle.tar.xz
+rm -rf .device/bin .device/lib
 git rev-parse --short=12 HEAD > .device/REVISION
 du -sh .device

@@ -33,12 +33,13 @@ bad = []
 for r in rows:
     a = r["args"]
     k = r.get("median_us")
+    e = "-" if r.get("eager_median_us") is None else f"{r['eager_median_us']:.2f}"
     gbs = "" if not k else f"{r['bytes'] / (k * 1e3):.0f}"
     c = r.get("correctness") or {}
     check = f"rel_fro {c.get('rel_fro_error', float('nan')):.1e}" if c else "-"
     integ = (r.get("integrity") or {}).get("verdict", "-")
     out.append(f"| m={a['m']} n={a['n']} | {r['dtype']} | {r['provider']} | {r['benchmark_status']} | "
-               f"{k if k is None else f'{k:.2f}'} | {r.get('eager_median_us') or '-'} | {gbs} | {check} | {integ} |")
+               f"{'-' if k is None else f'{k:.2f}'} | {e} | {gbs} | {check} | {integ} |")
     if r["benchmark_status"] != "ok":
         bad.append(f"{r['provider']} m={a['m']} n={a['n']} {r['dtype']}: {r.get('status_reason')}")
 out += ["", f"caliber run exit {sys.argv[3]}, caliber report exit {sys.argv[4]}; rows not ok: {bad or 'none'}"]

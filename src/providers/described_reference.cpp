@@ -8,10 +8,13 @@
 
 #include "caliber/entrypoint.h"
 #include "caliber/errors.h"
+#include "core/parallel_for.h"
 #include "providers/provider.h"
 
 namespace caliber::providers {
 namespace {
+
+constexpr std::int64_t kGrain = 1 << 16;  // elements per parallel chunk of a conversion
 
 // The element type of one precision, and its ABI dtype.
 caliber_dtype reference_dtype(ops::ReferencePrecision p, DType dtype) {
@@ -92,7 +95,9 @@ std::vector<std::vector<double>> DescribedReference::compute(const ops::OpShape&
       case ops::ReferencePrecision::fp32: b.f32.assign(elements, std::numeric_limits<float>::quiet_NaN()); break;
       case ops::ReferencePrecision::same:
         b.same = ops::HostTensor(name, s.dtype, 1, static_cast<std::int64_t>(elements));
-        for (std::size_t i = 0; i < elements; ++i) b.same.set(i, std::numeric_limits<float>::quiet_NaN());
+        parallel_for(static_cast<std::int64_t>(elements), kGrain, [&](std::int64_t i0, std::int64_t i1) {
+          for (std::int64_t i = i0; i < i1; ++i) b.same.set(static_cast<std::size_t>(i), std::numeric_limits<float>::quiet_NaN());
+        });
         break;
     }
     return b;
@@ -103,13 +108,15 @@ std::vector<std::vector<double>> DescribedReference::compute(const ops::OpShape&
     if (precision == ops::ReferencePrecision::same) {
       std::memcpy(b.same.data(), t.data(), t.bytes());
     } else {
-      for (std::size_t i = 0; i < t.elements(); ++i) {
-        if (!b.f64.empty()) {
-          b.f64[i] = t.get(i);
-        } else {
-          b.f32[i] = static_cast<float>(t.get(i));
+      parallel_for(static_cast<std::int64_t>(t.elements()), kGrain, [&](std::int64_t i0, std::int64_t i1) {
+        for (auto i = static_cast<std::size_t>(i0); i < static_cast<std::size_t>(i1); ++i) {
+          if (!b.f64.empty()) {
+            b.f64[i] = t.get(i);
+          } else {
+            b.f32[i] = static_cast<float>(t.get(i));
+          }
         }
-      }
+      });
     }
     ins.push_back(std::move(b));
   }
@@ -128,9 +135,19 @@ std::vector<std::vector<double>> DescribedReference::compute(const ops::OpShape&
   std::vector<std::vector<double>> values;
   for (std::size_t k = 0; k < outs.size(); ++k) {
     const auto elements = static_cast<std::size_t>(out_specs[k].elements());
-    std::vector<double> v(elements);
+    Buffer& o = outs[k];
+    std::vector<double> v;
+    if (!o.f64.empty()) {
+      v = std::move(o.f64);
+    } else {
+      v.resize(elements);
+      parallel_for(static_cast<std::int64_t>(elements), kGrain, [&](std::int64_t i0, std::int64_t i1) {
+        for (auto i = static_cast<std::size_t>(i0); i < static_cast<std::size_t>(i1); ++i) {
+          v[i] = !o.f32.empty() ? o.f32[i] : o.same.get(i);
+        }
+      });
+    }
     for (std::size_t i = 0; i < elements; ++i) {
-      v[i] = !outs[k].f64.empty() ? outs[k].f64[i] : !outs[k].f32.empty() ? outs[k].f32[i] : outs[k].same.get(i);
       if (std::isnan(v[i])) {
         throw ProviderError(fmt::format("{} left output {} element {} NaN (unwritten, or not a number): no "
                                         "reference to compare with",

@@ -187,9 +187,9 @@ TEST_F(CuptiTest, GraphColdExcludesTheCapturedFlushByIdentity) {
   EXPECT_NEAR(graph.value_us / eager.value_us, 1.0, 0.2) << graph.value_us << " vs " << eager.value_us;
 }
 
-TEST_F(CuptiTest, GraphColdPerturbationIsMeasuredWithOneCallPerGraph) {
+TEST_F(CuptiTest, GraphColdPerturbationIsMeasuredWithEachCallAlone) {
   // Five calls per graph capture the flush between them; the events measurement of the
-  // perturbation replays one call per graph with the flush before each replay instead.
+  // perturbation times each call alone (isolated, the flush before it) instead.
   Contract g = contract(Instrument::cupti, Schedule::graph, CachePolicy::cold, 10);
   g.graph_calls = 5;
   const Result r = run("scale", 64u << 20, g);
@@ -197,7 +197,7 @@ TEST_F(CuptiTest, GraphColdPerturbationIsMeasuredWithOneCallPerGraph) {
   EXPECT_TRUE(r.instrument_perturbation->measured) << r.instrument_perturbation->reason;
   if (r.instrument_perturbation->applied) {
     bool noted = false;
-    for (const auto& n : r.notes) noted = noted || n.find("replayed one call per graph") != std::string::npos;
+    for (const auto& n : r.notes) noted = noted || n.find("the events timed each call alone") != std::string::npos;
     EXPECT_TRUE(noted);
   }
   // Events time one cold call per graph like the same call cold per_iter: the flush is outside.
