@@ -30,14 +30,18 @@ Tolerance tolerance_for(DType dtype) {
 std::vector<std::int64_t> rows_to_check(const Op& op, const OpShape& shape, std::uint64_t seed) {
   const double work = std::max(op.reference_row_work(shape), 1.0);
   const auto affordable = static_cast<std::int64_t>(kReferenceWorkBudget / work);
-  const std::int64_t count = std::min(shape.m, std::max<std::int64_t>(kMinCheckedRows, affordable));
+  return sample_rows(shape.m, std::max<std::int64_t>(kMinCheckedRows, affordable), seed);
+}
+
+std::vector<std::int64_t> sample_rows(std::int64_t total, std::int64_t wanted, std::uint64_t seed) {
+  const std::int64_t count = std::min(total, wanted);
   std::vector<std::int64_t> rows;
-  rows.reserve(static_cast<std::size_t>(count));
-  if (count >= shape.m) {
-    for (std::int64_t r = 0; r < shape.m; ++r) rows.push_back(r);
+  rows.reserve(static_cast<std::size_t>(std::max<std::int64_t>(count, 0)));
+  if (count >= total) {
+    for (std::int64_t r = 0; r < total; ++r) rows.push_back(r);
     return rows;
   }
-  // Floyd's algorithm: `count` distinct rows of [0, m), each subset equally likely. The set of
+  // Floyd's algorithm: `count` distinct rows of [0, total), each subset equally likely. The set of
   // chosen rows is a bitmap when it is a sizable share of m (a million-row shape checks hundreds
   // of thousands of rows: a hash set of them cost half a second), a hash set otherwise; the rows
   // chosen are the same either way.
@@ -46,19 +50,19 @@ std::vector<std::int64_t> rows_to_check(const Op& op, const OpShape& shape, std:
     state = mix64(state + 0x9e3779b97f4a7c15ull);
     return static_cast<std::int64_t>(state % static_cast<std::uint64_t>(j + 1));
   };
-  if (shape.m / 64 <= count) {
-    std::vector<bool> chosen(static_cast<std::size_t>(shape.m), false);
-    for (std::int64_t j = shape.m - count; j < shape.m; ++j) {
+  if (total / 64 <= count) {
+    std::vector<bool> chosen(static_cast<std::size_t>(total), false);
+    for (std::int64_t j = total - count; j < total; ++j) {
       const std::int64_t t = draw(j);
       chosen[static_cast<std::size_t>(chosen[static_cast<std::size_t>(t)] ? j : t)] = true;
     }
-    for (std::int64_t r = 0; r < shape.m; ++r) {
+    for (std::int64_t r = 0; r < total; ++r) {
       if (chosen[static_cast<std::size_t>(r)]) rows.push_back(r);
     }
     return rows;
   }
   std::unordered_set<std::int64_t> chosen;
-  for (std::int64_t j = shape.m - count; j < shape.m; ++j) {
+  for (std::int64_t j = total - count; j < total; ++j) {
     const std::int64_t t = draw(j);
     if (!chosen.insert(t).second) chosen.insert(j);
   }

@@ -28,11 +28,18 @@ Tolerance tolerance_for(DType dtype);
 // else a sample of rows drawn at random (at least kMinCheckedRows).
 inline constexpr double kReferenceWorkBudget = 268435456.0;  // 2^28
 inline constexpr std::int64_t kMinCheckedRows = 16;
+// A described op's outputs (docs/user-ops.md): every row of an output of at most this many
+// elements, else rows drawn at random holding about as many (its reference computes them all;
+// the comparison is what grows with the shape).
+inline constexpr std::int64_t kCheckedElementsBudget = std::int64_t{1} << 24;
 
 // The output rows one check compares, sorted: every row when the budget allows, else `count`
 // distinct rows drawn uniformly at random from `seed` (a provider cannot know which rows will
 // be compared; the seed is recorded with the results so the choice can be reproduced).
 std::vector<std::int64_t> rows_to_check(const Op& op, const OpShape& shape, std::uint64_t seed);
+// `wanted` distinct rows of [0, total), sorted, drawn as rows_to_check draws them; every row when
+// wanted >= total.
+std::vector<std::int64_t> sample_rows(std::int64_t total, std::int64_t wanted, std::uint64_t seed);
 
 // The fp64 reference of the checked rows, computed once per shape (in parallel) and shared by
 // every provider's check, on the host from the op's reference_rows (a backend that computes it

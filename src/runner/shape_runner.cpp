@@ -68,11 +68,19 @@ std::size_t tensor_bytes(const ops::TensorSpec& t, DType dtype) {
   return static_cast<std::size_t>(t.rows) * static_cast<std::size_t>(t.cols) * dtype_size_bytes(dtype);
 }
 
-// Every row of an output, for a described op's check (its reference computes them all).
-std::vector<std::int64_t> every_row(std::int64_t rows) {
-  std::vector<std::int64_t> out(static_cast<std::size_t>(rows));
-  for (std::int64_t r = 0; r < rows; ++r) out[static_cast<std::size_t>(r)] = r;
-  return out;
+// The reference of a described op's output `t` on the rows a check compares: every row up to
+// kCheckedElementsBudget elements, else rows drawn from `seed` (docs/user-ops.md).
+ops::Reference checked_rows_of(const ops::TensorSpec& t, const std::vector<double>& values, std::uint64_t seed) {
+  std::vector<std::int64_t> rows = ops::sample_rows(
+      t.rows, std::max<std::int64_t>(ops::kMinCheckedRows, ops::kCheckedElementsBudget / t.cols), seed);
+  if (static_cast<std::int64_t>(rows.size()) == t.rows) return ops::Reference(t.rows, t.cols, std::move(rows), values);
+  const auto cols = static_cast<std::size_t>(t.cols);
+  std::vector<double> picked(rows.size() * cols);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    std::copy_n(values.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(rows[i]) * cols), cols,
+                picked.begin() + static_cast<std::ptrdiff_t>(i * cols));
+  }
+  return ops::Reference(t.rows, t.cols, std::move(rows), std::move(picked));
 }
 
 // Copies the output rows a check compares into `out` (the rest stays unread): the whole tensor
@@ -287,10 +295,10 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
   auto compute_reference = [&](InputSet& set) {
     if (s.described) {
       if (!described_reference_) described_reference_ = std::make_unique<providers::DescribedReference>(*s.described);
-      std::vector<std::vector<double>> values = described_reference_->compute(s, host_tensors(set));
+      const std::vector<std::vector<double>> values = described_reference_->compute(s, host_tensors(set));
       for (std::size_t k = 0; k < output_specs.size(); ++k) {
-        const ops::TensorSpec& t = output_specs[k];
-        set.output_references.emplace_back(t.rows, t.cols, every_row(t.rows), std::move(values[k]));
+        // The same rows for both input sets: drawn from the verification seed and the output.
+        set.output_references.push_back(checked_rows_of(output_specs[k], values[k], ops::mix64(row_seed + k + 1)));
       }
       return;
     }
@@ -301,6 +309,16 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
       if (set.device_reference) return;
     }
     set.reference = std::make_unique<ops::Reference>(op, s, host_tensors(set), inputs.rows);
+  };
+  // A described op's checked rows per output, for the check's description: "y: 64 of 64 rows, ...".
+  auto checked_outputs = [&]() -> std::string {
+    std::string out;
+    for (std::size_t k = 0; k < inputs.original.output_references.size(); ++k) {
+      const ops::Reference& r = inputs.original.output_references[k];
+      out += fmt::format("{}{}: {} of {} rows", out.empty() ? "" : ", ", output_specs[k].name, r.rows().size(),
+                         r.total_rows());
+    }
+    return out;
   };
   // Where the references were computed, for the check's description.
   auto reference_origin = [&]() -> std::string {
@@ -544,8 +562,9 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
         return failure;
       };
       subject.judge_description =
-          (s.described ? fmt::format("reference {}, every element of {} output{}", reference_origin(),
-                                     output_specs.size(), output_specs.size() > 1 ? "s" : "")
+          (s.described ? fmt::format("reference {}, on {} (rows drawn at random where an output exceeds {} elements, "
+                                     "seed {:016x})",
+                                     reference_origin(), checked_outputs(), ops::kCheckedElementsBudget, row_seed)
                        : fmt::format("fp64 reference {}, on {} of {} rows, drawn at random (seed {:016x})",
                                      reference_origin(), inputs.rows.size(), s.m, row_seed)) +
           (no_fresh_reason.empty() ? "" : "; " + no_fresh_reason);

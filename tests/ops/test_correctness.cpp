@@ -229,5 +229,25 @@ TEST(Correctness, ACheckFromSumsAppliesTheThreeConditions) {
   EXPECT_EQ(c.rel_fro_error, 0.25);
 }
 
+TEST(Correctness, SampledRowsAreTheCheckedRowsDrawOfAnyRowCount) {
+  // The draw rows_to_check makes for a shape of m rows, for any row count and size (a described
+  // op's outputs, docs/user-ops.md).
+  OpShape s;
+  s.op = OpType::gemm;
+  s.dtype = DType::bf16;
+  s.m = 5000;
+  s.n = 8192;
+  s.k = 8192;  // 16 rows checked of 5000
+  const auto rows = rows_to_check(op_for(OpType::gemm), s, 11);
+  ASSERT_EQ(rows.size(), 16u);
+  EXPECT_EQ(sample_rows(5000, static_cast<std::int64_t>(rows.size()), 11), rows);
+  const auto some = sample_rows(1000, 16, 3);
+  ASSERT_EQ(some.size(), 16u);
+  EXPECT_TRUE(std::is_sorted(some.begin(), some.end()));
+  EXPECT_EQ(std::set<std::int64_t>(some.begin(), some.end()).size(), 16u);
+  EXPECT_LT(some.back(), 1000);
+  EXPECT_EQ(sample_rows(10, 20, 3), (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}));  // every row
+}
+
 }  // namespace
 }  // namespace caliber::ops
