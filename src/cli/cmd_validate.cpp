@@ -7,6 +7,7 @@
 #include "caliber/baseline_matrix.h"
 #include "caliber/errors.h"
 #include "cli/command.h"
+#include "ops/op_catalog.h"
 #include "core/one_line.h"
 #include "validate/validate_file.h"
 
@@ -16,6 +17,7 @@ namespace {
 struct ValidateOptions {
   std::vector<std::string> files;
   std::optional<std::string> kind;
+  std::vector<std::string> op_descriptions;  // ops of your own the ledgers and results name
 };
 
 int run_validate(const ValidateOptions& o) {
@@ -38,6 +40,7 @@ int run_validate(const ValidateOptions& o) {
     }
     kinds.push_back(*k);
   }
+  for (const std::string& file : o.op_descriptions) ops::register_op_description(file);
   // The matrices' op descriptions first (ops of your own, docs/user-ops.md): a ledger of such an op
   // is read after the matrix that names its description. A matrix that does not read is reported
   // in its turn below.
@@ -69,6 +72,9 @@ const RegisterCommand registration{60, [](CLI::App& root, int& exit_code) {
                                               "versioned JSON schemas (exit 2 on any invalid file)");
   cmd->add_option("files", o->files, "Files to check; the kind comes from the name unless --kind is given")
       ->required();
+  cmd->add_option("--op-description", o->op_descriptions,
+                  "The description of an op of your own that a ledger names, when no matrix given names it "
+                  "(repeatable; docs/user-ops.md)");
   cmd->add_option("--kind", o->kind,
                   "shape_ledger | baseline_matrix | benchmark_results_jsonl | benchmark_results_csv");
   cmd->callback([o, &exit_code] { exit_code = run_validate(*o); });

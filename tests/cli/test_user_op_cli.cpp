@@ -97,6 +97,28 @@ TEST(UserOpCli, TheExampleOpRunsThroughLedgerRunAndReportAndEveryOutputIsChecked
   const std::string summary = slurp(dir + "/report/benchmark_summary.md");
   EXPECT_NE(summary.find("add_rmsnorm"), std::string::npos);
   EXPECT_NE(summary.find("twopass"), std::string::npos);
+
+  // Every file validates against the schemas: with the matrix naming the description, or with it given.
+  std::filesystem::copy_file(dir + "/ledger.jsonl", dir + "/shape_ledger.jsonl");
+  std::filesystem::copy_file(dir + "/matrix.yaml", dir + "/baseline_matrix.yaml");
+  const auto valid = run_caliber({"validate", dir + "/shape_ledger.jsonl", dir + "/baseline_matrix.yaml",
+                                  dir + "/out/benchmark_results.jsonl", dir + "/out/benchmark_results.csv"});
+  EXPECT_EQ(valid.exit_code, 0) << valid.out << valid.err;
+  const auto alone = run_caliber({"validate", dir + "/shape_ledger.jsonl"});
+  EXPECT_EQ(alone.exit_code, 2);
+  EXPECT_NE(alone.err.find("unknown op 'add_rmsnorm'"), std::string::npos) << alone.err;
+  const auto given = run_caliber({"validate", dir + "/shape_ledger.jsonl", "--op-description", kDescription});
+  EXPECT_EQ(given.exit_code, 0) << given.err;
+
+  // The regression gate pairs two runs of the op like any other (same identity, same contracts).
+  const auto again = run_caliber({"run", "--op", "add_rmsnorm", "--backend", "host", "--shape-ledger",
+                                  dir + "/ledger.jsonl", "--baseline-matrix", dir + "/matrix.yaml", "--out",
+                                  dir + "/again", "--min-time-ms", "0", "--max-time-ms", "2", "--min-samples", "6",
+                                  "--warmup", "1", "--providers", "twopass,fused"});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  const auto gate = run_caliber({"compare", dir + "/out", dir + "/again", "--format", "json"});
+  EXPECT_EQ(gate.exit_code, 0) << gate.out << gate.err;
+  EXPECT_NE(gate.out.find("add_rmsnorm"), std::string::npos) << gate.out;
 }
 
 TEST(UserOpCli, ADescribedOpNeedsItsDescriptionAndPluginsOfAbiV2) {
