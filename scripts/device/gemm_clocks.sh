@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Why caliber and ncu disagree on a cuBLAS bf16 GEMM 4096^3 by up to 3% (docs/h200/instruments.md):
 # three interleaved rounds of (ncu warm, caliber event/isolated/warm, caliber cupti/isolated/warm),
-# each recording the SM clock the kernel ran at: ncu's sm__cycles_elapsed.avg.per_second, caliber's
-# NVML telemetry during its samples. If the times follow the clocks, the difference is the device's
-# clock state between the two tools, not an instrument's error. Summary: $1/gemm_clocks_h200.md.
+# each with a clock reading: ncu's sm__cycles_elapsed.avg.per_second over the kernel, caliber's NVML
+# telemetry median over its samples (NVML's current clock, sampled every 5 ms: not the clock inside
+# one kernel). Interleaving shows whether the tools differ round after round (an instrument) or
+# only between rounds (the device's state). Summary: $1/gemm_clocks_h200.md.
 set -uo pipefail
 OUT=$1
 C=$CALIBER_EXE
@@ -35,8 +36,9 @@ for r in (1, 2, 3):
     if len(rows) > 2:
         head = rows[0]
         data = rows[2:]
-        t = [float(x[head.index("gpu__time_duration.sum")]) / 1e3 for x in data]
-        f = [float(x[head.index("sm__cycles_elapsed.avg.per_second")]) / 1e6 for x in data]
+        num = lambda v: float(v.replace(",", ""))  # ncu groups thousands with commas
+        t = [num(x[head.index("gpu__time_duration.sum")]) / 1e3 for x in data]
+        f = [num(x[head.index("sm__cycles_elapsed.avg.per_second")]) / 1e6 for x in data]
         tm, fm = statistics.median(t), statistics.median(f)
         print(f"| {r} | ncu gpu__time_duration ({len(t)} kernels) | {tm:.1f} | {fm:.0f} | {tm * fm / 1e3:.1f} |")
     else:
