@@ -33,8 +33,9 @@ struct KernelStat {
   friend bool operator==(const KernelStat&, const KernelStat&) = default;
 };
 
-// Instrument cupti only: the same call measured with tracing off (events, same schedule and cache
-// policy), and how far CUPTI's number is from it (docs/cupti.md, "Perturbation").
+// Instrument cupti only: the same call measured with tracing off (events, same cache policy, each
+// call alone or the same graph replays), and how far CUPTI's number is from it (docs/cupti.md,
+// "Perturbation").
 struct InstrumentPerturbation {
   bool measured = false;
   std::string reason;            // why not measured, or how the value was chosen

@@ -493,27 +493,39 @@ CuptiValueChoice choose_cupti_value(CuptiValue mode, const InstrumentPerturbatio
                 "from its captured graph) and the medians' 95% intervals do not overlap, so tracing moved the number"};
 }
 
+Contract perturbation_events_contract(const Contract& cupti_contract, std::string* note) {
+  Contract events = cupti_contract;
+  events.instrument = Instrument::event;
+  events.cupti_value = CuptiValue::automatic;
+  // The window that holds the least besides the call: each call alone, its launch gated
+  // (isolated), for isolated and per_iter calls and for graphs of cold calls; graph replays of
+  // warm calls, where N calls per replay amortize its launch. Under per_iter the start event waits
+  // on the previous call's stop and flush, not on the gate: +1.1% on a 196 us kernel on the H200
+  // against +0.7% isolated; graph + cold with several calls per graph captures the flush between
+  // them, and one call per graph keeps each replay's launch in the window (+2.4%)
+  // (docs/h200/instruments.md).
+  std::string why;
+  if (events.schedule == Schedule::per_iter) {
+    events.schedule = Schedule::isolated;
+    why = "; the events timed each call alone (isolated, its launch gated)";
+  } else if (events.schedule == Schedule::graph && events.cache == CachePolicy::cold && events.graph_calls > 1) {
+    events.schedule = Schedule::isolated;
+    why = fmt::format(
+        "; the events timed each call alone (isolated: the flush before it, outside the window) where CUPTI "
+        "replayed {} per graph with the flushes captured between them",
+        cupti_contract.graph_calls);
+  }
+  if (note) *note = std::move(why);
+  return events;
+}
+
 void CheckedSubject::attach_perturbation(Result& r, const Contract& contract, const MeasureOptions& options) {
   InstrumentPerturbation p;
   p.cupti_median_us = r.summary.median_us;
-  // The same call, schedule and cache policy under events, with CUPTI's tracing off (the cupti
-  // timer's tracing ended with its measurement).
-  Contract events = contract;
-  events.instrument = Instrument::event;
-  events.cupti_value = CuptiValue::automatic;
-  // Several calls per graph under cold capture the flush between them, which events would time.
-  // Events time each call alone instead, in an isolated window: the flush before it and outside,
-  // the launch gated (the call, not its launch latency). One call per graph would also keep the
-  // flush outside, but the replay's own launch sits inside its window: +2.4% on a 196 us kernel on
-  // the H200 (docs/h200/instruments.md), against +0.7% isolated.
+  // The same call and cache policy under events, with CUPTI's tracing off (the cupti
+  // timer's tracing ended with its measurement), in the events' tightest window.
   std::string schedule_note;
-  if (events.schedule == Schedule::graph && events.cache == CachePolicy::cold && events.graph_calls > 1) {
-    events.schedule = Schedule::isolated;
-    schedule_note = fmt::format(
-        "; the events timed each call alone (isolated: the flush before it, outside the window) where CUPTI "
-        "replayed {} per graph with the flushes captured between them",
-        contract.graph_calls);
-  }
+  const Contract events = perturbation_events_contract(contract, &schedule_note);
   std::optional<Result> e;
   std::string why_not;
   if (auto why = why_invalid(events, static_cast<bool>(options.prepare))) {

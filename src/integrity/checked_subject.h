@@ -117,6 +117,13 @@ class CheckedSubject {
 // caliber::measure's subject: the callable and the buffers MeasureOptions declares.
 Subject subject_from_options(const Callable& call, const MeasureOptions& options);
 
+// The events contract that measures a cupti contract's perturbation (docs/cupti.md, Perturbation):
+// instrument event, the same cache policy, warmup and iteration rule, in the events' tightest
+// window: isolated (each call alone, its launch gated) for isolated and per_iter contracts and for
+// graph + cold with several calls per graph; the same graph replays otherwise. `note` (optional)
+// receives the sentence a result adds when the schedule changed ("; the events timed ...").
+Contract perturbation_events_contract(const Contract& cupti_contract, std::string* note = nullptr);
+
 // Which clock gives a cupti result's value (docs/cupti.md, Perturbation), from the measured
 // perturbation: `event` always the events', `cupti` always CUPTI's; `auto` the events' only when
 // they were measured, the medians' 95% intervals do not overlap and the events read shorter

@@ -36,12 +36,10 @@ class Op {
   virtual OpType type() const = 0;
   // Input tensors in the order providers receive them (plugin_abi.h documents it too).
   virtual std::vector<TensorSpec> inputs(const OpShape& s) const = 0;
-  // The outputs in the order providers receive them; the shipped ops have one, [m, n].
-  virtual std::vector<TensorSpec> outputs(const OpShape& s) const { return {output(s)}; }
-  // The first output (the shipped ops' one output, [m, n]), in the shape's dtype.
-  TensorSpec output(const OpShape& s) const {
-    if (type() == OpType::described) return outputs(s).front();
-    return {type() == OpType::gemm ? "c" : "y", s.m, s.n, {}};
+  // The outputs in the order providers receive them, in the shape's dtype; the shipped ops have
+  // one, [m, n] (gemm: c, the others: y).
+  virtual std::vector<TensorSpec> outputs(const OpShape& s) const {
+    return {{type() == OpType::gemm ? "c" : "y", s.m, s.n, {}}};
   }
   // Minimum bytes one call reads plus writes: every input element once, every output element
   // once (a described op may give its own formula).

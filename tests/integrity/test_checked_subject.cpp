@@ -465,6 +465,45 @@ InstrumentPerturbation perturbation(double cupti_us, double event_us, bool signi
   return p;
 }
 
+TEST(PerturbationEvents, EachCallAloneExceptWarmGraphReplays) {
+  Contract c;
+  c.instrument = Instrument::cupti;
+  c.cupti_value = CuptiValue::automatic;
+  c.warmup = 7;
+  const auto events_for = [&](Schedule schedule, CachePolicy cache, std::int64_t graph_calls, std::string* note) {
+    Contract k = c;
+    k.schedule = schedule;
+    k.cache = cache;
+    k.graph_calls = graph_calls;
+    return perturbation_events_contract(k, note);
+  };
+  std::string note = "x";
+  // per_iter: each call alone, gated (+1.1% vs ncu per_iter, +0.7% isolated on the H200).
+  Contract e = events_for(Schedule::per_iter, CachePolicy::cold, 16, &note);
+  EXPECT_EQ(e.instrument, Instrument::event);
+  EXPECT_EQ(e.schedule, Schedule::isolated);
+  EXPECT_EQ(e.cache, CachePolicy::cold);
+  EXPECT_EQ(e.warmup, 7);
+  EXPECT_EQ(e.cupti_value, CuptiValue::automatic);
+  EXPECT_EQ(note, "; the events timed each call alone (isolated, its launch gated)");
+  // graph + cold with several calls per graph: the flushes are captured between them.
+  e = events_for(Schedule::graph, CachePolicy::cold, 10, &note);
+  EXPECT_EQ(e.schedule, Schedule::isolated);
+  EXPECT_EQ(note, "; the events timed each call alone (isolated: the flush before it, outside the window) where "
+                  "CUPTI replayed 10 per graph with the flushes captured between them");
+  // graph + warm, and graph + cold with one call per graph: the same replays.
+  for (const auto& [cache, calls] : {std::pair{CachePolicy::warm, std::int64_t{10}}, std::pair{CachePolicy::cold, std::int64_t{1}}}) {
+    e = events_for(Schedule::graph, cache, calls, &note);
+    EXPECT_EQ(e.schedule, Schedule::graph);
+    EXPECT_EQ(e.graph_calls, calls);
+    EXPECT_EQ(note, "");
+  }
+  // isolated stays isolated.
+  e = events_for(Schedule::isolated, CachePolicy::warm, 16, &note);
+  EXPECT_EQ(e.schedule, Schedule::isolated);
+  EXPECT_EQ(note, "");
+}
+
 TEST(CuptiValueRule, AutoTakesTheEventsOnlyWhenTracingMadeTheCallSlower) {
   // H200: scale_blocks 212.96 us under CUPTI, 197.7 us under events, intervals apart.
   const CuptiValueChoice slower = choose_cupti_value(CuptiValue::automatic, perturbation(212.96, 197.7, true), true);

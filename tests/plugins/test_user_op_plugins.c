@@ -5,6 +5,8 @@
  *   add_rmsnorm_test_touch_input   correct, then overwrites residual[0]
  *   add_rmsnorm_test_lazy          computes on its first call after prepare(), then does nothing
  *   add_rmsnorm_test_v1            a v1 entry (the wrong ABI for a described op)
+ *   add_rmsnorm_test_short_struct  a v2 struct whose struct_size is not sizeof(caliber_provider_v2)
+ *   add_rmsnorm_test_cuda_backend  declares the cuda backend (what a reference must not be)
  * They reuse the example's own arithmetic: its source is compiled into this library. */
 #include "../../examples/user_op/add_rmsnorm_plugin.c"
 
@@ -88,4 +90,17 @@ EXPORT caliber_status add_rmsnorm_test_v1(uint32_t abi, const char* op, caliber_
   out->backend = CALIBER_BACKEND_HOST;
   out->run = v1_run;
   return CALIBER_OK;
+}
+
+EXPORT caliber_status add_rmsnorm_test_short_struct(uint32_t abi, const char* op, caliber_provider_v2* out,
+                                                    char* error, size_t size) {
+  const caliber_status st = fill(abi, op, out, error, size, "test: short struct", fused_run);
+  out->struct_size = (uint32_t)(sizeof *out - sizeof(void*));
+  return st;
+}
+EXPORT caliber_status add_rmsnorm_test_cuda_backend(uint32_t abi, const char* op, caliber_provider_v2* out,
+                                                    char* error, size_t size) {
+  const caliber_status st = fill(abi, op, out, error, size, "test: declares cuda", fused_run);
+  out->backend = CALIBER_BACKEND_CUDA;
+  return st;
 }
