@@ -55,8 +55,8 @@ const ops::DescribedOp* described_of(const LedgerOptions& o) {
   return &d;
 }
 
-ops::OpType op_of(const LedgerOptions& o) {
-  if (described_of(o)) return ops::OpType::described;
+// A shipped op's type (the caller has found no --op-description).
+ops::OpType shipped_op_of(const LedgerOptions& o) {
   try {
     return ops::parse_op_type(o.op);
   } catch (const UsageError& e) {
@@ -89,8 +89,8 @@ std::vector<std::int64_t> counts_of(const std::string& text, const char* option)
 
 ledger::RowTemplate template_of(const LedgerOptions& o) {
   ledger::RowTemplate t;
-  t.op = op_of(o);
   t.described = described_of(o);
+  t.op = t.described ? ops::OpType::described : shipped_op_of(o);
   t.kernel_name = o.kernel.empty() ? t.op_name() : o.kernel;
   t.gpu = o.gpu;
   t.arch = o.arch;

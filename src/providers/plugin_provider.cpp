@@ -145,11 +145,7 @@ struct AbiV2 {
 };
 
 template <class Abi>
-struct Loaded {
-  typename Abi::Struct provider{};
-  bool offered = true;
-  std::string not_offered_reason;
-};
+using Loaded = LoadedPlugin<typename Abi::Struct>;
 
 // Calls a plugin's entry for `op_name` with the ABI version `Abi` and checks the provider struct
 // it fills. Returns "" (out filled, or out.offered false) or the problem, phrased to follow
@@ -322,8 +318,7 @@ std::string entry_problem(void* entry, const std::string& op_name, bool as_refer
 std::string PluginOp::name() const { return described ? described->description().name : std::string(ops::to_string(type)); }
 
 LoadedV2 load_plugin_v2(const std::string& library, const std::string& symbol, const std::string& op_name) {
-  Loaded<AbiV2> l = load<AbiV2>(library, symbol, op_name);
-  return {l.provider, l.offered, l.not_offered_reason};
+  return load<AbiV2>(library, symbol, op_name);
 }
 
 std::unique_ptr<Provider> load_plugin_provider(const std::string& library, const std::string& symbol,

@@ -38,12 +38,15 @@ caliber_dtype abi_dtype(DType d);
 std::string plugin_text(const char* buffer);
 inline constexpr std::size_t kPluginTextSize = 512;
 
-// A v2 entry's provider, or why the plugin does not offer the op.
-struct LoadedV2 {
-  caliber_provider_v2 provider{};
+// An entry's filled provider struct (caliber_provider_v1 or _v2), or why the plugin does not
+// offer the op.
+template <class ProviderStruct>
+struct LoadedPlugin {
+  ProviderStruct provider{};
   bool offered = true;
   std::string not_offered_reason;
 };
+using LoadedV2 = LoadedPlugin<caliber_provider_v2>;
 
 // dlopens `library`, calls `symbol` as a caliber_plugin_entry_v2 for `op_name` and checks the
 // struct it fills. Throws UsageError naming library:symbol and what is wrong.
