@@ -6,8 +6,8 @@
 #                    a consumer links -lcaliber and nothing else. Installed as caliber::caliber.
 #   libcaliber_c.so  the C API (include/caliber/c_api.h) over the same core: only caliber_*
 #                    symbols exported, libstdc++/libgcc linked statically, so one build loads into
-#                    any process (every Python version through ctypes; a machine with another
-#                    libstdc++). Installed as caliber::caliber_c.
+#                    any process (every Python version through ctypes); the shared yaml-cpp and
+#                    muparser it needs come from Debian packages. Installed as caliber::caliber_c.
 #
 # In this tree, the CLI and the tests link the static core (caliber_lib, alias caliber::caliber).
 
@@ -29,7 +29,7 @@ target_compile_features(caliber_shared INTERFACE cxx_std_20)
 set_target_properties(caliber_shared PROPERTIES OUTPUT_NAME caliber EXPORT_NAME caliber CALIBER_SHARED_YAML_CPP ON
                       VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR})
 
-add_library(caliber_c SHARED ${PROJECT_SOURCE_DIR}/src/c_api/c_api.cpp)
+add_library(caliber_c SHARED ${PROJECT_SOURCE_DIR}/src/c_api/c_api.cpp ${PROJECT_SOURCE_DIR}/src/c_api/c_api_worker.cpp)
 target_include_directories(caliber_c PRIVATE ${PROJECT_SOURCE_DIR}/src
                            INTERFACE $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
                            $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
@@ -42,8 +42,12 @@ if(NOT CALIBER_SANITIZE)  # a sanitized library leaves the sanitizer runtime to 
 endif()
 # No SONAME version: the C ABI is versioned by caliber_c_api_version(), and a plain file (no
 # symlinks) survives being copied to another machine with the build directory.
+# The shared yaml-cpp (as libcaliber.so): the measuring worker a Python process hosts
+# (caliber_run_worker) reads baseline matrices and op descriptions, and Debian's static yaml-cpp is
+# built -fPIE, which a shared object cannot contain. Like the shared muparser, it brings the system
+# libstdc++ into the process beside the static one; only C and caliber_* symbols cross.
 set_target_properties(caliber_c PROPERTIES LINK_DEPENDS ${PROJECT_SOURCE_DIR}/cmake/caliber_c.map
-                      EXPORT_NAME caliber_c)
+                      EXPORT_NAME caliber_c CALIBER_SHARED_YAML_CPP ON)
 
 foreach(lib caliber_shared caliber_c)
   if(CALIBER_SANITIZE)
@@ -61,6 +65,10 @@ set(CALIBER_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/caliber CACHE STRING
     "Where the CMake package (find_package(caliber)) is installed, relative to the prefix")
 set(CALIBER_INSTALL_PYTHONDIR ${CMAKE_INSTALL_LIBDIR}/caliber/python CACHE STRING
     "Where the Python package is installed, relative to the prefix (put it on PYTHONPATH)")
+# Where an installed caliber finds the package for the worker of Python providers
+# (src/runner/worker_command.cpp): <prefix>/<this>, the prefix being the executable's bin/..
+set_property(SOURCE ${PROJECT_SOURCE_DIR}/src/runner/worker_command.cpp TARGET_DIRECTORY caliber_lib APPEND PROPERTY
+             COMPILE_DEFINITIONS CALIBER_INSTALL_PYTHONDIR="${CALIBER_INSTALL_PYTHONDIR}")
 
 function(caliber_install_libraries)
   include(CMakePackageConfigHelpers)

@@ -13,8 +13,10 @@ done
 # Plugins and other shared objects built by the project travel too.
 find build -name '*.so' -not -path '*/CMakeFiles/*' -exec cp {} .device/lib/ \; 2>/dev/null || true
 # Shared libraries from Debian packages the binaries need and the device machine lacks (muparser:
-# op descriptions' formulas); device_check.sh puts .device/lib on LD_LIBRARY_PATH.
+# op descriptions' formulas; yaml-cpp: below); device_check.sh puts .device/lib on LD_LIBRARY_PATH.
 cp -L /usr/lib/x86_64-linux-gnu/libmuparser.so.2 .device/lib/
+# yaml-cpp: libcaliber_c.so links it shared (the worker of Python providers reads YAML there).
+for f in $(ldd build/libcaliber_c.so | awk '/libyaml-cpp/ {print $3}'); do cp -L "$f" .device/lib/; done
 # Not used on the device: the C++ API library (the install consumer runs here) and host-only test
 # stand-ins.
 rm -f .device/lib/libcaliber.so* .device/lib/libfake_nvml.so

@@ -79,6 +79,23 @@ int caliber_backends_json(char** backends_json, char** error_json);
 
 void caliber_free_string(char* s);
 
+/*
+ * Python providers (docs/python.md, "Python providers"): a baseline matrix entry
+ * `python:FILE.py:NAME` is an object of a Python file, run by a measuring worker that a Python
+ * process hosts. That process registers one plugin entry per provider, then runs the worker.
+ *
+ * caliber_register_provider_entry: `entry` is a caliber_plugin_entry_v1 or _v2
+ * (include/caliber/plugin_abi.h; it is called with the ABI version it must fill) serving the
+ * provider NAME of the Python file `file` (as the run resolves the matrix's path; compared as a
+ * canonical path). Returns CALIBER_OK, or CALIBER_ERROR for a NULL argument.
+ *
+ * caliber_run_worker: what `caliber __run-worker` runs, with the same arguments (argv[0..argc),
+ * no program name), in this process: `caliber run` starts it and speaks its protocol on stdin and
+ * the --events-fd descriptor. Returns the worker's exit code.
+ */
+int caliber_register_provider_entry(const char* file, const char* name, void* entry);
+int caliber_run_worker(int argc, const char* const* argv);
+
 #ifdef __cplusplus
 }
 #endif

@@ -7,16 +7,23 @@ installed package)::
     import caliber
     r = caliber.measure(lambda stream: f(x, y), backend="host", cache="warm", inputs=[x], outputs=[y])
     r.value_us, r.summary.p10_us, r.contract.schedule, r.warnings, r.to_json()
+
+Multi-shape runs with providers written in Python (a matrix entry ``python:FILE.py:NAME``)::
+
+    caliber.run(op="add_rmsnorm", shape_ledger="ledger.jsonl", baseline_matrix="matrix.yaml", out="run")
 """
 
 from ._buffers import Buffer
 from ._errors import CaliberError, ContractError, DeviceError, IntegrityError, UsageError
 from ._library import library as _library
 from ._measure import backends, measure, write_results_json
+from ._providers import Problem, Tensor, TensorSpec, provider, torch_stream
 from ._result import Fields, Result
+from ._run import RunResult, cli, run
 
-__all__ = ["Buffer", "CaliberError", "ContractError", "DeviceError", "Fields", "IntegrityError", "Result",
-           "UsageError", "backends", "measure", "version", "write_results_json"]
+__all__ = ["Buffer", "CaliberError", "ContractError", "DeviceError", "Fields", "IntegrityError", "Problem", "Result",
+           "RunResult", "Tensor", "TensorSpec", "UsageError", "backends", "cli", "measure", "provider", "run",
+           "torch_stream", "version", "write_results_json"]
 
 
 def version():

@@ -73,6 +73,11 @@ def library():
         lib.caliber_backends_json.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_void_p)]
         lib.caliber_free_string.restype = None
         lib.caliber_free_string.argtypes = [ctypes.c_void_p]
+        if hasattr(lib, "caliber_run_worker"):  # Python providers (caliber._worker)
+            lib.caliber_register_provider_entry.restype = ctypes.c_int
+            lib.caliber_register_provider_entry.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_void_p]
+            lib.caliber_run_worker.restype = ctypes.c_int
+            lib.caliber_run_worker.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)]
         _lib = lib
         _lib.caliber_path = path
         return _lib

@@ -21,29 +21,7 @@ run_rc=${PIPESTATUS[0]}
 $C report --shape-ledger "$D/ledger.jsonl" --results "$D/run/benchmark_results.jsonl" --out "$D/report" \
   --candidate cuda_fused --op-description "$DESC" 2>&1 | tee "$D/report.txt"
 report_rc=${PIPESTATUS[0]}
-python3 - "$D/run/benchmark_results.jsonl" "$OUT/user_op_h200.md" "$run_rc" "$report_rc" <<'PY'
-import json, sys
-rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-out = ["# An op of your own on the H200: add_rmsnorm (examples/user_op, scripts/device/user_op.sh)", "",
-       "Kernel-only = event/graph/warm, eager = event/per_iter/warm (caliber run's cuda contracts); "
-       "the reference is the host plugin in fp64; y and h compared on every row up to 2^24 elements, else on rows drawn at random.", "",
-       "| shape | dtype | provider | status | kernel-only median us | eager median us | GB/s (kernel-only) | check | integrity |",
-       "|---|---|---|---|---:|---:|---:|---|---|"]
-bad = []
-for r in rows:
-    a = r["args"]
-    k = r.get("median_us")
-    e = "-" if r.get("eager_median_us") is None else f"{r['eager_median_us']:.2f}"
-    gbs = "" if not k else f"{r['bytes'] / (k * 1e3):.0f}"
-    c = r.get("correctness") or {}
-    check = f"rel_fro {c.get('rel_fro_error', float('nan')):.1e}" if c else "-"
-    integ = (r.get("integrity") or {}).get("verdict", "-")
-    out.append(f"| m={a['m']} n={a['n']} | {r['dtype']} | {r['provider']} | {r['benchmark_status']} | "
-               f"{'-' if k is None else f'{k:.2f}'} | {e} | {gbs} | {check} | {integ} |")
-    if r["benchmark_status"] != "ok":
-        bad.append(f"{r['provider']} m={a['m']} n={a['n']} {r['dtype']}: {r.get('status_reason')}")
-out += ["", f"caliber run exit {sys.argv[3]}, caliber report exit {sys.argv[4]}; rows not ok: {bad or 'none'}"]
-open(sys.argv[2], "w").write("\n".join(out) + "\n")
-print("\n".join(out))
-sys.exit(0 if not bad and sys.argv[3] == "0" and sys.argv[4] == "0" else 1)
-PY
+python3 scripts/device/summarize_op_rows.py "$D/run/benchmark_results.jsonl" "$OUT/user_op_h200.md" \
+  "An op of your own on the H200: add_rmsnorm (examples/user_op, scripts/device/user_op.sh)" \
+  "Kernel-only = event/graph/warm, eager = event/per_iter/warm (caliber run's cuda contracts); the reference is the host plugin in fp64; y and h compared on every row up to 2^24 elements, else on rows drawn at random." \
+  "caliber run=$run_rc" "caliber report=$report_rc"

@@ -59,7 +59,7 @@ json make_frozen_manifest(const BatchOptions& o, const CampaignPlan& plan, const
                     {"selected", job.plan.selected_provider(p.name)},
                     {"entrypoint", p.entrypoint ? json(p.entrypoint->text) : json(nullptr)},
                     {"library", nullptr}, {"library_sha256", nullptr}};
-      if (p.enabled && p.entrypoint && p.entrypoint->kind == Entrypoint::Kind::plugin) {
+      if (p.enabled && p.entrypoint && p.entrypoint->loaded_from_file()) {
         const std::string lib = resolved_library(*p.entrypoint, job.plan.matrix.file);
         entry["library"] = lib;
         entry["library_sha256"] = sha256_file_hex(lib);

@@ -6,7 +6,7 @@
 #include "caliber/errors.h"
 #include "campaign/batch.h"
 #include "cli/command.h"
-#include "cli/run_cli_options.h"
+#include "runner/run_cli_options.h"
 #include "core/subprocess.h"
 
 namespace caliber::cli {
@@ -19,7 +19,7 @@ const RegisterCommand registration{41, [](CLI::App& root, int& exit_code) {
                "(docs/batch.md)");
   // Every caliber run option, with the same meaning; --op, --shape-ledger and --baseline-matrix
   // take comma lists, --out is the campaign directory, --resume continues a campaign.
-  add_run_options(cmd, o->run);
+  runner::add_run_options(cmd, o->run);
   cmd->get_option("--op")->description("Op or comma list of ops");
   cmd->get_option("--shape-ledger")->description("Shape ledger or comma list of ledgers (their union is the campaign's)");
   cmd->get_option("--baseline-matrix")->description("Comma list of baseline matrices, one per op (paired by op_type)");

@@ -7,87 +7,9 @@
 #include "runner/run_options.h"
 #include "runner/supervisor.h"
 #include "runner/worker.h"
-#include "cli/run_cli_options.h"
+#include "runner/run_cli_options.h"
 
 namespace caliber::cli {
-
-void add_run_options(CLI::App* cmd, runner::RunOptions& o) {
-  cmd->add_option("--op", o.op, "rmsnorm | layernorm | softmax | gemm, or an op of your own (the matrix's op_description, docs/user-ops.md)")->required();
-  cmd->add_option("--shape-ledger", o.shape_ledger, "shape_ledger.jsonl")->required();
-  cmd->add_option("--baseline-matrix", o.baseline_matrix, "baseline_matrix.yaml")->required();
-  cmd->add_option("--out", o.out,
-                  "Output directory: benchmark_results.{jsonl,csv}, run_identity.json, run_summary.json")
-      ->required();
-  cmd->add_option("--backend", o.backend, "host | cuda | auto (cuda when a GPU is visible)")->capture_default_str();
-  cmd->add_option("--device", o.device, "Device index")->capture_default_str();
-  cmd->add_option("--stages", o.stages, "Only these ledger stages (comma list: prefill,decode,mixed,synthetic,...)");
-  cmd->add_option("--limit", o.limit, "Only the first N shapes that pass the filters");
-  cmd->add_option("--seed", o.seed, "Seed of the random inputs (each shape derives its own)")->capture_default_str();
-  cmd->add_option_function<std::string>(
-         "--verification-seed",
-         [&o](const std::string& text) {
-           std::size_t used = 0;
-           try {
-             o.verification_seed = std::stoull(text, &used, 16);
-           } catch (const std::exception&) {
-             used = 0;
-           }
-           if (used == 0 || used != text.size() || text.size() > 16) {
-             throw CLI::ValidationError("--verification-seed", "expected up to 16 hex digits, got '" + text + "'");
-           }
-         },
-         "Seed (hex) of the rows compared with the reference; default: drawn at random per run and recorded in "
-         "every row (docs/integrity.md)");
-  cmd->add_option("--ceilings", o.ceilings,
-                  "Device ceilings file for the physical-bound check (default: caliber calibrate's default file)");
-  cmd->add_option_function<std::string>(
-         "--integrity",
-         [&o](const std::string& v) {
-           if (v != "on" && v != "off") throw CLI::ValidationError("--integrity", "expected on or off, got '" + v + "'");
-           o.integrity_checks = v == "on";
-         },
-         "on (default) | off: off runs only the correctness check before timing, to measure what the integrity "
-         "checks cost; every row then says its number was not verified (docs/integrity.md)");
-  cmd->add_flag("--resume", o.resume, "Continue the run in --out: finished cells are skipped");
-  cmd->add_option("--providers", o.providers,
-                  "Run only these providers (comma list); the matrix's others are recorded as skipped");
-  cmd->add_option("--candidate-commit", o.candidate_commit,
-                  "Revision of the code under test (default: caliber's own git revision)");
-  cmd->add_flag("--samples", o.samples, "Keep the raw samples of both measurements in every row");
-  cmd->add_option("--warmup", o.warmup, "Untimed calls before each measurement (>= 1)")->capture_default_str();
-  cmd->add_option("--min-samples", o.min_samples, "Adaptive rule: minimum samples")->capture_default_str();
-  cmd->add_option("--min-time-ms", o.min_time_ms, "Adaptive rule: minimum sampling time per measurement, ms")
-      ->capture_default_str();
-  cmd->add_option("--max-time-ms", o.max_time_ms, "Adaptive rule: maximum sampling time per measurement, ms")
-      ->capture_default_str();
-  cmd->add_option("--target-precision", o.target_precision,
-                  "Adaptive rule: stop when the median's 95% CI is within +/- this fraction")
-      ->capture_default_str();
-  cmd->add_option("--graph-calls", o.graph_calls,
-                  "Calls per graph replay of the kernel-only contract: auto (from the eager median, docs/runner.md) "
-                  "or a count")
-      ->capture_default_str();
-  cmd->add_option("--kernel-only-instrument", o.kernel_only_instrument, "Default: event (cuda), wallclock (host)");
-  cmd->add_option("--kernel-only-schedule", o.kernel_only_schedule, "Default: graph (cuda), per_iter (host)");
-  cmd->add_option("--kernel-only-cache", o.kernel_only_cache, "Default: warm");
-  cmd->add_option("--eager-instrument", o.eager_instrument, "Default: event (cuda), wallclock (host)");
-  cmd->add_option("--eager-schedule", o.eager_schedule, "Default: per_iter (cuda), isolated (host)");
-  cmd->add_option("--eager-cache", o.eager_cache, "Default: warm");
-  cmd->add_option("--profile-range", o.profile_range,
-                  "Profiler gate (caliber profile): after the correctness check, one more call of each provider "
-                  "inside an NVTX range of this name");
-  cmd->add_option("--cell-timeout-s", o.cell_timeout_s,
-                  "A cell with no result after this many seconds is killed and recorded as failed")
-      ->capture_default_str();
-  cmd->add_flag("--allow-shared-device", o.allow_shared_device,
-                "Measure even when another compute process is on the device (preflight warns instead of failing)");
-  cmd->add_option("--shard", o.shard,
-                  "K/N: only the shapes whose stable hash falls in shard K of N (caliber batch, docs/batch.md)");
-  cmd->add_option("--replay-configs", o.replay_configs,
-                  "A run directory whose recorded configs (cuBLASLt's algorithm, an autotuner's choice) this run "
-                  "pins, cell by cell (docs/runner.md, \"Configs recorded and replayed\"); caliber ab sets it")
-      ->envname("CALIBER_REPLAY_CONFIGS");
-}
 
 namespace {
 
@@ -96,7 +18,7 @@ const RegisterCommand registration{40, [](CLI::App& root, int& exit_code) {
   auto strict = std::make_shared<bool>(false);
   auto* cmd = root.add_subcommand(
       "run", "Benchmark every provider of a baseline matrix over a shape ledger (correctness, kernel-only, eager)");
-  add_run_options(cmd, *o);
+  runner::add_run_options(cmd, *o);
   cmd->add_flag("--strict", *strict, "Exit 1 when a cell failed or was incorrect (default: they are data)");
   cmd->add_option("--run-id", o->run_id, "The run id of a new run (default: drawn); with --resume, must be the run's");
   cmd->add_option("--rerun-cells", o->rerun_cells,
@@ -110,10 +32,7 @@ const RegisterCommand registration{40, [](CLI::App& root, int& exit_code) {
   auto w = std::make_shared<runner::RunOptions>();
   auto* worker = root.add_subcommand("__run-worker", "");
   worker->group("");  // hidden: started by caliber run
-  add_run_options(worker, *w);
-  worker->add_option("--run-id", w->run_id)->required();
-  worker->add_option("--events-fd", w->events_fd)->required();
-  worker->add_flag("--start-checks", w->start_checks);
+  runner::add_worker_options(worker, *w);
   worker->callback([w, &exit_code] { exit_code = runner::run_worker(*w); });
 }};
 

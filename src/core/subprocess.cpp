@@ -1,5 +1,6 @@
 #include "core/subprocess.h"
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -107,6 +108,16 @@ std::string self_executable() {
   const auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (ec) throw Error("cannot find the running executable (/proc/self/exe): " + ec.message());
   return p.string();
+}
+
+std::string harness_binary() {
+  Dl_info info{};
+  if (::dladdr(reinterpret_cast<const void*>(&harness_binary), &info) != 0 && info.dli_fname && *info.dli_fname) {
+    std::error_code ec;
+    const auto p = std::filesystem::canonical(info.dli_fname, ec);
+    if (!ec) return p.string();
+  }
+  return self_executable();
 }
 
 void forward_termination_signals_to_children() {

@@ -89,4 +89,8 @@ std::string describe_wait_status(int status);
 // again (caliber run's workers, caliber ab's default side binary). Throws Error when unreadable.
 std::string self_executable();
 
+// The file that holds caliber's code in this process: the running executable, or the library
+// (libcaliber_c.so) when caliber runs inside another program (a worker Python hosts).
+std::string harness_binary();
+
 }  // namespace caliber

@@ -71,8 +71,11 @@ std::string elf_code_sha256(const std::string& path) {
 
 CodeFingerprint host_code_fingerprint(const std::vector<std::pair<std::string, std::string>>& libraries) {
   CodeFingerprint f;
-  f.source = "host ELF code sections of each provider library";
-  for (const auto& [name, path] : libraries) f.code.push_back({name, elf_code_sha256(path)});
+  f.source = "host ELF code sections of each provider library (a Python provider: its file's bytes)";
+  for (const auto& [name, path] : libraries) {
+    // A Python provider (entrypoint python:FILE.py:NAME) is its source text.
+    f.code.push_back({name, path.ends_with(".py") ? sha256_file_hex(path) : elf_code_sha256(path)});
+  }
   std::sort(f.code.begin(), f.code.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
   return f;
 }

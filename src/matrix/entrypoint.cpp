@@ -1,5 +1,5 @@
-// How a provider is reached: "builtin:NAME" or a plugin library's symbol, and where plugin
-// libraries are found.
+// How a provider is reached: "builtin:NAME", a Python file's provider or a plugin library's
+// symbol, and where plugin libraries and Python files are found.
 #include "caliber/entrypoint.h"
 
 #include <cstdlib>
@@ -24,16 +24,24 @@ Entrypoint Entrypoint::parse(const std::string& text) {
     if (e.builtin.empty()) throw UsageError(fmt::format("'{}': builtin: needs a provider name", text));
     return e;
   }
-  const std::size_t colon = text.rfind(':');
-  if (colon == std::string::npos || colon == 0 || colon + 1 == text.size()) {
-    throw UsageError(fmt::format("'{}': expected builtin:NAME or path/to/lib.so:symbol", text));
-  }
-  e.kind = Kind::plugin;
-  e.library = text.substr(0, colon);
-  e.symbol = text.substr(colon + 1);
   static const std::regex symbol_re("[A-Za-z_][A-Za-z0-9_]*");
+  const std::string python_prefix = "python:";
+  const bool python = text.rfind(python_prefix, 0) == 0;
+  const std::string rest = python ? text.substr(python_prefix.size()) : text;
+  const std::size_t colon = rest.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == rest.size()) {
+    throw UsageError(fmt::format("'{}': expected {}", text,
+                                 python ? "python:path/to/file.py:NAME"
+                                        : "builtin:NAME, python:path/to/file.py:NAME or path/to/lib.so:symbol"));
+  }
+  e.kind = python ? Kind::python : Kind::plugin;
+  e.library = rest.substr(0, colon);
+  e.symbol = rest.substr(colon + 1);
   if (!std::regex_match(e.symbol, symbol_re)) {
-    throw UsageError(fmt::format("'{}': '{}' is not a C symbol name", text, e.symbol));
+    throw UsageError(fmt::format("'{}': '{}' is not a {} name", text, e.symbol, python ? "Python" : "C symbol"));
+  }
+  if (python && !e.library.ends_with(".py")) {
+    throw UsageError(fmt::format("'{}': '{}' is not a Python file (expected a .py path)", text, e.library));
   }
   return e;
 }

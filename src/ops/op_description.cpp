@@ -157,8 +157,9 @@ OpDescription parse_op_description(const std::string& text, const std::string& f
   } catch (const UsageError& e) {
     ref.fail("entrypoint", e.what());
   }
-  if (d.reference.kind != Entrypoint::Kind::plugin) {
-    ref.fail("entrypoint", "a described op's reference is a host plugin entry, path/to/lib.so:symbol (ABI v2)");
+  if (d.reference.kind == Entrypoint::Kind::builtin) {
+    ref.fail("entrypoint", "a described op's reference is a host plugin entry, path/to/lib.so:symbol (ABI v2), or a "
+                           "Python provider, python:path/to/file.py:NAME");
   }
   const std::string precision = ref.opt_str("precision").value_or("fp64");
   if (precision == "fp64") {

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <ostream>
 
 #include <fmt/format.h>
@@ -168,6 +169,21 @@ PreflightCheck check_plugin_loads(const PluginSpec& plugin, SharedLibraries& lib
             libs.close(h);
             if (!abi.empty()) return PreflightOutcome::fail(fmt::format("{}: {}", who, abi));
             return PreflightOutcome::pass(fmt::format("{}: loads, exports {}, ABI matches", who, plugin.symbol));
+          },
+          ""};
+}
+
+PreflightCheck check_python_provider_file(const std::string& provider, const std::string& path,
+                                          const std::string& name, const std::string& origin) {
+  return {"plugin_loads", [=] {
+            const std::string who = fmt::format("{}provider {} (python:{}:{})", origin, provider, path, name);
+            std::error_code ec;
+            if (!fs::is_regular_file(path, ec)) {
+              return PreflightOutcome::fail(fmt::format("{}: {} is not a file", who, path));
+            }
+            if (!std::ifstream(path)) return PreflightOutcome::fail(fmt::format("{}: {} cannot be read", who, path));
+            return PreflightOutcome::pass(
+                fmt::format("{}: the file exists; the Python worker imports it and looks {} up", who, name));
           },
           ""};
 }

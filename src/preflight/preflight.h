@@ -90,6 +90,12 @@ struct PluginSpec {
 // has a matching ABI.
 PreflightCheck check_plugin_loads(const PluginSpec& plugin, SharedLibraries& libs);
 
+// plugin_loads for a Python provider (entrypoint python:FILE.py:NAME): the file exists and is a
+// readable regular file. The file is imported, and NAME looked up, by the Python worker that runs
+// it (docs/python.md, "Python providers"), which reports what fails there as the run's error.
+PreflightCheck check_python_provider_file(const std::string& provider, const std::string& path,
+                                          const std::string& name, const std::string& origin);
+
 struct InputFileSpec {
   std::string kind;  // "shape_ledger", "baseline_matrix", "side binary", ...
   std::string path;

@@ -10,6 +10,7 @@
 #include "caliber/plugin_abi.h"
 #include "ops/described_op.h"
 #include "providers/plugin_v2.h"
+#include "providers/registered_entries.h"
 
 namespace caliber::providers {
 
@@ -183,6 +184,13 @@ std::string call_entry(void* symbol_address, const std::string& op_name, Loaded<
 
 void* entry_symbol(const std::string& library, const std::string& symbol) {
   const std::string where = library + ":" + symbol;
+  if (is_python_provider_file(library)) {
+    // A Python provider: its entry is registered by the Python process hosting this worker.
+    if (void* registered = registered_provider_entry(library, symbol)) return registered;
+    throw UsageError(fmt::format("python provider {} is not registered in this process: Python providers run in a "
+                                 "worker that Python hosts (docs/python.md, \"Python providers\")",
+                                 where));
+  }
   // Never closed: a plugin may own threads or thread-local state until the process ends.
   void* handle = ::dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) throw UsageError(fmt::format("plugin {} does not load: {}", where, ::dlerror()));

@@ -106,7 +106,7 @@ RunPlan make_run_plan(const RunOptions& o) {
 std::vector<std::pair<std::string, std::string>> plugin_libraries(const RunPlan& plan) {
   std::vector<std::pair<std::string, std::string>> out;
   for (const MatrixProvider& p : plan.matrix.providers) {
-    if (!p.enabled || !p.entrypoint || p.entrypoint->kind != Entrypoint::Kind::plugin) continue;
+    if (!p.enabled || !p.entrypoint || !p.entrypoint->loaded_from_file()) continue;
     out.emplace_back(p.name, resolved_library(*p.entrypoint, plan.matrix.file));
   }
   if (plan.described) {
@@ -119,7 +119,13 @@ std::vector<std::pair<std::string, std::string>> plugin_libraries(const RunPlan&
 std::vector<PreflightCheck> plugin_preflight_checks(const RunPlan& plan, SharedLibraries& libs) {
   std::vector<PreflightCheck> checks;
   for (const MatrixProvider& p : plan.matrix.providers) {
-    if (!p.enabled || !p.entrypoint || p.entrypoint->kind != Entrypoint::Kind::plugin) continue;
+    if (!p.enabled || !p.entrypoint || !p.entrypoint->loaded_from_file()) continue;
+    const std::string origin = fmt::format("{}:{}: field 'providers.{}.entrypoint': ", plan.matrix.file, p.line, p.name);
+    if (p.entrypoint->kind == Entrypoint::Kind::python) {
+      checks.push_back(check_python_provider_file(p.name, resolved_library(*p.entrypoint, plan.matrix.file),
+                                                  p.entrypoint->symbol, origin));
+      continue;
+    }
     PluginSpec spec;
     spec.provider = p.name;
     spec.path = resolved_library(*p.entrypoint, plan.matrix.file);
@@ -127,11 +133,16 @@ std::vector<PreflightCheck> plugin_preflight_checks(const RunPlan& plan, SharedL
     spec.abi_check = [&plan](SharedLibraries&, void*, void* entry) {
       return providers::plugin_entry_problem(entry, providers::PluginOp{plan.op, plan.described});
     };
-    spec.origin = fmt::format("{}:{}: field 'providers.{}.entrypoint': ", plan.matrix.file, p.line, p.name);
+    spec.origin = origin;
     checks.push_back(check_plugin_loads(spec, libs));
   }
   if (plan.described) {  // the reference every check compares with: a run cannot do without it
     const ops::OpDescription& d = plan.described->description();
+    if (d.reference.kind == Entrypoint::Kind::python) {
+      checks.push_back(check_python_provider_file("reference", resolved_library(d.reference, d.file), d.reference.symbol,
+                                                  fmt::format("{}: field 'reference.entrypoint': ", d.file)));
+      return checks;
+    }
     PluginSpec spec;
     spec.provider = "reference";
     spec.path = resolved_library(d.reference, d.file);

@@ -39,6 +39,7 @@
 #include "runner/result_rows.h"
 #include "runner/run_plan.h"
 #include "runner/worker.h"
+#include "runner/worker_command.h"
 #include "runner/worker_process.h"
 
 namespace caliber::runner {
@@ -200,7 +201,8 @@ class Supervisor {
     rows_.run_id = options_.run_id;
     rows_.candidate_commit = options_.candidate_commit.value_or(CALIBER_GIT_REVISION);
     rows_.harness_version = harness_version();
-    executable_ = self_executable();
+    worker_command_ = worker_command(plan_);
+    for (const auto& [name, value] : worker_command_.environment) ::setenv(name.c_str(), value.c_str(), 1);
 
     std::vector<std::pair<std::size_t, std::vector<std::string>>> pending;
     std::size_t already = 0;
@@ -269,12 +271,12 @@ class Supervisor {
     for (int attempt = 0; attempt < 2; ++attempt) {
       RunOptions worker_options = options_;
       worker_options.start_checks = !identity_checked_;
-      std::vector<std::string> arguments = {"__run-worker"};
+      std::vector<std::string> arguments = worker_command_.arguments;
       const auto a = worker_options.worker_arguments();
       arguments.insert(arguments.end(), a.begin(), a.end());
       const double spawned_us = steady_clock().now_us();
       if (first_spawn_us_ == 0) first_spawn_us_ = spawned_us;
-      worker_ = std::make_unique<WorkerProcess>(executable_, arguments, kEventsFd);
+      worker_ = std::make_unique<WorkerProcess>(worker_command_.executable, arguments, kEventsFd);
       ++worker_starts_;
       std::string line;
       const auto r = worker_->read_line(line, kReadyTimeoutS, [this] { return interrupted(); });
@@ -584,7 +586,7 @@ class Supervisor {
   RowProvenance rows_;
   bool resuming_ = false;          // --resume continues a run whose rows are in --out
   bool identity_checked_ = false;  // the first worker's identity is settled
-  std::string executable_;
+  WorkerCommand worker_command_;
   std::unique_ptr<BenchmarkResultsAppender> appender_;
   std::unique_ptr<Progress> progress_;
   std::unique_ptr<WorkerProcess> worker_;

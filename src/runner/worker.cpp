@@ -134,7 +134,7 @@ WorkerHooks make_worker_hooks(const RunOptions& options, const RunPlan& plan, Ba
   if (!module.make_device_code_recorder) {
     // The code is what the binary and the plugin libraries contain (per library, not per kernel).
     std::vector<std::pair<std::string, std::string>> libraries = plugin_libraries(plan);
-    libraries.emplace_back("caliber", self_executable());
+    libraries.emplace_back("caliber", harness_binary());
     // Hashed once per worker: the code a worker loaded does not change while it runs, and hashing
     // the binary after every shape cost seconds per shape for a large (sanitizer) build.
     auto hashed = std::make_shared<std::optional<CodeFingerprint>>();

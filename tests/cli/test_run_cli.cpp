@@ -575,7 +575,7 @@ TEST(RunCli, TheExamplePluginRunsAgainstTheBuiltins) {
   // The code this run executed: the caliber binary (built-in providers) and the example plugin,
   // per library (docs/screen.md), for caliber screen.
   const CodeFingerprint f = read_code_fingerprint(dir + "/out/" + kCodeFingerprintFileName);
-  EXPECT_EQ(f.source, "host ELF code sections of each provider library");
+  EXPECT_EQ(f.source, "host ELF code sections of each provider library (a Python provider: its file's bytes)");
   std::vector<std::string> names;
   for (const auto& c : f.code) names.push_back(c.name);
   EXPECT_NE(std::find(names.begin(), names.end(), "caliber"), names.end());

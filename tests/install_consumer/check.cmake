@@ -88,4 +88,10 @@ print("caliber", caliber.version(), "from", caliber._library().caliber_path)
     message(FATAL_ERROR "the installed Python package did not load the installed library: ${got}")
   endif()
   message(STATUS "python from the prefix: ${got}")
+  # Python providers from the prefix: caliber.run finds the installed caliber, whose Python worker
+  # imports the installed package (tests/python/test_python_providers.py).
+  unset(ENV{CALIBER_EXE})
+  run(${PYTHON} -m unittest discover -s ${CONSUMER_DIR}/../python -t ${CONSUMER_DIR}/../python
+      -p test_python_providers.py)
+  message(STATUS "python providers from the prefix: passed")
 endif()

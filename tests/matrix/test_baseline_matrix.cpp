@@ -95,7 +95,7 @@ TEST(BaselineMatrix, ErrorsNameFileLineAndField) {
       {replaced(kGood, "    enabled: true\n    entrypoint: \"builtin:caliber\"", "    enabled: yes please\n    entrypoint: \"builtin:caliber\""),
        "baseline_matrix.yaml:9: field 'providers.caliber.enabled'", "expected true or false"},
       {replaced(kGood, "\"lib/c:/libmine.so:my_rmsnorm\"", "\"libmine.so\""),
-       "baseline_matrix.yaml:16: field 'providers.mine.entrypoint'", "expected builtin:NAME or path/to/lib.so:symbol"},
+       "baseline_matrix.yaml:16: field 'providers.mine.entrypoint'", "expected builtin:NAME, python:path/to/file.py:NAME or path/to/lib.so:symbol"},
       {replaced(kGood, "  mine:\n", "  Mine:\n"), "baseline_matrix.yaml:15: field 'providers.Mine'", "lowercase"},
       {replaced(kGood, "schema_version: 1", "schema_version: 2"), "baseline_matrix.yaml:1: field 'schema_version'",
        "unsupported schema version 2"},
@@ -118,6 +118,27 @@ TEST(Entrypoint, ParsesBuiltinsAndPluginsAndRefusesTheRest) {
   EXPECT_THROW(Entrypoint::parse("libx.so:"), UsageError);
   EXPECT_THROW(Entrypoint::parse("libx.so:1bad"), UsageError);
   EXPECT_EQ(resolved_library(p, "any/matrix.yaml"), "/abs/libx.so");
+}
+
+TEST(Entrypoint, ParsesPythonProvidersAndResolvesTheirFilesBesideTheMatrix) {
+  const Entrypoint p = Entrypoint::parse("python:providers/mine.py:fused");
+  EXPECT_EQ(p.kind, Entrypoint::Kind::python);
+  EXPECT_EQ(p.library, "providers/mine.py");
+  EXPECT_EQ(p.symbol, "fused");
+  EXPECT_TRUE(p.loaded_from_file());
+  EXPECT_FALSE(Entrypoint::parse("builtin:naive").loaded_from_file());
+  EXPECT_EQ(resolved_library(p, "runs/m/matrix.yaml"), "runs/m/providers/mine.py");
+  const auto message = [](const std::string& text) {
+    try {
+      Entrypoint::parse(text);
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  EXPECT_EQ(message("python:mine.py:"), "'python:mine.py:': expected python:path/to/file.py:NAME");
+  EXPECT_EQ(message("python:mine.py:my-fn"), "'python:mine.py:my-fn': 'my-fn' is not a Python name");
+  EXPECT_EQ(message("python:libmine.so:fn"), "'python:libmine.so:fn': 'libmine.so' is not a Python file (expected a .py path)");
 }
 
 TEST(Entrypoint, OwnPluginsResolveInThePluginDirectory) {

@@ -1,0 +1,95 @@
+"""The measuring worker of a run with Python providers (docs/python.md, "Python providers").
+
+``caliber run`` starts it as ``python -m caliber._worker --provider FILE:NAME ... -- <worker
+options>`` when its baseline matrix (or its op description's reference) names providers
+``python:FILE.py:NAME``. It imports each file, registers each provider's plugin entry with the
+core (libcaliber_c.so) and runs the core's worker in this process: the plan, the inputs, the
+checks, the timers and the rows are the core's; Python only answers the provider calls.
+"""
+
+import ctypes
+import hashlib
+import importlib.util
+import json
+import os
+import sys
+
+from ._library import library
+from ._providers import _Adapter
+
+_adapters = []  # alive for the whole process: the core holds their entry pointers
+
+
+def _load_module(path):
+    name = "caliber_providers_" + hashlib.sha1(os.path.abspath(path).encode()).hexdigest()[:16]
+    module = sys.modules.get(name)
+    if module is not None:
+        return module
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError("cannot import {} as a Python file".format(path))
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    directory = os.path.dirname(os.path.abspath(path))
+    if directory not in sys.path:
+        sys.path.insert(0, directory)  # the file may import its neighbours
+    spec.loader.exec_module(module)
+    return module
+
+
+def register(lib, entry):
+    """Imports FILE, finds NAME and registers its entry with the core."""
+    path, _, name = entry.rpartition(":")
+    module = _load_module(path)
+    if not hasattr(module, name):
+        raise LookupError("{} defines no {}".format(path, name))
+    adapter = _Adapter(getattr(module, name), "{}:{}".format(path, name))
+    if lib.caliber_register_provider_entry(path.encode(), name.encode(), ctypes.cast(adapter.entry, ctypes.c_void_p)) != 0:
+        raise RuntimeError("the core refused to register {}".format(entry))
+    _adapters.append(adapter)
+
+
+def _fatal(events_fd, message):
+    """Says why on the events descriptor (caliber run prints it) and on stderr."""
+    line = json.dumps({"event": "fatal", "exit_code": 2, "message": message}) + "\n"
+    try:
+        os.write(events_fd, line.encode())
+    except (OSError, TypeError):
+        pass
+    sys.stderr.write("caliber worker: error: {}\n".format(message))
+
+
+def main(argv):
+    if "--" not in argv:
+        sys.stderr.write("usage: python -m caliber._worker --provider FILE:NAME ... -- <worker options>\n")
+        return 2
+    split = argv.index("--")
+    ours, worker_args = argv[:split], argv[split + 1:]
+    entries = [ours[i + 1] for i in range(len(ours) - 1) if ours[i] == "--provider"]
+    events_fd = None
+    if "--events-fd" in worker_args:
+        i = worker_args.index("--events-fd")
+        events_fd = int(worker_args[i + 1]) if i + 1 < len(worker_args) else None
+    try:
+        lib = library()
+        if not hasattr(lib, "caliber_run_worker"):
+            raise OSError("{} has no caliber_run_worker: it is older than this package".format(lib.caliber_path))
+        for entry in entries:
+            try:
+                register(lib, entry)
+            except Exception as exc:  # noqa: BLE001  (reported as the run's error, one line)
+                raise RuntimeError("python provider {}: {}: {}".format(entry, type(exc).__name__, exc)) from exc
+    except Exception as exc:  # noqa: BLE001
+        _fatal(events_fd, str(exc))
+        return 2
+    argv_c = (ctypes.c_char_p * len(worker_args))(*[a.encode() for a in worker_args])
+    code = lib.caliber_run_worker(len(worker_args), argv_c)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    return code
+
+
+if __name__ == "__main__":
+    # os._exit: the worker's device state is torn down by the process's end, not by interpreter
+    # finalization running library destructors in an order the core does not control.
+    os._exit(main(sys.argv[1:]))

@@ -1,0 +1,248 @@
+"""caliber.run with providers written in Python (docs/python.md, "Python providers"), on the host
+backend: an op of your own whose providers and reference are Python objects, and a shipped op with
+a Python provider next to caliber's own. The rows come from the core's runner and checks: honest
+providers end ok, one that gets its output wrong, touches an input, computes once or raises does
+not. Pure Python (ctypes views of the buffers), so the tests need nothing beyond the standard
+library."""
+
+import json
+import os
+import tempfile
+import textwrap
+import unittest
+
+import caliber
+
+DESCRIPTION = """\
+schema_version: 1
+op: scale_add
+summary: "z = x + 2 y, elementwise over [m, n]"
+args:
+  m: integer
+  n: integer
+inputs:
+  - {name: x, shape: [m, n]}
+  - {name: y, shape: [m, n]}
+outputs:
+  - {name: z, shape: [m, n]}
+flops: 2 * m * n
+reference:
+  entrypoint: "python:providers.py:reference"
+  precision: fp64
+"""
+
+PROVIDERS = '''\
+import caliber
+
+
+class Honest:
+    backend = "host"
+    detail = "a Python loop"
+    ops = ("scale_add",)
+
+    def __init__(self):
+        self.prepared = []
+
+    def prepare(self, problem):
+        self.prepared.append((problem.op, problem.dtype, problem.args["m"], problem.args["n"],
+                              [t.shape for t in problem.inputs], [t.shape for t in problem.outputs]))
+
+    def run(self, problem, inputs, outputs, stream):
+        assert stream == 0 and self.prepared  # the host backend's stream; prepare() ran first
+        x, y = (t.as_ctypes() for t in inputs)
+        z = outputs[0].as_ctypes()
+        for i in range(len(z)):
+            z[i] = x[i] + 2.0 * y[i]
+
+
+reference = Honest  # also the reference: run on fp64 copies of the inputs
+
+
+class Wrong(Honest):
+    def run(self, problem, inputs, outputs, stream):
+        x, y = (t.as_ctypes() for t in inputs)
+        z = outputs[0].as_ctypes()
+        for i in range(len(z)):
+            z[i] = x[i] + y[i]
+
+
+class Lazy(Honest):
+    """Computes once per shape, then returns at once: the later calls leave what they find."""
+
+    def prepare(self, problem):
+        Honest.prepare(self, problem)
+        self.done = False
+
+    def run(self, problem, inputs, outputs, stream):
+        if not self.done:
+            Honest.run(self, problem, inputs, outputs, stream)
+            self.done = True
+
+
+class TouchesInput(Honest):
+    def run(self, problem, inputs, outputs, stream):
+        Honest.run(self, problem, inputs, outputs, stream)
+        inputs[1].as_ctypes()[0] = 0.0
+
+
+@caliber.provider(backend="host")
+def raises(problem, inputs, outputs, stream):
+    raise ValueError("no kernel for this shape")
+
+
+class Narrow(Honest):
+    def supports(self, problem):
+        return None if problem.args["n"] <= 32 else "rows longer than 32"
+
+
+@caliber.provider(backend="cuda")
+def on_device(problem, inputs, outputs, stream):
+    pass
+
+
+class Softmax:
+    """A shipped op (plugin ABI v1) served from Python."""
+    backend = "host"
+    ops = ("softmax",)
+
+    def run(self, problem, inputs, outputs, stream):
+        import math
+        m, n = problem.m, problem.n
+        x, y = inputs[0].as_ctypes(), outputs[0].as_ctypes()
+        for r in range(m):
+            row = [x[r * n + c] for c in range(n)]
+            top = max(row)
+            e = [math.exp(v - top) for v in row]
+            s = sum(e)
+            for c in range(n):
+                y[r * n + c] = e[c] / s
+'''
+
+RUN_OPTIONS = {"min_time_ms": 0, "max_time_ms": 2, "min_samples": 6, "warmup": 1}
+
+
+def write(path, text):
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def entry(name, symbol):
+    return '  {}: {{enabled: true, entrypoint: "python:providers.py:{}", provider: python}}\n'.format(name, symbol)
+
+
+class PythonProviders(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="caliber_python_providers_")
+        write(os.path.join(self.dir, "providers.py"), PROVIDERS)
+        write(os.path.join(self.dir, "scale_add.op.yaml"), DESCRIPTION)
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def ledger(self, op, *shapes, description=True):
+        args = ["ledger", "manual", "--op", op, "--ledger", self.path(op + ".jsonl"), "--dtype", "fp32"]
+        if description:
+            args += ["--op-description", self.path("scale_add.op.yaml")]
+        for s in shapes:
+            args += ["--shape", s]
+        caliber.cli(*args)
+        return self.path(op + ".jsonl")
+
+    def scale_add_matrix(self, providers):
+        write(self.path("matrix.yaml"),
+              "schema_version: 1\nkernel: scale_add\nop_type: scale_add\nop_description: scale_add.op.yaml\n"
+              "dtype: [fp32]\nreference_provider: honest\nlayout_contract: row_major\nproviders:\n" + providers)
+        return self.path("matrix.yaml")
+
+    def test_an_op_of_your_own_with_python_providers_and_a_python_reference(self):
+        ledger = self.ledger("scale_add", "m=4,n=32", "m=3,n=45")
+        matrix = self.scale_add_matrix(entry("honest", "Honest") + entry("wrong", "Wrong") + entry("lazy", "Lazy") +
+                                       entry("touches_input", "TouchesInput") + entry("raises", "raises") +
+                                       entry("narrow", "Narrow") + entry("on_device", "on_device"))
+        r = caliber.run(op="scale_add", shape_ledger=ledger, baseline_matrix=matrix, out=self.path("out"),
+                        backend="host", options=RUN_OPTIONS)
+        self.assertEqual(r.exit_code, 0)
+        self.assertEqual(len(r.rows), 2 * 7)
+        by = {}
+        for row in r.rows:
+            by.setdefault(row["provider"], []).append(row)
+        for row in by["honest"]:
+            self.assertEqual(row["benchmark_status"], "ok", row.get("status_reason"))
+            m, n = row["args"]["m"], row["args"]["n"]
+            self.assertEqual(row["flops"], 2 * m * n)
+            self.assertEqual(row["bytes"], 3 * m * n * 4)  # the default: every tensor once
+            self.assertIn("python", row["provider_detail"])
+            self.assertIn("providers.py:Honest: a Python loop", row["provider_detail"])
+            before = [c for c in row["integrity"]["checks"] if c["name"] == "output_before_timing"][0]
+            self.assertIn("providers.py:reference in fp64", before["detail"])
+            self.assertGreater(row["median_us"], 0)
+        for name in ("wrong", "lazy", "touches_input"):
+            for row in by[name]:
+                self.assertEqual(row["benchmark_status"], "incorrect", (name, row.get("status_reason")))
+        for row in by["raises"]:
+            self.assertEqual(row["benchmark_status"], "failed")
+            self.assertIn("ValueError: no kernel for this shape", row["status_reason"])
+        narrow = {row["args"]["n"]: row for row in by["narrow"]}
+        self.assertEqual(narrow[32]["benchmark_status"], "ok", narrow[32].get("status_reason"))
+        self.assertEqual(narrow[45]["benchmark_status"], "unsupported")
+        self.assertIn("rows longer than 32", narrow[45]["status_reason"])
+        for row in by["on_device"]:
+            self.assertEqual(row["benchmark_status"], "not_configured")
+            self.assertIn("is for the cuda backend", row["status_reason"])
+        # The identity names the Python files like plugin libraries, with their hashes.
+        identity = json.dumps(r.identity)
+        self.assertIn("providers.py", identity)
+
+        # The files are the ones report and compare read.
+        report = caliber.cli("report", "--shape-ledger", ledger, "--results", self.path("out/benchmark_results.jsonl"),
+                             "--out", self.path("report"), "--candidate", "honest", "--op-description",
+                             self.path("scale_add.op.yaml"), check=False, capture=True)
+        self.assertEqual(report.returncode, 0, report.stderr)
+        with open(self.path("report/benchmark_summary.md"), encoding="utf-8") as f:
+            self.assertIn("scale_add", f.read())
+        again = caliber.run(op="scale_add", shape_ledger=ledger, baseline_matrix=matrix, out=self.path("again"),
+                            backend="host", options=dict(RUN_OPTIONS, providers="honest"))
+        self.assertEqual([row["benchmark_status"] for row in again.rows if row["provider"] == "honest"], ["ok", "ok"])
+        gate = caliber.cli("compare", self.path("out"), self.path("again"), "--format", "json", check=False,
+                           capture=True)
+        self.assertEqual(gate.returncode, 0, gate.stdout + gate.stderr)
+        self.assertIn("scale_add", gate.stdout)
+
+    def test_a_shipped_op_with_a_python_provider_next_to_caliber_s_own(self):
+        ledger = self.ledger("softmax", "m=3,n=40", description=False)
+        write(self.path("softmax.yaml"),
+              "schema_version: 1\nkernel: softmax\nop_type: softmax\ndtype: [fp32]\nreference_provider: naive\n"
+              "layout_contract: row_major\nproviders:\n"
+              "  naive: {enabled: true, entrypoint: \"builtin:naive\", provider: caliber}\n" +
+              entry("python_softmax", "Softmax") + entry("honest", "Honest"))
+        r = caliber.run(op="softmax", shape_ledger=ledger, baseline_matrix=self.path("softmax.yaml"),
+                        out=self.path("softmax_out"), backend="host", options=RUN_OPTIONS)
+        status = {row["provider"]: row for row in r.rows}
+        self.assertEqual(status["naive"]["benchmark_status"], "ok", status["naive"].get("status_reason"))
+        self.assertEqual(status["python_softmax"]["benchmark_status"], "ok", status["python_softmax"].get("status_reason"))
+        self.assertEqual(status["honest"]["benchmark_status"], "not_configured")  # it offers scale_add only
+        self.assertIn("offers scale_add, not softmax", status["honest"]["status_reason"])
+        self.assertGreater(status["python_softmax"]["median_us"], 0)
+
+    def test_a_provider_file_that_does_not_import_stops_the_run_with_its_error(self):
+        write(self.path("providers.py"), "import no_such_module_here\n")
+        ledger = self.ledger("scale_add", "m=2,n=8")
+        matrix = self.scale_add_matrix(entry("honest", "Honest"))
+        with self.assertRaises(caliber.CaliberError) as ctx:
+            caliber.run(op="scale_add", shape_ledger=ledger, baseline_matrix=matrix, out=self.path("out"),
+                        backend="host", options=RUN_OPTIONS)
+        self.assertIn("No module named 'no_such_module_here'", str(ctx.exception))
+        self.assertFalse(os.path.exists(self.path("out/benchmark_results.jsonl")))
+
+    def test_a_missing_provider_file_fails_the_preflight_naming_the_matrix_line(self):
+        ledger = self.ledger("scale_add", "m=2,n=8")
+        matrix = self.scale_add_matrix(entry("honest", "Honest").replace("providers.py", "missing.py"))
+        with self.assertRaises(caliber.CaliberError) as ctx:
+            caliber.run(op="scale_add", shape_ledger=ledger, baseline_matrix=matrix, out=self.path("out"),
+                        backend="host", options=RUN_OPTIONS)
+        self.assertIn("matrix.yaml:9: field 'providers.honest.entrypoint'", str(ctx.exception))
+        self.assertIn("missing.py is not a file", str(ctx.exception))
+
+
+if __name__ == "__main__":
+    unittest.main()
