@@ -3,8 +3,11 @@
 # written as a Triton kernel and two torch functions (examples/user_op/python/providers.py) against
 # the CUDA plugin's providers, over a ledger of decode- and prefill-like shapes in fp32 and bf16,
 # through caliber.run (the Python package), with the integrity checks on and the host fp64
-# reference; then caliber report over its results. Writes $OUT/python_providers/ and the summary
-# $OUT/python_providers_h200.md; exits non-zero when a step fails or a row is not ok. About a minute.
+# reference; then caliber report over its results. Then Python providers that game the harness
+# (tests/python/cuda/misbehaving_providers.py: another stream, a stream of their own, computing
+# once, a partial output, a changed input), none of which may end ok. Writes
+# $OUT/python_providers/ and the summary $OUT/python_providers_h200.md; exits non-zero when a step
+# fails, an honest row is not ok or a misbehaving one is. About a minute.
 set -uo pipefail
 OUT=$1
 cd "$(dirname "$0")/../.."
@@ -40,3 +43,50 @@ python3 scripts/device/summarize_op_rows.py "$D/run/benchmark_results.jsonl" "$O
   "Python providers on the H200: add_rmsnorm in Triton and torch against CUDA plugins (scripts/device/python_providers.sh)" \
   "Through \`caliber.run\` (python/caliber): the providers of examples/user_op/python/providers.py run in a worker Python hosts, the CUDA plugin's in the same worker; kernel-only = event/graph/warm, eager = event/per_iter/warm; the reference is the host plugin in fp64; both outputs checked (poisoned, fresh inputs, inputs watched)." \
   "caliber.run + caliber report=$run_rc" --append="$D/report/benchmark_summary.md:40"
+summary_rc=$?
+# Python providers that game the harness (tests/python/cuda/misbehaving_providers.py): none may end ok.
+M=$D/misbehaving
+rm -rf "$M" && mkdir -p "$M"
+cat > "$M/matrix.yaml" <<YAML
+schema_version: 1
+kernel: add_rmsnorm
+op_type: add_rmsnorm
+op_description: $PWD/$DESC
+dtype: [bf16]
+reference_provider: honest
+layout_contract: row_major
+providers:
+  honest: {enabled: true, entrypoint: "python:$PWD/examples/user_op/python/providers.py:TorchRmsNorm", provider: torch}
+  forgets_stream: {enabled: true, entrypoint: "python:$PWD/tests/python/cuda/misbehaving_providers.py:ForgetsStream", provider: torch}
+  side_stream: {enabled: true, entrypoint: "python:$PWD/tests/python/cuda/misbehaving_providers.py:SideStream", provider: torch}
+  lazy: {enabled: true, entrypoint: "python:$PWD/tests/python/cuda/misbehaving_providers.py:Lazy", provider: torch}
+  partial_output: {enabled: true, entrypoint: "python:$PWD/tests/python/cuda/misbehaving_providers.py:PartialOutput", provider: torch}
+  mutates_input: {enabled: true, entrypoint: "python:$PWD/tests/python/cuda/misbehaving_providers.py:MutatesInput", provider: torch}
+YAML
+$PY - "$M" "$DESC" <<'PY' 2>&1 | tee "$M/run.txt" | tail -12
+import sys
+import caliber
+m, desc = sys.argv[1:3]
+caliber.cli("ledger", "manual", "--op", "add_rmsnorm", "--op-description", desc, "--ledger", m + "/ledger.jsonl",
+            "--dtype", "bf16", "--shape", "m=4096,n=4096,eps=1e-6")
+r = caliber.run(op="add_rmsnorm", shape_ledger=m + "/ledger.jsonl", baseline_matrix=m + "/matrix.yaml", out=m + "/run",
+                backend="cuda")
+lines = ["", "## Python providers that game the harness (tests/python/cuda/misbehaving_providers.py), bf16 m=4096 n=4096", "",
+         "| provider | status | why |", "|---|---|---|"]
+wrong = []
+for row in r.rows:
+    lines.append("| {} | {} | {} |".format(row["provider"], row["benchmark_status"],
+                                          (row.get("status_reason") or "").replace("|", "/")[:300]))
+    expected_ok = row["provider"] == "honest"
+    if (row["benchmark_status"] == "ok") != expected_ok:
+        wrong.append(row["provider"])
+lines.append("")
+lines.append("misbehaving providers that ended ok, or an honest one that did not: {}".format(wrong or "none"))
+print("\n".join(lines))
+with open(m + "/table.md", "w") as f:
+    f.write("\n".join(lines) + "\n")
+sys.exit(1 if wrong or len(r.rows) != 6 else 0)
+PY
+misbehaving_rc=${PIPESTATUS[0]}
+cat "$M/table.md" >> "$OUT/python_providers_h200.md" 2>/dev/null
+[ "$summary_rc" -eq 0 ] && [ "$misbehaving_rc" -eq 0 ]

@@ -100,6 +100,26 @@ def on_device(problem, inputs, outputs, stream):
     pass
 
 
+class Tuned(Honest):
+    """An autotuner: chooses a tile per shape, or uses the one it is pinned to."""
+
+    def __init__(self):
+        Honest.__init__(self)
+        self.pinned = None
+
+    def pin_config(self, key):
+        if key is not None and not key.startswith("tile="):
+            raise ValueError("not a tile: " + key)
+        self.pinned = key
+
+    def prepare(self, problem):
+        Honest.prepare(self, problem)
+        self.chosen = self.pinned or "tile={}".format(16 if problem.args["n"] <= 32 else 64)
+
+    def chosen_config(self):
+        return self.chosen, "the tile the tuner chose"
+
+
 class Softmax:
     """A shipped op (plugin ABI v1) served from Python."""
     backend = "host"
@@ -207,6 +227,22 @@ class PythonProviders(unittest.TestCase):
                            capture=True)
         self.assertEqual(gate.returncode, 0, gate.stdout + gate.stderr)
         self.assertIn("scale_add", gate.stdout)
+
+    def test_a_python_autotuner_s_choice_is_recorded_and_replayed(self):
+        ledger = self.ledger("scale_add", "m=4,n=32", "m=3,n=45")
+        matrix = self.scale_add_matrix(entry("honest", "Honest") + entry("tuned", "Tuned"))
+        first = caliber.run(op="scale_add", shape_ledger=ledger, baseline_matrix=matrix, out=self.path("first"),
+                            backend="host", options=RUN_OPTIONS)
+        tuned = {row["args"]["n"]: row for row in first.rows if row["provider"] == "tuned"}
+        self.assertEqual({n: (row["benchmark_status"], row["config"]["pinning"], row["config"]["key"])
+                          for n, row in tuned.items()},
+                         {32: ("ok", "recorded", "tile=16"), 45: ("ok", "recorded", "tile=64")})
+        self.assertEqual(tuned[32]["config"]["description"], "the tile the tuner chose")
+        again = caliber.run(op="scale_add", shape_ledger=ledger, baseline_matrix=matrix, out=self.path("again"),
+                            backend="host", options=dict(RUN_OPTIONS, replay_configs=self.path("first")))
+        replayed = {row["args"]["n"]: row["config"] for row in again.rows if row["provider"] == "tuned"}
+        self.assertEqual({n: (c["pinning"], c["key"]) for n, c in replayed.items()},
+                         {32: ("replayed", "tile=16"), 45: ("replayed", "tile=64")})
 
     def test_a_shipped_op_with_a_python_provider_next_to_caliber_s_own(self):
         ledger = self.ledger("softmax", "m=3,n=40", description=False)
