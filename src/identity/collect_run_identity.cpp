@@ -80,7 +80,8 @@ RunIdentity collect_run_identity(const IdentityRequest& r, DeviceProbe& probe) {
   id.harness.build_type = CALIBER_BUILD_TYPE;
   id.harness.compiler = CALIBER_COMPILER;
   try {
-    id.harness.executable_sha256 = sha256_file_hex("/proc/self/exe");
+    id.harness.executable_sha256 =
+        sha256_file_hex(r.harness_executable.empty() ? std::string("/proc/self/exe") : r.harness_executable);
   } catch (const std::exception&) {
     id.harness.executable_sha256.clear();  // documented: empty when the binary cannot be read
   }

@@ -21,6 +21,9 @@ struct IdentityRequest {
   std::optional<std::string> baseline_matrix;  // path
   std::vector<std::string> command;            // empty: this process's command line
   std::vector<std::string> outputs;            // file names, relative to the identity's directory
+  // The caliber executable the run is by; empty: this process's. A worker Python hosts runs
+  // caliber from libcaliber_c.so and names the executable that started it.
+  std::string harness_executable;
 };
 
 // Throws InputError when a named file cannot be hashed.

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -86,6 +87,12 @@ caliber::RunIdentity start_identity(const RunOptions& options, const RunPlan& pl
   request.provider_libraries = plugin_libraries(plan);
   // A described op's description defines what its numbers mean (tensors, bytes, flops, tolerance).
   if (plan.described) request.provider_libraries.emplace_back("op_description", plan.described->description().file);
+  // A worker Python hosts (runner/worker_command.h): the run is by the caliber executable that
+  // started it, and the caliber code that measures is the library this process loaded.
+  if (const char* exe = std::getenv("CALIBER_HARNESS_EXECUTABLE"); exe && *exe) request.harness_executable = exe;
+  if (const std::string lib = harness_binary(); lib != self_executable()) {
+    request.provider_libraries.emplace_back("caliber_worker_library", lib);
+  }
   request.shape_ledger = options.shape_ledger;
   request.baseline_matrix = options.baseline_matrix;
   request.outputs = {kBenchmarkResultsFileName, kBenchmarkResultsCsvFileName};

@@ -93,6 +93,8 @@ WorkerCommand worker_command(const RunPlan& plan) {
     c.arguments.push_back(e);
   }
   c.arguments.push_back("--");
+  // The run identity's harness is this executable, not the interpreter (runner/worker.cpp).
+  c.environment.emplace_back("CALIBER_HARNESS_EXECUTABLE", self);
   if (const std::string dir = python_package_directory(self); !dir.empty()) {
     const std::string old = env_or("PYTHONPATH", "");
     c.environment.emplace_back("PYTHONPATH", old.empty() ? dir : dir + ":" + old);

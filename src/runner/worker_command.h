@@ -16,7 +16,8 @@ namespace caliber::runner {
 struct WorkerCommand {
   std::string executable;              // an absolute path, exec'd as it is
   std::vector<std::string> arguments;  // before the worker's options (RunOptions::worker_arguments)
-  // Set in the environment the worker inherits (PYTHONPATH, CALIBER_LIBRARY for a Python worker).
+  // Set in the environment the worker inherits (a Python worker: PYTHONPATH, CALIBER_LIBRARY, and
+  // CALIBER_HARNESS_EXECUTABLE, the caliber executable its run identity names).
   std::vector<std::pair<std::string, std::string>> environment;
   bool python = false;
 };

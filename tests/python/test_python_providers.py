@@ -5,6 +5,7 @@ providers end ok, one that gets its output wrong, touches an input, computes onc
 not. Pure Python (ctypes views of the buffers), so the tests need nothing beyond the standard
 library."""
 
+import hashlib
 import json
 import os
 import tempfile
@@ -209,9 +210,14 @@ class PythonProviders(unittest.TestCase):
         for row in by["on_device"]:
             self.assertEqual(row["benchmark_status"], "not_configured")
             self.assertIn("is for the cuda backend", row["status_reason"])
-        # The identity names the Python files like plugin libraries, with their hashes.
-        identity = json.dumps(r.identity)
-        self.assertIn("providers.py", identity)
+        # The identity names the Python files like plugin libraries, with their hashes, and the
+        # caliber executable as the harness (the worker's library among the hashed files).
+        hashed = {p["role"]: p["path"] for p in r.identity["providers"]}
+        self.assertTrue(hashed["honest"].endswith("providers.py"), hashed)
+        self.assertTrue(hashed["op_description.reference"].endswith("providers.py"), hashed)
+        self.assertTrue(hashed["caliber_worker_library"].endswith("libcaliber_c.so"), hashed)
+        with open(caliber._run.executable(), "rb") as f:
+            self.assertEqual(r.identity["harness"]["executable_sha256"], hashlib.sha256(f.read()).hexdigest())
 
         # The files are the ones report and compare read.
         report = caliber.cli("report", "--shape-ledger", ledger, "--results", self.path("out/benchmark_results.jsonl"),
@@ -243,6 +249,16 @@ class PythonProviders(unittest.TestCase):
         replayed = {row["args"]["n"]: row["config"] for row in again.rows if row["provider"] == "tuned"}
         self.assertEqual({n: (c["pinning"], c["key"]) for n, c in replayed.items()},
                          {32: ("replayed", "tile=16"), 45: ("replayed", "tile=64")})
+
+    def test_a_campaign_of_python_providers_is_sealed_and_verifies(self):
+        ledger = self.ledger("scale_add", "m=4,n=32", "m=3,n=45", "m=2,n=8")
+        matrix = self.scale_add_matrix(entry("honest", "Honest") + entry("wrong", "Wrong"))
+        caliber.cli("batch", "--op", "scale_add", "--shape-ledger", ledger, "--baseline-matrix", matrix, "--out",
+                    self.path("campaign"), "--backend", "host", "--devices", "0,0", "--min-time-ms", "0",
+                    "--max-time-ms", "2", "--min-samples", "6", "--warmup", "1")
+        self.assertTrue(os.path.exists(self.path("campaign/campaign_seal.json")))
+        verify = caliber.cli("campaign", "verify", self.path("campaign"), capture=True)
+        self.assertIn("6 receipt(s) checked, sealed, 0 problem(s)", verify.stdout + verify.stderr)
 
     def test_a_shipped_op_with_a_python_provider_next_to_caliber_s_own(self):
         ledger = self.ledger("softmax", "m=3,n=40", description=False)

@@ -76,12 +76,16 @@ TEST(WorkerCommand, PythonProvidersRunInAPythonWorkerThatRegistersEachOfThem) {
   EXPECT_TRUE(c.python);
   EXPECT_EQ(c.executable, "/bin/sh");
   EXPECT_EQ(c.arguments, std::vector<std::string>({"-m", "caliber._worker", "--provider", file + ":Fast", "--"}));
-  // This build's package comes first on PYTHONPATH (the source tree's python/ here).
+  // This build's package comes first on PYTHONPATH (the source tree's python/ here), and the run
+  // identity names this executable as its harness.
   bool package_first = false;
+  std::string harness;
   for (const auto& [name, value] : c.environment) {
     if (name == "PYTHONPATH") package_first = value.rfind(std::string(CALIBER_SOURCE_DIR) + "/python", 0) == 0;
+    if (name == "CALIBER_HARNESS_EXECUTABLE") harness = value;
   }
   EXPECT_TRUE(package_first);
+  EXPECT_EQ(harness, self_executable());
 
   ::setenv("CALIBER_PYTHON", "no-such-python-interpreter", 1);
   try {
