@@ -6,6 +6,7 @@ a worker hosted by this Python interpreter (caliber._worker). The files it write
 ``caliber report``, ``compare`` and ``ab`` read.
 """
 
+import inspect
 import json
 import os
 import subprocess
@@ -76,16 +77,101 @@ class RunResult:
         return cells.get(shape_id) if shape_id else cells
 
 
-def run(*, op, shape_ledger, baseline_matrix, out, backend="auto", device=0, resume=False, strict=False,
+def _entrypoint(name, provider):
+    """A matrix entrypoint for a provider given to run(): an entrypoint text as it is, or a
+    top-level class, object or function of a Python file as python:FILE:NAME."""
+    if isinstance(provider, str):
+        return provider
+    target = provider if isinstance(provider, type) or inspect.isfunction(provider) else type(provider)
+    qualname = getattr(target, "__qualname__", "")
+    try:
+        source = inspect.getsourcefile(target)
+    except TypeError:
+        source = None
+    module = sys.modules.get(getattr(target, "__module__", ""))
+    if not source or "." in qualname or "<" in qualname or getattr(module, qualname, None) is not target:
+        raise UsageError("caliber.run: provider {!r} must be an entrypoint text or a class or function defined at "
+                         "the top level of a Python file (the worker imports it from there)".format(name),
+                         ("providers",))
+    if not isinstance(provider, type) and not inspect.isfunction(provider):
+        raise UsageError("caliber.run: provider {!r} is an instance; pass its class (the worker makes its own "
+                         "instance in its process)".format(name), ("providers",))
+    return "python:{}:{}".format(os.path.abspath(source), qualname)
+
+
+def _write_if_changed(path, text):
+    """Writes `text` unless the file already holds it (a resumed run finds its inputs unchanged)."""
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            if f.read() == text:
+                return path
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path + ".tmp", "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(path + ".tmp", path)
+    return path
+
+
+def _inputs(op, out, providers, reference_provider, op_description, dtypes, shapes):
+    """The matrix (and ledger) run() writes into OUT/inputs/ when given providers (and shapes)."""
+    matrix_path = ledger_path = None
+    if providers is not None:
+        if not providers:
+            raise UsageError("caliber.run: providers is empty", ("providers",))
+        entries = {name: _entrypoint(name, p) for name, p in providers.items()}
+        matrix = {"schema_version": 1, "kernel": op, "op_type": op,
+                  "dtype": list(dtypes or ("fp32", "bf16", "fp16")),
+                  "reference_provider": reference_provider or next(iter(entries)),
+                  "layout_contract": "row_major",
+                  "providers": {name: {"enabled": True, "entrypoint": e, "provider": e.split(":", 1)[0]
+                                       if e.startswith(("python:", "builtin:")) else "plugin"}
+                                for name, e in entries.items()}}
+        if op_description:
+            matrix["op_description"] = os.path.abspath(op_description)
+        # JSON is YAML: the matrix reader takes it as it is.
+        matrix_path = _write_if_changed(os.path.join(out, "inputs", "baseline_matrix.yaml"),
+                                        json.dumps(matrix, indent=2) + "\n")
+    if shapes is not None:
+        ledger_path = os.path.join(out, "inputs", "shape_ledger.jsonl")
+        if not os.path.exists(ledger_path):
+            args = ["ledger", "manual", "--op", op, "--ledger", ledger_path,
+                    "--dtype", ",".join(dtypes or ("fp32",))]
+            if op_description:
+                args += ["--op-description", op_description]
+            for shape in shapes:
+                args += ["--shape", ",".join("{}={}".format(k, v) for k, v in shape.items())]
+            os.makedirs(os.path.dirname(ledger_path), exist_ok=True)
+            cli(*args, capture=True)
+    return matrix_path, ledger_path
+
+
+def run(*, op, out, shape_ledger=None, baseline_matrix=None, providers=None, reference_provider=None,
+        op_description=None, shapes=None, dtypes=None, backend="auto", device=0, resume=False, strict=False,
         options=None):
-    """Runs every provider of ``baseline_matrix`` over every shape of ``shape_ledger`` into ``out``
-    (``caliber run``, docs/runner.md) and returns a :class:`RunResult`.
+    """Runs every provider of a baseline matrix over every shape of a ledger into ``out`` (``caliber
+    run``, docs/runner.md) and returns a :class:`RunResult`.
+
+    The matrix is ``baseline_matrix`` (a file), or made from ``providers``: ``{name: provider}``,
+    each an entrypoint text (``"builtin:naive"``, ``"@plugins/lib.so:symbol"``,
+    ``"python:file.py:Name"``) or a class or function defined at the top level of a Python file,
+    with ``reference_provider`` (default: the first), ``op_description`` (an op of your own) and
+    ``dtypes``. The ledger is ``shape_ledger`` (a file), or made from ``shapes`` (a list of
+    ``{arg: value}``) in ``dtypes`` (default fp32). Made files are written into ``out/inputs/``.
 
     ``options``: more ``caliber run`` options by name, e.g. ``{"min_samples": 20, "providers":
     "fused,twopass", "integrity": "off"}`` (underscores become dashes; True is a flag).
     Raises CaliberError when the run itself fails (bad input, a refused preflight); cells that
     fail or are incorrect are rows, not errors, unless ``strict``.
     """
+    if (baseline_matrix is None) == (providers is None):
+        raise UsageError("caliber.run: give baseline_matrix (a file) or providers (a dict), one of them",
+                         ("baseline_matrix", "providers"))
+    if (shape_ledger is None) == (shapes is None):
+        raise UsageError("caliber.run: give shape_ledger (a file) or shapes (a list of args), one of them",
+                         ("shape_ledger", "shapes"))
+    made_matrix, made_ledger = _inputs(op, out, providers, reference_provider, op_description, dtypes, shapes)
+    baseline_matrix = baseline_matrix or made_matrix
+    shape_ledger = shape_ledger or made_ledger
     args = ["run", "--op", op, "--shape-ledger", shape_ledger, "--baseline-matrix", baseline_matrix, "--out", out,
             "--backend", backend, "--device", device]
     if resume:

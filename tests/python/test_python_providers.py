@@ -6,10 +6,11 @@ not. Pure Python (ctypes views of the buffers), so the tests need nothing beyond
 library."""
 
 import hashlib
+import importlib.util
 import json
 import os
+import sys
 import tempfile
-import textwrap
 import unittest
 
 import caliber
@@ -249,6 +250,35 @@ class PythonProviders(unittest.TestCase):
         replayed = {row["args"]["n"]: row["config"] for row in again.rows if row["provider"] == "tuned"}
         self.assertEqual({n: (c["pinning"], c["key"]) for n, c in replayed.items()},
                          {32: ("replayed", "tile=16"), 45: ("replayed", "tile=64")})
+
+    def test_providers_and_shapes_given_from_python(self):
+        spec = importlib.util.spec_from_file_location("user_scale_add_providers", self.path("providers.py"))
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+        kwargs = dict(op="scale_add", out=self.path("made"), op_description=self.path("scale_add.op.yaml"),
+                      shapes=[{"m": 4, "n": 32}, {"m": 2, "n": 8}], dtypes=["fp32"], backend="host",
+                      options=RUN_OPTIONS)
+        r = caliber.run(providers={"honest": module.Honest, "wrong": module.Wrong, "raises": module.raises}, **kwargs)
+        self.assertEqual(sorted((row["provider"], row["benchmark_status"]) for row in r.rows),
+                         [("honest", "ok"), ("honest", "ok"), ("raises", "failed"), ("raises", "failed"),
+                          ("wrong", "incorrect"), ("wrong", "incorrect")])
+        with open(self.path("made/inputs/baseline_matrix.yaml"), encoding="utf-8") as f:
+            matrix = json.load(f)
+        self.assertEqual(matrix["reference_provider"], "honest")
+        self.assertEqual(matrix["providers"]["honest"]["entrypoint"],
+                         "python:{}:Honest".format(os.path.abspath(self.path("providers.py"))))
+        # Resumed with the same providers and shapes: the same inputs, every cell already done.
+        again = caliber.run(providers={"honest": module.Honest, "wrong": module.Wrong, "raises": module.raises},
+                            resume=True, **kwargs)
+        self.assertEqual(len(again.rows), 6)
+        # What the worker cannot import is refused before anything runs.
+        class Local(module.Honest):
+            pass
+        for bad in (module.Honest(), Local):
+            with self.assertRaises(caliber.UsageError):
+                caliber.run(providers={"bad": bad}, **dict(kwargs, out=self.path("bad")))
+        self.assertFalse(os.path.exists(self.path("bad/benchmark_results.jsonl")))
 
     def test_a_campaign_of_python_providers_is_sealed_and_verifies(self):
         ledger = self.ledger("scale_add", "m=4,n=32", "m=3,n=45", "m=2,n=8")
