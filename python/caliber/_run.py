@@ -41,17 +41,27 @@ def _environment():
 
 def cli(*args, check=True, capture=False):
     """Runs ``caliber ARGS...`` (e.g. ``cli("report", "--run", out)``) in this package's
-    environment; returns the CompletedProcess. With check, a non-zero exit raises CaliberError
-    with the command's last line of stderr."""
-    proc = subprocess.run([executable(), *[str(a) for a in args]], env=_environment(), text=True,
-                          stdout=subprocess.PIPE if capture else None, stderr=subprocess.PIPE)
-    if not capture and proc.stderr:
-        sys.stderr.write(proc.stderr)
-    if check and proc.returncode != 0:
-        last = (proc.stderr or "").strip().splitlines()
-        raise CaliberError("caliber {} exited {}: {}".format(args[0] if args else "", proc.returncode,
+    environment; returns a CompletedProcess whose ``stderr`` holds what the command wrote there
+    (also echoed to ``sys.stderr`` as it comes, unless ``capture``; ``stdout`` is captured only with
+    ``capture``). With check, a non-zero exit raises CaliberError with the last line of stderr."""
+    argv = [executable(), *[str(a) for a in args]]
+    with subprocess.Popen(argv, env=_environment(), text=True, stdout=subprocess.PIPE if capture else None,
+                          stderr=subprocess.PIPE) as proc:
+        if capture:
+            stdout, stderr = proc.communicate()
+        else:
+            stdout, lines = None, []
+            for line in proc.stderr:  # progress lines as they come: a long run is not silent
+                sys.stderr.write(line)
+                lines.append(line)
+            proc.wait()
+            stderr = "".join(lines)
+    done = subprocess.CompletedProcess(argv, proc.returncode, stdout, stderr)
+    if check and done.returncode != 0:
+        last = (stderr or "").strip().splitlines()
+        raise CaliberError("caliber {} exited {}: {}".format(args[0] if args else "", done.returncode,
                                                             last[-1] if last else "(no message)"))
-    return proc
+    return done
 
 
 class RunResult:
