@@ -89,8 +89,8 @@ caliber::RunIdentity start_identity(const RunOptions& options, const RunPlan& pl
   if (plan.described) request.provider_libraries.emplace_back("op_description", plan.described->description().file);
   // A worker Python hosts (runner/worker_command.h): the run is by the caliber executable that
   // started it, and the caliber code that measures is the library this process loaded.
-  if (const char* exe = std::getenv("CALIBER_HARNESS_EXECUTABLE"); exe && *exe) request.harness_executable = exe;
   if (const std::string lib = harness_binary(); lib != self_executable()) {
+    if (const char* exe = std::getenv("CALIBER_HARNESS_EXECUTABLE"); exe && *exe) request.harness_executable = exe;
     request.provider_libraries.emplace_back("caliber_worker_library", lib);
   }
   request.shape_ledger = options.shape_ledger;
