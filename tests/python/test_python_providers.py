@@ -122,6 +122,26 @@ class Tuned(Honest):
         return self.chosen, "the tile the tuner chose"
 
 
+class Crashes(Honest):
+    """Takes the worker down (a read at address 0) on rows longer than 40."""
+
+    def run(self, problem, inputs, outputs, stream):
+        if problem.args["n"] > 40:
+            import ctypes
+            ctypes.string_at(0)
+        Honest.run(self, problem, inputs, outputs, stream)
+
+
+class Hangs(Honest):
+    """Never returns on rows longer than 40."""
+
+    def run(self, problem, inputs, outputs, stream):
+        if problem.args["n"] > 40:
+            import time
+            time.sleep(3600)
+        Honest.run(self, problem, inputs, outputs, stream)
+
+
 class Softmax:
     """A shipped op (plugin ABI v1) served from Python."""
     backend = "host"
@@ -250,6 +270,23 @@ class PythonProviders(unittest.TestCase):
         replayed = {row["args"]["n"]: row["config"] for row in again.rows if row["provider"] == "tuned"}
         self.assertEqual({n: (c["pinning"], c["key"]) for n, c in replayed.items()},
                          {32: ("replayed", "tile=16"), 45: ("replayed", "tile=64")})
+
+    def test_a_python_provider_that_crashes_or_hangs_costs_its_cell_only(self):
+        ledger = self.ledger("scale_add", "m=4,n=32", "m=3,n=45", "m=2,n=8")
+        matrix = self.scale_add_matrix(entry("honest", "Honest") + entry("crashes", "Crashes") + entry("hangs", "Hangs"))
+        r = caliber.run(op="scale_add", shape_ledger=ledger, baseline_matrix=matrix, out=self.path("out"),
+                        backend="host", options=dict(RUN_OPTIONS, cell_timeout_s=3))
+        status = {(row["provider"], row["args"]["n"]): row for row in r.rows}
+        self.assertEqual(len(r.rows), 9)
+        for n in (32, 45, 8):
+            self.assertEqual(status[("honest", n)]["benchmark_status"], "ok")
+        for n in (32, 8):  # the shapes it does not crash or hang on, before and after the one it does
+            self.assertEqual(status[("crashes", n)]["benchmark_status"], "ok")
+            self.assertEqual(status[("hangs", n)]["benchmark_status"], "ok")
+        self.assertEqual(status[("crashes", 45)]["benchmark_status"], "failed")
+        self.assertIn("signal 11", status[("crashes", 45)]["status_reason"])
+        self.assertEqual(status[("hangs", 45)]["benchmark_status"], "failed")
+        self.assertIn("3 s", status[("hangs", 45)]["status_reason"])
 
     def test_providers_and_shapes_given_from_python(self):
         spec = importlib.util.spec_from_file_location("user_scale_add_providers", self.path("providers.py"))
