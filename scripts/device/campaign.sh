@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # caliber batch on the H200 (docs/batch.md): the shipped synthetic ledgers of all four ops (bf16)
-# with every shipped cuda provider as one campaign, two shards on device 0 (--devices 0,0), then
-# `caliber campaign verify`. The summary puts the campaign's wall time next to the time spent
-# inside its contracts (the measurements' own wall_time_ms) and the cells' wall time, as ratios
-# from the same run. Summary: $1/campaign_h200.md.
+# with every shipped cuda provider as one campaign, run twice: as a one-GPU machine runs it
+# (--devices 0: one shard per op) and with two shards on device 0 (--devices 0,0: the code that
+# spreads a campaign over several GPUs), each followed by `caliber campaign verify`. The summary
+# puts each campaign's wall time next to the time spent inside its contracts (the measurements'
+# own wall_time_ms) and the cells' wall time, as ratios from the same run.
+# Summary: $1/campaign_h200.md.
 set -uo pipefail
 OUT=$1
 C=$CALIBER_EXE
@@ -17,17 +19,20 @@ for op in rmsnorm layernorm softmax gemm; do
   matrices+=("matrices/cuda/$op/baseline_matrix.yaml")
 done
 join() { local IFS=,; echo "$*"; }
-args=(batch --op rmsnorm,layernorm,softmax,gemm --backend cuda --shape-ledger "$(join "${ledgers[@]}")"
-      --baseline-matrix "$(join "${matrices[@]}")" --devices 0,0 --max-time-ms 20 --cell-timeout-s 60
-      --shard-timeout-s 200 --out "$D/run")
-$C "${args[@]}" --dry-run > "$D/dry_run.txt" 2>&1
-start=$(date +%s.%N)
-timeout 280 $C "${args[@]}" > "$D/batch.stdout" 2> "$D/batch.log"
-echo "batch exit $?" | tee "$D/batch_exit.txt"
-awk "BEGIN{printf \"%.2f\n\", $(date +%s.%N) - $start}" > "$D/batch_wall_s.txt"
-$C campaign verify "$D/run" > "$D/verify.txt" 2>&1
-echo "verify exit $?" >> "$D/verify.txt"
-python3 - "$D" > "$OUT/campaign_h200.md" <<'PY'
+run_campaign() {  # DEVICES LABEL: one campaign into $D/<LABEL>
+local devices=$1 R=$D/$2
+mkdir -p "$R"
+local args=(batch --op rmsnorm,layernorm,softmax,gemm --backend cuda --shape-ledger "$(join "${ledgers[@]}")"
+      --baseline-matrix "$(join "${matrices[@]}")" --devices "$devices" --max-time-ms 20 --cell-timeout-s 60
+      --shard-timeout-s 200 --out "$R/run")
+$C "${args[@]}" --dry-run > "$R/dry_run.txt" 2>&1
+local start=$(date +%s.%N)
+timeout 280 $C "${args[@]}" > "$R/batch.stdout" 2> "$R/batch.log"
+echo "batch exit $?" | tee "$R/batch_exit.txt"
+awk "BEGIN{printf \"%.2f\n\", $(date +%s.%N) - $start}" > "$R/batch_wall_s.txt"
+$C campaign verify "$R/run" > "$R/verify.txt" 2>&1
+echo "verify exit $?" >> "$R/verify.txt"
+python3 - "$R" "$devices" >> "$OUT/campaign_h200.md" <<'PY'
 import json, sys, collections
 d = sys.argv[1]
 wall = float(open(f"{d}/batch_wall_s.txt").read())
@@ -35,7 +40,7 @@ rows = [json.loads(l) for l in open(f"{d}/run/benchmark_results.jsonl") if l.str
 inside = sum((r.get(k) or {}).get("wall_time_ms", 0) for r in rows for k in ("kernel_only", "eager")) / 1e3
 cells = sum(r.get("cell_wall_time_ms", 0) for r in rows) / 1e3
 by = collections.Counter(r["benchmark_status"] for r in rows)
-print("# caliber batch on the H200: four ops' synthetic ledgers as one campaign\n")
+print(f"# caliber batch on the H200: four ops' synthetic ledgers as one campaign, --devices {sys.argv[2]}\n")
 print(f"- {open(f'{d}/batch_exit.txt').read().strip()}; " + open(f"{d}/verify.txt").read().strip().splitlines()[-1])
 print(f"- cells: {len(rows)} ({', '.join(f'{k} {v}' for k, v in sorted(by.items()))})")
 print(f"- campaign wall time: {wall:.1f} s; cells' wall time: {cells:.1f} s; inside the contracts: {inside:.1f} s")
@@ -84,4 +89,13 @@ if starts:
           + ", ".join(f"{k} {v / n:.1f}" for k, v in steps.items()))
 print("\n```\n" + open(f"{d}/dry_run.txt").read()[-1500:] + "\n```")
 PY
+}
+: > "$OUT/campaign_h200.md"
+run_campaign 0 one_shard_per_op
+run_campaign 0,0 two_shards_on_device_0
 cat "$OUT/campaign_h200.md"
+rc=0
+for r in one_shard_per_op two_shards_on_device_0; do
+  { grep -q "^batch exit 0" "$D/$r/batch_exit.txt" && grep -q "^verify exit 0" "$D/$r/verify.txt"; } || rc=1
+done
+exit $rc
