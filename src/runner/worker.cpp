@@ -188,6 +188,14 @@ int run_worker(const RunOptions& options) {
     step_from = now;
   };
   try {
+    // A worker Python hosts runs from libcaliber_c.so: it must be the build of the caliber that
+    // started it (runner/worker_command.h), or the rows would be another build's numbers.
+    if (const char* want = std::getenv("CALIBER_HARNESS_BUILD");
+        want && harness_binary() != self_executable() && harness_version() != want) {
+      throw UsageError(fmt::format("the worker's library {} is caliber {}, but the run is by caliber {} (CALIBER_LIBRARY "
+                                   "names another build's libcaliber_c.so)",
+                                   harness_binary(), harness_version(), want));
+    }
     plan = make_run_plan(options);
     const BackendKind kind = options.backend == "auto" ? default_backend_kind() : parse_backend(options.backend);
     contracts = make_run_contracts(options, kind);

@@ -12,6 +12,7 @@
 #include "caliber/entrypoint.h"
 #include "caliber/errors.h"
 #include "core/subprocess.h"
+#include "runner/result_rows.h"
 
 namespace caliber::runner {
 
@@ -99,11 +100,13 @@ WorkerCommand worker_command(const RunPlan& plan) {
     const std::string old = env_or("PYTHONPATH", "");
     c.environment.emplace_back("PYTHONPATH", old.empty() ? dir : dir + ":" + old);
   }
+  // The library of this build when it is beside the executable (a build tree), whatever the
+  // environment says: the two sides of an A/B are two builds. Elsewhere the inherited
+  // CALIBER_LIBRARY or the installed package's own; the worker refuses a library of another build.
   const fs::path beside = fs::path(self).parent_path() / "libcaliber_c.so";
   std::error_code ec;
-  if (env_or("CALIBER_LIBRARY", "").empty() && fs::is_regular_file(beside, ec)) {
-    c.environment.emplace_back("CALIBER_LIBRARY", beside.string());
-  }
+  if (fs::is_regular_file(beside, ec)) c.environment.emplace_back("CALIBER_LIBRARY", beside.string());
+  c.environment.emplace_back("CALIBER_HARNESS_BUILD", harness_version());
   return c;
 }
 

@@ -9,6 +9,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -287,6 +288,21 @@ class PythonProviders(unittest.TestCase):
         self.assertIn("signal 11", status[("crashes", 45)]["status_reason"])
         self.assertEqual(status[("hangs", 45)]["benchmark_status"], "failed")
         self.assertIn("3 s", status[("hangs", 45)]["status_reason"])
+
+    def test_a_python_worker_refuses_a_library_of_another_build(self):
+        # What caliber run starts, with the build it expects set to another one: the worker's
+        # events (here on stderr, descriptor 2) say why, and nothing is measured.
+        ledger = self.ledger("scale_add", "m=2,n=8")
+        matrix = self.scale_add_matrix(entry("honest", "Honest"))
+        env = dict(caliber._run._environment(), CALIBER_HARNESS_BUILD="0.0.0 (another, Debug)")
+        worker = subprocess.run(
+            [sys.executable, "-m", "caliber._worker", "--provider", self.path("providers.py") + ":Honest", "--",
+             "--op", "scale_add", "--shape-ledger", ledger, "--baseline-matrix", matrix, "--out", self.path("out"),
+             "--backend", "host", "--run-id", "test", "--events-fd", "2"],
+            env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+        self.assertEqual(worker.returncode, 2, worker.stderr)
+        self.assertIn("but the run is by caliber 0.0.0 (another, Debug)", worker.stderr)
+        self.assertIn('"event": "fatal"', worker.stderr.replace('"event":"fatal"', '"event": "fatal"'))
 
     def test_providers_and_shapes_given_from_python(self):
         spec = importlib.util.spec_from_file_location("user_scale_add_providers", self.path("providers.py"))

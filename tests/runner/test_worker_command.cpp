@@ -11,6 +11,7 @@
 #include "ledger/importers.h"
 #include "providers/plugin_provider.h"
 #include "providers/registered_entries.h"
+#include "runner/result_rows.h"
 #include "runner/worker_command.h"
 #include "support/cli_run.h"
 
@@ -79,13 +80,15 @@ TEST(WorkerCommand, PythonProvidersRunInAPythonWorkerThatRegistersEachOfThem) {
   // This build's package comes first on PYTHONPATH (the source tree's python/ here), and the run
   // identity names this executable as its harness.
   bool package_first = false;
-  std::string harness;
+  std::string harness, build;
   for (const auto& [name, value] : c.environment) {
     if (name == "PYTHONPATH") package_first = value.rfind(std::string(CALIBER_SOURCE_DIR) + "/python", 0) == 0;
     if (name == "CALIBER_HARNESS_EXECUTABLE") harness = value;
+    if (name == "CALIBER_HARNESS_BUILD") build = value;
   }
   EXPECT_TRUE(package_first);
   EXPECT_EQ(harness, self_executable());
+  EXPECT_EQ(build, harness_version());  // the worker's library must be this build
 
   ::setenv("CALIBER_PYTHON", "no-such-python-interpreter", 1);
   try {
