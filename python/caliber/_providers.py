@@ -23,6 +23,7 @@ or a function ``run(problem, inputs, outputs, stream)`` declared with :func:`pro
 import ctypes
 import json
 import math
+import sys
 import threading
 
 # include/caliber/plugin_abi.h
@@ -276,6 +277,18 @@ def torch_stream(stream):
     return s
 
 
+def _runtime_versions():
+    """What a Python provider's numbers also depend on: the interpreter and the GPU libraries the
+    provider file imported (torch, triton, cupy, numba, numpy), for provider_detail."""
+    parts = ["python " + ".".join(str(v) for v in sys.version_info[:3])]
+    for name in ("torch", "triton", "cupy", "numba", "numpy"):
+        module = sys.modules.get(name)
+        version = getattr(module, "__version__", None) if module else None
+        if version:
+            parts.append("{} {}".format(name, version))
+    return "; ".join(parts)
+
+
 class _Adapter:
     """One Python provider as plugin ABI entries; keeps every object the C side points into."""
 
@@ -298,7 +311,8 @@ class _Adapter:
             raise TypeError("{}: unknown flags {} (known: {})".format(where, unknown, ", ".join(_FLAGS)))
         self.flags = sum(_FLAGS[f] for f in flags)
         detail = getattr(self.impl, "detail", None)
-        self.detail = ("python {}{}".format(where, ": " + detail if detail else "")).encode("utf-8", "replace")
+        self.detail = ("python {}{} [{}]".format(where, ": " + detail if detail else "", _runtime_versions())
+                       ).encode("utf-8", "replace")
         ops = getattr(self.impl, "ops", None)
         self.ops = None if ops is None else {str(o) for o in ([ops] if isinstance(ops, str) else ops)}
         is_object = self.run_fn is not self.impl  # a declared function has run() only

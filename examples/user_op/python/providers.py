@@ -35,9 +35,7 @@ class TritonAddRmsnorm:
     backend = "cuda"
     ops = ("add_rmsnorm",)
 
-    @property
-    def detail(self):
-        return "triton {}: one program per row".format(triton.__version__)
+    detail = "triton: one program per row"  # caliber appends the Python, torch and triton versions
 
     def supports(self, problem):
         return None if problem.args["n"] <= 16384 else "rows longer than 16384 do not fit one program"
@@ -70,7 +68,7 @@ class _Torch:
 
 class TorchRmsNorm(_Torch):
     """torch: h = x + residual (into h), then torch.nn.functional.rms_norm, copied into y."""
-    detail = "torch {}: torch.add + torch.nn.functional.rms_norm".format(torch.__version__)
+    detail = "torch.add + torch.nn.functional.rms_norm"
 
     def compute(self, problem, x, residual, weight, y, h):
         torch.add(x, residual, out=h)
@@ -79,7 +77,7 @@ class TorchRmsNorm(_Torch):
 
 class TorchFp32Math(_Torch):
     """torch, written out: the row statistics in fp32, as a model's code often spells it."""
-    detail = "torch {}: add, pow, mean, rsqrt, mul in fp32".format(torch.__version__)
+    detail = "torch: add, pow, mean, rsqrt, mul in fp32"
 
     def compute(self, problem, x, residual, weight, y, h):
         torch.add(x, residual, out=h)
