@@ -311,8 +311,9 @@ class _Adapter:
             raise TypeError("{}: unknown flags {} (known: {})".format(where, unknown, ", ".join(_FLAGS)))
         self.flags = sum(_FLAGS[f] for f in flags)
         detail = getattr(self.impl, "detail", None)
-        self.detail = ("python {}{} [{}]".format(where, ": " + detail if detail else "", _runtime_versions())
-                       ).encode("utf-8", "replace")
+        # The runner puts "plugin FILE.py:NAME: " before it (providers/plugin_provider.cpp).
+        versions = _runtime_versions()
+        self.detail = ("{} [{}]".format(detail, versions) if detail else versions).encode("utf-8", "replace")
         ops = getattr(self.impl, "ops", None)
         self.ops = None if ops is None else {str(o) for o in ([ops] if isinstance(ops, str) else ops)}
         is_object = self.run_fn is not self.impl  # a declared function has run() only
