@@ -24,7 +24,6 @@ import ctypes
 import json
 import math
 import sys
-import threading
 
 # include/caliber/plugin_abi.h
 _OK, _UNSUPPORTED, _ERROR = 0, 1, 2
@@ -325,7 +324,6 @@ class _Adapter:
             raise TypeError("{}: define both pin_config and chosen_config, or neither (a choice that is recorded "
                             "must be replayable)".format(where))
         self.device = "cuda" if self.backend == "cuda" else "cpu"
-        self.lock = threading.Lock()
         self.keep = []  # structs and callbacks the C side holds pointers to
         self.problem = (None, None)  # (address of the C problem, Problem) of the last prepare()
         self.views = {}
