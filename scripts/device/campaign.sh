@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # caliber batch on the H200 (docs/batch.md): the shipped synthetic ledgers of all four ops (bf16)
-# with every shipped cuda provider as one campaign, run twice: as a one-GPU machine runs it
-# (--devices 0: one shard per op) and with two shards on device 0 (--devices 0,0: the code that
-# spreads a campaign over several GPUs), each followed by `caliber campaign verify`. The summary
+# with every shipped cuda provider as one campaign, run five times: as a one-GPU machine runs it
+# (--devices 0: one shard per op), alternately with --process-per-shard (a worker process per
+# shard) and with the default device server (one process per device), twice each, A-B-A-B; then
+# with two shards on device 0 (--devices 0,0: the code that spreads a campaign over several GPUs).
+# Each is followed by `caliber campaign verify`. The summary
 # puts each campaign's wall time next to the time spent inside its contracts (the measurements'
 # own wall_time_ms) and the cells' wall time, as ratios from the same run.
 # Summary: $1/campaign_h200.md.
@@ -19,12 +21,13 @@ for op in rmsnorm layernorm softmax gemm; do
   matrices+=("matrices/cuda/$op/baseline_matrix.yaml")
 done
 join() { local IFS=,; echo "$*"; }
-run_campaign() {  # DEVICES LABEL: one campaign into $D/<LABEL>
+run_campaign() {  # DEVICES LABEL [BATCH OPTION...]: one campaign into $D/<LABEL>
 local devices=$1 R=$D/$2
+shift 2
 mkdir -p "$R"
 local args=(batch --op rmsnorm,layernorm,softmax,gemm --backend cuda --shape-ledger "$(join "${ledgers[@]}")"
       --baseline-matrix "$(join "${matrices[@]}")" --devices "$devices" --max-time-ms 20 --cell-timeout-s 60
-      --shard-timeout-s 200 --out "$R/run")
+      --shard-timeout-s 200 --out "$R/run" "$@")
 $C "${args[@]}" --dry-run > "$R/dry_run.txt" 2>&1
 local start=$(date +%s.%N)
 timeout 280 $C "${args[@]}" > "$R/batch.stdout" 2> "$R/batch.log"
@@ -32,7 +35,7 @@ echo "batch exit $?" | tee "$R/batch_exit.txt"
 awk "BEGIN{printf \"%.2f\n\", $(date +%s.%N) - $start}" > "$R/batch_wall_s.txt"
 $C campaign verify "$R/run" > "$R/verify.txt" 2>&1
 echo "verify exit $?" >> "$R/verify.txt"
-python3 - "$R" "$devices" >> "$OUT/campaign_h200.md" <<'PY'
+python3 - "$R" "$devices" "$*" >> "$OUT/campaign_h200.md" <<'PY'
 import json, sys, collections
 d = sys.argv[1]
 wall = float(open(f"{d}/batch_wall_s.txt").read())
@@ -40,7 +43,7 @@ rows = [json.loads(l) for l in open(f"{d}/run/benchmark_results.jsonl") if l.str
 inside = sum((r.get(k) or {}).get("wall_time_ms", 0) for r in rows for k in ("kernel_only", "eager")) / 1e3
 cells = sum(r.get("cell_wall_time_ms", 0) for r in rows) / 1e3
 by = collections.Counter(r["benchmark_status"] for r in rows)
-print(f"# caliber batch on the H200: four ops' synthetic ledgers as one campaign, --devices {sys.argv[2]}\n")
+print(f"# caliber batch on the H200: four ops' synthetic ledgers as one campaign, --devices {sys.argv[2]} {sys.argv[3]}\n")
 print(f"- {open(f'{d}/batch_exit.txt').read().strip()}; " + open(f"{d}/verify.txt").read().strip().splitlines()[-1])
 print(f"- cells: {len(rows)} ({', '.join(f'{k} {v}' for k, v in sorted(by.items()))})")
 print(f"- campaign wall time: {wall:.1f} s; cells' wall time: {cells:.1f} s; inside the contracts: {inside:.1f} s")
@@ -91,11 +94,34 @@ print("\n```\n" + open(f"{d}/dry_run.txt").read()[-1500:] + "\n```")
 PY
 }
 : > "$OUT/campaign_h200.md"
-run_campaign 0 one_shard_per_op
+runs=(per_shard_1 server_1 per_shard_2 server_2 two_shards_on_device_0)
+run_campaign 0 per_shard_1 --process-per-shard
+run_campaign 0 server_1
+run_campaign 0 per_shard_2 --process-per-shard
+run_campaign 0 server_2
 run_campaign 0,0 two_shards_on_device_0
+# The five side by side: the campaign's own time line (batch_status.json, time).
+python3 - "$D" "${runs[@]}" >> "$OUT/campaign_h200.md" <<'PY'
+import json, sys
+d = sys.argv[1]
+print("\n## Side by side (this run, in the order run)\n")
+print("| campaign | batch wall s | cells s | inside the contracts s | timing phase s | wall / contracts | wall / timing | cells/min | device server starts | shard processes s | merging s |")
+print("|---|---|---|---|---|---|---|---|---|---|---|")
+for label in sys.argv[2:]:
+    try:
+        t = json.load(open(f"{d}/{label}/run/batch_status.json"))["time"]
+    except Exception as e:
+        print(f"| {label} | (no time: {e}) |")
+        continue
+    c = t.get("campaign", {})
+    timing = t["phases_ms"]["timing"] / 1e3
+    print(f"| {label} | {t['wall_ms'] / 1e3:.2f} | {t['cells_wall_ms'] / 1e3:.2f} | {t['inside_contracts_ms'] / 1e3:.2f} | "
+          f"{timing:.2f} | {t['wall_over_contracts']:.2f}x | {t['wall_over_timing']:.2f}x | {t['cells_per_minute']:.0f} | "
+          f"{c.get('device_servers_started', 0)} | {c.get('shard_attempts_s', 0):.2f} | {c.get('merging_s', 0):.2f} |")
+PY
 cat "$OUT/campaign_h200.md"
 rc=0
-for r in one_shard_per_op two_shards_on_device_0; do
+for r in "${runs[@]}"; do
   { grep -q "^batch exit 0" "$D/$r/batch_exit.txt" && grep -q "^verify exit 0" "$D/$r/verify.txt"; } || rc=1
 done
 exit $rc

@@ -35,6 +35,9 @@ class DeviceCodeRecorder {
   // Backend::census_call).
   virtual void record_kernels(const std::vector<std::string>& mangled_names) = 0;
   virtual CodeFingerprint fingerprint() const = 0;
+  // Forgets the kernels recorded so far (the modules stay known): the next run of a device server
+  // fingerprints only what it executes.
+  virtual void forget_executed_kernels() = 0;
 };
 
 struct BackendModule {

@@ -16,6 +16,7 @@
 #include "caliber/errors.h"
 #include "caliber/run_identity.h"
 #include "campaign/campaign_manifest.h"
+#include "campaign/device_servers.h"
 #include "campaign/merge_results.h"
 #include "campaign/receipts.h"
 #include "campaign/shard_runner.h"
@@ -125,8 +126,9 @@ bool run_canary(const Manifest& m, const std::string& executable, std::ostream& 
 
 class Campaign {
  public:
-  Campaign(Manifest manifest, std::ostream& err, int session)
-      : m_(std::move(manifest)), err_(err), session_(session), executable_(self_executable()) {
+  Campaign(Manifest manifest, std::ostream& err, int session, bool device_servers = false)
+      : m_(std::move(manifest)), err_(err), session_(session), executable_(self_executable()),
+        use_servers_(device_servers) {
     shards_ = manifest_shards(m_);
     const RetryPolicy policy = manifest_policy(m_);
     for (const ShardWork& w : shards_) runners_.push_back(std::make_unique<ShardRunner>(w, policy, executable_, session_));
@@ -149,6 +151,7 @@ class Campaign {
     write_status("running");
     while (true) {
       bool changed = false, busy = false, moved_on = false;
+      std::vector<const ShardRunner*> ended;  // attempts that ended in this pass
       for (auto& [device, list] : queue) {
         std::size_t& k = next[device];
         while (k < list.size()) {
@@ -159,20 +162,29 @@ class Campaign {
           }
           const int attempt = r.attempt();
           const ShardRunner::State before = r.state();
+          if (before == ShardRunner::State::pending) r.set_device_server(use_servers_ ? servers_.ensure(device) : "");
           if (r.step()) changed = true;
-          if (r.attempt() != attempt || r.state() != before) {
-            if (before == ShardRunner::State::running) after_attempt(r);
-            moved_on = true;
-          }
           busy = true;
+          if (r.attempt() != attempt || r.state() != before) {
+            moved_on = true;
+            if (before == ShardRunner::State::running) {
+              // An attempt that ended badly may have left its server inside a cell.
+              if (r.exit_code() != 0) servers_.stop(device);
+              // The device's next attempt starts first; this one's merge follows while it starts.
+              ended.push_back(&r);
+              continue;
+            }
+          }
           break;
         }
       }
+      for (const ShardRunner* r : ended) after_attempt(*r);
       if (changed) write_status("running");
       progress(false);
       if (!busy) break;
       if (!moved_on) usleep(static_cast<useconds_t>(kPollS * 1e6));
     }
+    for (const auto& [device, list] : queue) servers_.stop(device);  // the devices are free again
   }
 
   // Merges the shards, refreshes the receipts, seals a complete campaign. Returns the exit code.
@@ -214,15 +226,20 @@ class Campaign {
     double attempts_s = 0;
     for (const auto& r : runners_) attempts_s += r->attempts_elapsed_s();
     if (ran_here_) {
-      time_["campaign"] = {{"canary_s", canary_s_}, {"shard_attempts_s", attempts_s}, {"merging_s", merging_s_}};
+      time_["campaign"] = {{"canary_s", canary_s_},
+                           {"shard_attempts_s", attempts_s},
+                           {"merging_s", merging_s_},
+                           {"device_servers_started", servers_.started()}};
     }
     write_status(complete ? "sealed" : "incomplete");
     progress(true);
     err_ << "caliber batch: time: " << describe(time, wall_s) << '\n';
     if (ran_here_) {
       err_ << fmt::format("caliber batch: time outside the cells: canary {:.2f} s, shard processes {:.2f} s (their "
-                          "cells {:.2f} s), merging and receipts {:.2f} s\n",
-                          canary_s_, attempts_s, time.cells_wall_ms / 1e3, merging_s_);
+                          "cells {:.2f} s), merging and receipts {:.2f} s; {}\n",
+                          canary_s_, attempts_s, time.cells_wall_ms / 1e3, merging_s_,
+                          use_servers_ ? fmt::format("{} device server start(s)", servers_.started())
+                                       : std::string("a worker process per shard (--process-per-shard)"));
     }
     std::string text;
     for (auto it = counts.begin(); it != counts.end(); ++it) {
@@ -353,8 +370,11 @@ class Campaign {
   std::ostream& err_;
   int session_;
   std::string executable_;
+  bool use_servers_;
   std::vector<ShardWork> shards_;
   std::vector<std::unique_ptr<ShardRunner>> runners_;
+  // One measuring process per device for all of its shards (docs/batch.md).
+  DeviceServers servers_{executable_, m_.frozen.at("backend").get<std::string>(), m_.dir};
   bool terminal_ = false;
   double started_s_ = now_s();
   double last_line_s_ = 0;
@@ -540,7 +560,7 @@ int run_batch(const BatchOptions& input, std::ostream& out, std::ostream& err) {
   if (!o.run.resume) write_manifest(dir.string(), m);  // frozen before anything runs
   const int session = previous_session(dir.string()) + 1;
   print_plan(err, plan, m, budget);
-  Campaign campaign(m, err, session);
+  Campaign campaign(m, err, session, !o.process_per_shard && !o.slurm);
   if (o.slurm) {
     run_slurm(campaign, o, budget.worst_case_s, err);
     const std::string canary_log = (dir / kCanaryDirName / "canary_ok").string();

@@ -25,6 +25,9 @@ struct BatchOptions {
   double kill_after_s = 30;         // --kill-after-s: SIGTERM, then SIGKILL of the group this much later
   std::optional<std::string> canary;  // --canary OP/PROVIDER
   bool dry_run = false;
+  // --process-per-shard: each shard's run opens the device in a worker of its own, as caliber run
+  // alone does, instead of the device's server (docs/batch.md, "One process per device").
+  bool process_per_shard = false;
   bool strict = false;
   bool slurm = false;
   std::vector<std::string> slurm_args;  // --slurm-arg (repeatable): passed to sbatch

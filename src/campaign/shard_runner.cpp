@@ -196,6 +196,7 @@ void ShardRunner::start_attempt() {
     runner::write_rerun_cells(list, rerun);
     argv.insert(argv.end(), {"--rerun-cells", list});
   }
+  if (!device_server_.empty()) argv.insert(argv.end(), {"--device-server", device_server_});
   const std::string log = (fs::path(work_.dir) / kShardLogFileName).string();
   {
     std::ofstream header(log, std::ios::app);

@@ -70,6 +70,9 @@ class ShardRunner {
   // ended, decides what runs next. Returns true when anything changed (a row, an attempt).
   bool step();
   void terminate();  // SIGTERM to the running attempt's group (SIGKILL kill_after_s later)
+  // The device server the next attempts' run is measured by (`caliber run --device-server`);
+  // "" for a worker of the run's own.
+  void set_device_server(std::string socket) { device_server_ = std::move(socket); }
 
   State state() const { return state_; }
   const ShardWork& work() const { return work_; }
@@ -93,6 +96,7 @@ class ShardRunner {
   ShardWork work_;
   RetryPolicy policy_;
   std::string executable_;
+  std::string device_server_;
   int session_;
   State state_ = State::pending;
   std::map<runner::CellKey, CellRecord> cells_;

@@ -38,6 +38,9 @@ const RegisterCommand registration{41, [](CLI::App& root, int& exit_code) {
   cmd->add_option("--canary", o->canary,
                   "OP/PROVIDER of the canary cell (its op's first shape); default: the first op's reference provider");
   cmd->add_flag("--dry-run", o->dry_run, "Print the plan, the manifest hash and the time budget; run and write nothing");
+  cmd->add_flag("--process-per-shard", o->process_per_shard,
+                "Each shard's caliber run opens the device in a worker process of its own (default: one device "
+                "server per device measures its shards one after the other, docs/batch.md)");
   cmd->add_flag("--strict", o->strict, "Exit 1 when a cell ended failed, incorrect or faster_than_physical");
   cmd->add_flag("--slurm", o->slurm, "Submit the shards as an sbatch job array (after a canary job) and merge them");
   cmd->add_option("--slurm-arg", o->slurm_args, "An sbatch option for both jobs, e.g. --slurm-arg=--partition=gpu (repeatable)");

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cli/command.h"
+#include "runner/device_server.h"
 #include "runner/run_options.h"
 #include "runner/supervisor.h"
 #include "runner/worker.h"
@@ -27,6 +28,9 @@ const RegisterCommand registration{40, [](CLI::App& root, int& exit_code) {
   cmd->add_option("--capture-denied", o->capture_denied,
                   "Providers denied graph capture from the start (file of provider<TAB>why lines; caliber batch "
                   "passes the campaign's, docs/runner.md)");
+  cmd->add_option("--device-server", o->device_server,
+                  "Measure through the device server listening on this Unix socket (caliber batch starts one per "
+                  "device, docs/batch.md); without an answer there the run starts its own worker");
   cmd->callback([o, strict, &exit_code] { exit_code = runner::run_benchmark(*o, *strict); });
 
   auto w = std::make_shared<runner::RunOptions>();
@@ -34,6 +38,14 @@ const RegisterCommand registration{40, [](CLI::App& root, int& exit_code) {
   worker->group("");  // hidden: started by caliber run
   runner::add_worker_options(worker, *w);
   worker->callback([w, &exit_code] { exit_code = runner::run_worker(*w); });
+
+  auto s = std::make_shared<runner::DeviceServerOptions>();
+  auto* server = root.add_subcommand("__device-server", "");
+  server->group("");  // hidden: started by caliber batch, one per device
+  server->add_option("--socket", s->socket)->required();
+  server->add_option("--backend", s->backend)->required();
+  server->add_option("--device", s->device)->required();
+  server->callback([s, &exit_code] { exit_code = runner::run_device_server(*s); });
 }};
 
 }  // namespace

@@ -93,6 +93,11 @@ void CodeFingerprintRecorder::on_module_loaded(std::uint32_t module_id, const vo
   for (auto& [name, sha] : kernels) kernel_code_[name].push_back(sha);
 }
 
+void CodeFingerprintRecorder::forget_executed() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  executed_.clear();
+}
+
 void CodeFingerprintRecorder::on_kernel_executed(const std::string& mangled_name) {
   const std::lock_guard<std::mutex> lock(mutex_);
   ++executed_[mangled_name];

@@ -60,6 +60,9 @@ class CodeFingerprintRecorder {
  public:
   void on_module_loaded(std::uint32_t module_id, const void* image, std::size_t size);
   void on_kernel_executed(const std::string& mangled_name);
+  // Forgets which kernels ran, keeps the loaded modules: a device server's next run starts from
+  // nothing executed (runner/device_server.h).
+  void forget_executed();
   CodeFingerprint fingerprint() const;
 
  private:

@@ -55,6 +55,10 @@ struct RunOptions {
   // Parent only: providers denied graph capture from the start (runner/capture_failure.h): caliber
   // batch passes what earlier shards of the campaign learned.
   std::optional<std::string> capture_denied;
+  // Parent only: the Unix socket of a device server (runner/device_server.h) that measures this
+  // run on the device it holds open, instead of a worker of this run's own; caliber batch passes
+  // it. When no server answers there, the run starts its own worker and says so.
+  std::optional<std::string> device_server;
   // A run directory whose recorded provider configs this run pins (runner/config_replay.h);
   // default from CALIBER_REPLAY_CONFIGS.
   std::optional<std::string> replay_configs;

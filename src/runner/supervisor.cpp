@@ -51,6 +51,8 @@ using nlohmann::json;
 constexpr int kEventsFd = 3;
 constexpr const char* kRunSummaryFileName = "run_summary.json";
 constexpr double kReadyTimeoutS = 300;  // opening a device (and loading libraries) can take a while
+// A device server is idle between runs: it answers at once, or after its device opened.
+constexpr double kServerAnswerTimeoutS = 120;
 // When this process started, near enough (static initialization, before main): what the run
 // spent before its session began is reported in run_summary.json (session.start_up).
 const double kProcessStartUs = steady_clock().now_us();
@@ -276,7 +278,22 @@ class Supervisor {
       arguments.insert(arguments.end(), a.begin(), a.end());
       const double spawned_us = steady_clock().now_us();
       if (first_spawn_us_ == 0) first_spawn_us_ = spawned_us;
-      worker_ = std::make_unique<WorkerProcess>(worker_command_.executable, arguments, kEventsFd);
+      if (options_.device_server && !server_refused_) {
+        // A device server measures with the caliber of its own executable, the plain worker: a
+        // run whose worker is another program (Python providers) starts its own.
+        std::string why = "the run's providers run in a Python worker";
+        if (!worker_command_.python) {
+          worker_ = WorkerProcess::connect_to_server(*options_.device_server, a, kServerAnswerTimeoutS, &why);
+        }
+        if (worker_) {
+          ++served_runs_;
+        } else {
+          server_refused_ = true;
+          progress_->note(fmt::format("caliber run: device server {}: {}; this run starts its own worker",
+                                      *options_.device_server, why));
+        }
+      }
+      if (!worker_) worker_ = std::make_unique<WorkerProcess>(worker_command_.executable, arguments, kEventsFd);
       ++worker_starts_;
       std::string line;
       const auto r = worker_->read_line(line, kReadyTimeoutS, [this] { return interrupted(); });
@@ -315,6 +332,7 @@ class Supervisor {
       }
       if (r == WorkerProcess::ReadResult::timeout) worker_->kill_now();
       how = worker_->wait_exit();
+      if (worker_->served()) server_refused_ = true;  // the next try starts a worker of its own
       worker_.reset();
       progress_->note(fmt::format("caliber run: the measuring worker did not start ({})", how));
     }
@@ -439,6 +457,7 @@ class Supervisor {
         } else if (kind == "shape_done") {
           if (!ev.value("healthy", true)) {
             const std::string how = worker_->wait_exit();
+            if (worker_->served()) server_refused_ = true;
             worker_.reset();
             progress_->note(fmt::format("caliber run: the device became unusable ({}); a fresh worker continues",
                                         how));
@@ -451,6 +470,8 @@ class Supervisor {
       }
       if (ended.empty()) continue;
       const std::string how = worker_->wait_exit();
+      // A server that died or was killed is gone: this run goes on with workers of its own.
+      if (worker_->served()) server_refused_ = true;
       worker_.reset();
       if (in_flight) {
         record_failed(shape, *in_flight, fmt::format("{} ({}) while running this cell", ended, how), in_flight_us);
@@ -539,6 +560,8 @@ class Supervisor {
           {"cells", cells_this_session_},
           {"cells_per_minute", wall_s > 0 ? json(60.0 * static_cast<double>(cells_this_session_) / wall_s) : json(nullptr)},
           {"worker_starts", worker_starts_},
+          // Of them, runs a device server measured on the device it held open (docs/batch.md).
+          {"device_server_runs", served_runs_},
           // Milliseconds: from the process's start to its first worker's spawn, each worker's start
           // until it reported its device ready, and the first worker's steps (docs/runner.md).
           {"start_up",
@@ -598,6 +621,8 @@ class Supervisor {
   double contract_ms_ = 0;
   std::size_t cells_this_session_ = 0;
   int worker_starts_ = 0;
+  int served_runs_ = 0;         // worker starts a device server took (--device-server)
+  bool server_refused_ = false;  // the device server did not answer, or its run ended early
   std::vector<double> worker_ready_ms_;  // per worker start: spawned until ready
   double first_spawn_us_ = 0;
   json first_worker_steps_ms_;           // the first worker's start_up_ms

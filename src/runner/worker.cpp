@@ -109,14 +109,6 @@ void merge_into_run_fingerprint(const RunOptions& options, const CodeFingerprint
   write_code_fingerprint(path, all);
 }
 
-// The hooks of this backend (its module's): where it records device code (cuda: the kernels each
-// correctness call launches, from CUPTI) and profiler ranges for caliber profile (cuda: NVTX); a
-// backend whose code is the process's libraries (the host) is fingerprinted from their files.
-struct WorkerHooks {
-  CallHooks hooks;
-  std::function<CodeFingerprint()> fingerprint;
-  std::unique_ptr<DeviceCodeRecorder> recorder;
-};
 
 // The device's calibrated ceilings for the physical-bound check: --ceilings FILE, else the default
 // ceilings file when it exists; the reason when there are none.
@@ -170,14 +162,32 @@ WorkerHooks make_worker_hooks(const RunOptions& options, const RunPlan& plan, Ba
 
 }  // namespace
 
+WorkerDevice::WorkerDevice() = default;
+WorkerDevice::~WorkerDevice() = default;
+
+std::unique_ptr<WorkerDevice> open_worker_device(const RunOptions& options, BackendKind kind) {
+  auto d = std::make_unique<WorkerDevice>();
+  d->kind = kind;
+  d->index = options.device;
+  // The plan is needed only by a backend without a device-code recorder (its hooks are the
+  // plan's libraries), and such a backend is given its hooks per run (serve_run).
+  d->hooks = make_worker_hooks(options, RunPlan{}, kind);
+  d->backend = open_backend(kind, options.device);
+  return d;
+}
+
 int run_worker(const RunOptions& options) {
+  return serve_run(options, nullptr, [](std::string& line) { return static_cast<bool>(std::getline(std::cin, line)); });
+}
+
+int serve_run(const RunOptions& options, WorkerDevice* served, const std::function<bool(std::string&)>& next_command) {
   if (options.events_fd < 0) throw UsageError("__run-worker needs --events-fd (it is started by caliber run)");
   EventWriter events(options.events_fd);
   RunPlan plan;
-  std::unique_ptr<Backend> backend;
+  std::unique_ptr<WorkerDevice> own;
+  WorkerDevice* device = served;
   RunContracts contracts;
   std::optional<caliber::RunIdentity> run_identity;
-  WorkerHooks worker_hooks;
   std::optional<ConfigReplaySource> replay;
   // Where the worker's start-up went (run_summary.json, session.start_up): milliseconds per step.
   nlohmann::json start_up_ms = nlohmann::json::object();
@@ -198,6 +208,11 @@ int run_worker(const RunOptions& options) {
     }
     plan = make_run_plan(options);
     const BackendKind kind = options.backend == "auto" ? default_backend_kind() : parse_backend(options.backend);
+    if (served && (served->kind != kind || served->index != options.device || options.profile_range)) {
+      throw UsageError(fmt::format("the device server holds {} device {}; this run asks for {} device {}{}",
+                                   to_string(served->kind), served->index, to_string(kind), options.device,
+                                   options.profile_range ? " under a profiler" : ""));
+    }
     contracts = make_run_contracts(options, kind);
     step_done("plan");
     if (options.start_checks) {
@@ -206,13 +221,24 @@ int run_worker(const RunOptions& options) {
       run_identity = start_identity(options, plan, kind, contracts);
       step_done("identity");
     }
-    worker_hooks = make_worker_hooks(options, plan, kind);
-    step_done("code_fingerprint_capture");
-    backend = open_backend(kind, options.device);
-    step_done("backend");
+    if (!device) {
+      own = std::make_unique<WorkerDevice>();
+      own->kind = kind;
+      own->index = options.device;
+      own->hooks = make_worker_hooks(options, plan, kind);
+      step_done("code_fingerprint_capture");
+      own->backend = open_backend(kind, options.device);
+      step_done("backend");
+      device = own.get();
+    } else if (device->hooks.recorder) {
+      // The device code this run executes, not what the server's earlier runs did.
+      device->hooks.recorder->forget_executed_kernels();
+    } else {
+      device->hooks = make_worker_hooks(options, plan, kind);  // the plan's libraries
+    }
     if (options.replay_configs) {
       replay = read_config_replay_source(*options.replay_configs, plan.op_name);
-      if (auto why = config_replay_refusal(*replay, backend->device())) throw UsageError(*why);
+      if (auto why = config_replay_refusal(*replay, device->backend->device())) throw UsageError(*why);
     }
   } catch (const UsageError& e) {
     events.send({{"event", "fatal"}, {"exit_code", 2}, {"message", e.what()}});
@@ -227,30 +253,32 @@ int run_worker(const RunOptions& options) {
     events.send({{"event", "fatal"}, {"exit_code", 1}, {"message", e.what()}});
     return 1;
   }
+  Backend& backend = *device->backend;
+  WorkerHooks& worker_hooks = device->hooks;
 
-  std::vector<BoundProvider> providers = bind_providers(plan, backend->kind());
+  std::vector<BoundProvider> providers = bind_providers(plan, backend.kind());
   step_done("providers");
   RowProvenance identity;
   identity.run_id = options.run_id;
   identity.candidate_commit = options.candidate_commit.value_or(CALIBER_GIT_REVISION);
   identity.harness_version = harness_version();
-  identity.device = backend->device();
-  ShapeRunner runner(*backend, plan, contracts, options, identity, providers, worker_hooks.hooks);
+  identity.device = backend.device();
+  ShapeRunner runner(backend, plan, contracts, options, identity, providers, worker_hooks.hooks);
   runner.set_config_replay(std::move(replay));
   {
-    auto [ceilings, why_missing] = ceilings_for_device(options, backend->device());
+    auto [ceilings, why_missing] = ceilings_for_device(options, backend.device());
     runner.set_device_ceilings(std::move(ceilings), std::move(why_missing));
   }
   step_done("ceilings");
-  nlohmann::json ready = {{"event", "ready"}, {"device", to_json(backend->device())}, {"start_up_ms", start_up_ms}};
+  nlohmann::json ready = {{"event", "ready"}, {"device", to_json(backend.device())}, {"start_up_ms", start_up_ms}};
   if (run_identity) {
-    run_identity->device = backend->device();  // what every row records
+    run_identity->device = backend.device();  // what every row records
     ready["identity"] = to_json(*run_identity);
   }
   events.send(ready);
 
   std::string line;
-  while (std::getline(std::cin, line)) {
+  while (next_command(line)) {
     if (line.empty()) continue;
     const nlohmann::json cmd = parse_json_document(line, "(worker command)");
     JsonFields f(cmd, "(worker command)", 0, "");

@@ -7,7 +7,13 @@
 #include <string>
 #include <vector>
 
+#include "runner/run_options.h"
+
 namespace caliber::runner {
+
+// The worker's options from `args` (without a program name or subcommand). Throws UsageError
+// naming what CLI11 refused.
+RunOptions parse_worker_options(const std::vector<std::string>& args);
 
 // `args`: the worker's options, without a program name or subcommand. Returns run_worker's exit
 // code; a malformed command line is exit 2, with one line on stderr.

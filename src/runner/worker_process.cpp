@@ -4,6 +4,8 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,6 +15,7 @@
 #include <cstring>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "caliber/errors.h"
 #include "core/subprocess.h"
@@ -56,10 +59,64 @@ WorkerProcess::WorkerProcess(const std::string& executable, const std::vector<st
   from_child_ = from_child[0];
 }
 
+std::unique_ptr<WorkerProcess> WorkerProcess::connect_to_server(const std::string& socket_path,
+                                                                const std::vector<std::string>& arguments,
+                                                                double answer_timeout_s, std::string* why) {
+  sockaddr_un addr{};
+  if (socket_path.empty() || socket_path.size() >= sizeof addr.sun_path) {
+    *why = "not a Unix socket path";
+    return nullptr;
+  }
+  addr.sun_family = AF_UNIX;
+  std::memcpy(addr.sun_path, socket_path.c_str(), socket_path.size() + 1);
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) throw Error(fmt::format("socket failed: {}", std::strerror(errno)));
+  if (::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
+    *why = fmt::format("no server listens there ({})", std::strerror(errno));
+    ::close(fd);
+    return nullptr;
+  }
+  std::unique_ptr<WorkerProcess> w(new WorkerProcess());
+  ucred peer{};
+  socklen_t size = sizeof peer;
+  if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &size) == 0) w->pid_ = peer.pid;
+  w->from_child_ = fd;
+  w->to_child_ = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+  std::string line;
+  const bool sent = w->send_line(nlohmann::json{{"arguments", arguments}}.dump());
+  const ReadResult r = sent ? w->read_line(line, answer_timeout_s) : ReadResult::eof;
+  if (r == ReadResult::line && line.starts_with(R"({"event":"served")")) {
+    w->served_ = true;
+    return w;
+  }
+  if (r == ReadResult::timeout && w->pid_ > 0) {
+    // A server that does not answer may hold the device: it must not stay beside this run's worker.
+    ::kill(w->pid_, SIGKILL);
+    *why = fmt::format("the server (pid {}) did not answer within {} s and was killed", w->pid_, answer_timeout_s);
+  } else {
+    *why = r == ReadResult::line ? fmt::format("the server answered {}", line) : "the server closed the connection";
+  }
+  w->pid_ = -1;  // not a child of this process: nothing to reap
+  w->reaped_ = true;
+  return nullptr;
+}
+
+bool WorkerProcess::take_server_line(const std::string& line) {
+  if (line.starts_with(R"({"event":"job_done")") || line.starts_with(R"({"event":"crashed")")) {
+    const nlohmann::json ev = nlohmann::json::parse(line, nullptr, false);
+    if (ev.is_object() && ev.contains("exit_code") && ev["exit_code"].is_number_integer()) {
+      job_exit_code_ = ev["exit_code"].get<int>();
+    }
+    if (ev.is_object() && ev.contains("signal") && ev["signal"].is_number_integer()) crash_signal_ = ev["signal"].get<int>();
+    return true;
+  }
+  return false;
+}
+
 WorkerProcess::~WorkerProcess() {
   if (to_child_ >= 0) ::close(to_child_);
   if (from_child_ >= 0) ::close(from_child_);
-  if (!reaped_ && pid_ > 0) {
+  if (!served_ && !reaped_ && pid_ > 0) {
     ::kill(pid_, SIGKILL);
     ::waitpid(pid_, nullptr, 0);
   }
@@ -81,6 +138,7 @@ bool WorkerProcess::send_line(const std::string& line) {
 }
 
 void WorkerProcess::close_input() {
+  if (served_ && to_child_ >= 0) ::shutdown(to_child_, SHUT_WR);  // the socket stays open for reading
   if (to_child_ >= 0) ::close(to_child_);
   to_child_ = -1;
 }
@@ -93,6 +151,7 @@ WorkerProcess::ReadResult WorkerProcess::read_line(std::string& line, double tim
     if (nl != std::string::npos) {
       line = buffer_.substr(0, nl);
       buffer_.erase(0, nl + 1);
+      if (served_ && take_server_line(line)) continue;
       return ReadResult::line;
     }
     if (eof_) return ReadResult::eof;
@@ -121,10 +180,33 @@ WorkerProcess::ReadResult WorkerProcess::read_line(std::string& line, double tim
 
 void WorkerProcess::kill_now() {
   if (!reaped_ && pid_ > 0) ::kill(pid_, SIGKILL);
+  killed_ = true;
 }
 
 std::string WorkerProcess::wait_exit() {
   if (reaped_) return exit_text_;
+  if (served_) {
+    // The server ends the run it serves when its commands end, then closes the connection.
+    close_input();
+    std::string line;
+    while (true) {
+      const ReadResult r = read_line(line, 60);
+      if (r == ReadResult::eof) break;
+      if (r == ReadResult::timeout) kill_now();
+    }
+    reaped_ = true;
+    exit_code_ = job_exit_code_.value_or(-1);
+    if (job_exit_code_) {
+      exit_text_ = fmt::format("exit code {}", *job_exit_code_);
+    } else if (crash_signal_ > 0) {
+      exit_text_ = fmt::format("signal {} ({}) in the device server, pid {}", crash_signal_, ::strsignal(crash_signal_), pid_);
+    } else if (killed_) {
+      exit_text_ = fmt::format("signal {} ({}) to the device server, pid {}", SIGKILL, ::strsignal(SIGKILL), pid_);
+    } else {
+      exit_text_ = fmt::format("the device server, pid {}, ended without finishing the run", pid_);
+    }
+    return exit_text_;
+  }
   int status = 0;
   while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
   }

@@ -1,10 +1,14 @@
 // A child process running `caliber __run-worker`, with a command pipe (its stdin) and an event
 // pipe. The parent never initializes CUDA: it only forks and execs its own executable.
+// Or a run served by a device server (runner/device_server.h): the same commands and events over
+// its Unix socket, the server standing for the child (kill_now kills it, wait_exit waits for the
+// end of the run it served).
 #pragma once
 
 #include <sys/types.h>
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +23,13 @@ class WorkerProcess {
   // (finish the cell, then stop the worker). Throws Error when fork/exec fails.
   WorkerProcess(const std::string& executable, const std::vector<std::string>& arguments, int events_fd);
   ~WorkerProcess();  // kills the child if it still runs
+  // Asks the device server listening on `socket_path` to serve a run with the worker options
+  // `arguments`; nullptr with *why when no server answers there (none listens, it closed the
+  // connection, or it did not answer within answer_timeout_s).
+  static std::unique_ptr<WorkerProcess> connect_to_server(const std::string& socket_path,
+                                                          const std::vector<std::string>& arguments,
+                                                          double answer_timeout_s, std::string* why);
+  bool served() const { return served_; }
   WorkerProcess(const WorkerProcess&) = delete;
   WorkerProcess& operator=(const WorkerProcess&) = delete;
 
@@ -39,6 +50,13 @@ class WorkerProcess {
   pid_t pid() const { return pid_; }
 
  private:
+  WorkerProcess() = default;
+  // A served run's own lines (served, job_done, crashed): taken in, not returned by read_line.
+  bool take_server_line(const std::string& line);
+  bool served_ = false;
+  bool killed_ = false;
+  int crash_signal_ = 0;
+  std::optional<int> job_exit_code_;
   pid_t pid_ = -1;
   int to_child_ = -1;
   int from_child_ = -1;

@@ -38,7 +38,7 @@ ShapeRow row(ops::OpType op, std::int64_t m, std::int64_t n) {
   ledger::RowTemplate t;
   t.op = op;
   nlohmann::json args = {{"m", m}, {"n", n}};
-  if (op == ops::OpType::rmsnorm) args["eps"] = 1e-6;
+  if (op == ops::OpType::rmsnorm || op == ops::OpType::layernorm) args["eps"] = 1e-6;
   return ledger::make_row(t, DType::fp32, args, Stage::mixed, std::nullopt, {SourceKind::manual, "test", ""}, "");
 }
 
@@ -270,6 +270,41 @@ TEST(BatchCli, AShardTimeoutCostsTheCellItWasRunningWithItsWallTime) {
   const auto attempt = parse_json_document(slurp(out + "/shards/softmax/s0/attempts.jsonl"), "attempts.jsonl");
   EXPECT_GT(hung->cell_wall_time_ms, 0.0);
   EXPECT_LT(hung->cell_wall_time_ms, attempt.at("elapsed_s").get<double>() * 1000.0 + 100.0);
+}
+
+// One process measures every shard of a device (docs/batch.md, "One process per device"): each
+// shard's caliber run is served by the device's server, which opened the device once; a provider
+// that leaves a thread running ends its server, and the next shard gets a fresh one.
+TEST(BatchCli, TheShardsOfADeviceAreMeasuredByOneProcess) {
+  const std::string dir = fresh_dir("batch_device_server");
+  write_shape_ledger(dir + "/shape_ledger.jsonl", {row(ops::OpType::rmsnorm, 4, 8), row(ops::OpType::rmsnorm, 6, 16),
+                                                   row(ops::OpType::softmax, 4, 8), row(ops::OpType::layernorm, 4, 8)});
+  write_text(dir + "/rmsnorm.baseline_matrix.yaml", matrix("rmsnorm", ""));
+  write_text(dir + "/softmax.baseline_matrix.yaml", matrix("softmax", plugin("lingers", "caliber_test_leave_thread")));
+  write_text(dir + "/layernorm.baseline_matrix.yaml", matrix("layernorm", ""));
+  const std::string out = dir + "/campaign";
+  const auto r = run_caliber({"batch", "--op", "rmsnorm,softmax,layernorm", "--backend", "host", "--devices", "0",
+                              "--shape-ledger", dir + "/shape_ledger.jsonl", "--baseline-matrix",
+                              dir + "/rmsnorm.baseline_matrix.yaml," + dir + "/softmax.baseline_matrix.yaml," + dir +
+                                  "/layernorm.baseline_matrix.yaml",
+                              "--out", out, "--min-time-ms", "0", "--max-time-ms", "2", "--min-samples", "6",
+                              "--warmup", "1", "--verification-seed", "1234"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto st = statuses(out + "/benchmark_results.jsonl");
+  ASSERT_EQ(st.size(), 5u) << r.err;
+  for (const auto& [cell, status] : st) EXPECT_EQ(status, BenchmarkStatus::ok) << cell;
+  for (const std::string op : {"rmsnorm", "softmax", "layernorm"}) {
+    const auto summary = parse_json_document(slurp(out + "/shards/" + op + "/s0/run_summary.json"), op);
+    EXPECT_EQ(summary.at("session").at("device_server_runs"), 1) << op;
+    EXPECT_EQ(summary.at("session").at("worker_starts"), 1) << op;
+  }
+  // rmsnorm and softmax by the first server, which ended after softmax's run; layernorm by a second.
+  const std::string log = slurp(out + "/device_server_0.log");
+  std::size_t servers = 0;
+  for (auto at = log.find("serving runs"); at != std::string::npos; at = log.find("serving runs", at + 1)) ++servers;
+  EXPECT_EQ(servers, 2u) << log;
+  EXPECT_NE(log.find("run 2 done (exit code 0)"), std::string::npos) << log;
+  EXPECT_NE(log.find("the run left threads running"), std::string::npos) << log;
 }
 
 TEST(BatchCli, ResumeRefusesOtherOptions) {

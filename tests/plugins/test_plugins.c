@@ -10,6 +10,8 @@
  *                             $CALIBER_TEST_FLAKY_FILE does not exist yet (it creates it first), else
  *                             correct: a failure on the first attempt only (caliber batch retries)
  *   caliber_test_fp32_only    supports() refuses everything but fp32
+ *   caliber_test_leave_thread correct; its first run() starts a thread that never ends (code left
+ *                             running after its run: a device server must not serve another run)
  *   caliber_test_cuda         declares the cuda backend
  *   caliber_test_abi_v99      reports plugin ABI version 99
  *   caliber_test_refuse       the entry function returns CALIBER_ERROR
@@ -35,6 +37,7 @@
 #define CALIBER_TEST_PLUGIN_PASSES 1
 #endif
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,7 +48,7 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
-enum behaviour { CORRECT, WRONG, FAIL, CRASH, HANG, FLAKY, FP32_ONLY, LAZY, DRIFT, SAME_POINTER, MEMO_POINTER, SUBSET_ROWS,
+enum behaviour { CORRECT, WRONG, FAIL, CRASH, HANG, FLAKY, FP32_ONLY, LEAVE_THREAD, LAZY, DRIFT, SAME_POINTER, MEMO_POINTER, SUBSET_ROWS,
                  TOUCH_INPUTS, SNIFF_OUTPUT, CONFIGURABLE };
 
 /* Per-process memory of the cheaters: calls since prepare(), the last input pointer, the memo. */
@@ -150,11 +153,26 @@ static caliber_status compute(void* state, const caliber_problem_v1* p, const ca
   return st;
 }
 
+static void* linger(void* unused) {
+  (void)unused;
+  for (;;) pause();
+  return NULL;
+}
+
 static caliber_status run(void* state, const caliber_problem_v1* p, const caliber_buffers_v1* buf, char* error,
                           size_t size) {
   const enum behaviour b = (enum behaviour)(intptr_t)state;
   const long call = calls_since_prepare++;
   switch (b) {
+    case LEAVE_THREAD: {
+      static int started = 0;
+      pthread_t t;
+      if (!started && pthread_create(&t, NULL, linger, NULL) == 0) {
+        pthread_detach(t);
+        started = 1;
+      }
+      return compute(state, p, buf, error, size);
+    }
     case LAZY:
       return call == 0 ? compute(state, p, buf, error, size) : CALIBER_OK;
     case DRIFT: {
@@ -294,6 +312,11 @@ EXPORT caliber_status caliber_test_hang(uint32_t abi, const char* op, caliber_pr
 EXPORT caliber_status caliber_test_flaky(uint32_t abi, const char* op, caliber_provider_v1* out, char* e, size_t s) {
   (void)abi, (void)op, (void)e, (void)s;
   return fill(out, FLAKY, CALIBER_BACKEND_HOST, "test plugin: aborts at m == 13 on its first attempt");
+}
+EXPORT caliber_status caliber_test_leave_thread(uint32_t abi, const char* op, caliber_provider_v1* out, char* e,
+                                                size_t s) {
+  (void)abi, (void)op, (void)e, (void)s;
+  return fill(out, LEAVE_THREAD, CALIBER_BACKEND_HOST, "test plugin: leaves a thread running");
 }
 EXPORT caliber_status caliber_test_fp32_only(uint32_t abi, const char* op, caliber_provider_v1* out, char* e, size_t s) {
   (void)abi, (void)op, (void)e, (void)s;

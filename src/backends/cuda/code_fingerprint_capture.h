@@ -31,6 +31,7 @@ class CodeFingerprintCapture {
   void record_kernels(const std::vector<std::string>& mangled_names);
 
   CodeFingerprint fingerprint() const;
+  void forget_executed_kernels() { recorder_->forget_executed(); }
 
  private:
   std::optional<std::string> unavailable_;

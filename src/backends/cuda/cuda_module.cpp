@@ -17,6 +17,7 @@ class CuptiCodeRecorder : public DeviceCodeRecorder {
   std::optional<std::string> unavailable() const override { return capture_.unavailable(); }
   void record_kernels(const std::vector<std::string>& mangled_names) override { capture_.record_kernels(mangled_names); }
   CodeFingerprint fingerprint() const override { return capture_.fingerprint(); }
+  void forget_executed_kernels() override { capture_.forget_executed_kernels(); }
 
  private:
   CodeFingerprintCapture capture_;
