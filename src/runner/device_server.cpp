@@ -104,7 +104,7 @@ std::map<std::string, std::string> threads_now() {
   return out;
 }
 
-// The threads of `after` that `before` did not have, as "name (id)".
+// The threads of `after` that `before` did not have, as "name (id)": what a run may have left.
 std::string new_threads(const std::map<std::string, std::string>& before, const std::map<std::string, std::string>& after) {
   std::string out;
   for (const auto& [id, name] : after) {
@@ -195,8 +195,11 @@ int run_device_server(const DeviceServerOptions& o) {
     const std::map<std::string, std::string> threads_after = threads_now();
     std::cerr << fmt::format("caliber device server: run {} done (exit code {}), threads {} -> {}\n", served, code,
                              threads_before.size(), threads_after.size());
-    if (const std::string left = new_threads(threads_before, threads_after); !left.empty()) {
-      // Code the run loaded still runs: it must not run beside the next run's measurements.
+    // More threads than before the run: code the run loaded still runs, and must not run beside the
+    // next run's measurements. (Counted, not compared by id: CUPTI replaces its own threads each
+    // time it attaches again, measured on the H200.)
+    if (threads_after.size() > threads_before.size()) {
+      const std::string left = new_threads(threads_before, threads_after);
       std::cerr << "caliber device server: the run left threads running (" << left
                 << "); exiting (the next run starts a fresh server)\n";
       ::unlink(o.socket.c_str());
