@@ -78,7 +78,10 @@ json status_counts(const std::vector<std::unique_ptr<ShardRunner>>& runners, std
 }
 
 // The canary: one cell that must pass before any shard starts (docs/campaigns.md).
-bool run_canary(const Manifest& m, const std::string& executable, std::ostream& err) {
+// `device_server`: the canary device's server (its run is measured there, and the server's start,
+// opening the device, is paid before the shards); "" for a worker of the canary's own.
+bool run_canary(const Manifest& m, const std::string& executable, std::ostream& err,
+                const std::string& device_server = "") {
   const json& c = m.frozen.at("canary");
   const fs::path dir = fs::absolute(m.dir) / c.at("dir").get<std::string>();
   fs::remove_all(dir);  // the canary's own run; never part of the campaign's results
@@ -86,6 +89,7 @@ bool run_canary(const Manifest& m, const std::string& executable, std::ostream& 
   SubprocessOptions o;
   o.argv = {executable, "run"};
   for (const json& a : c.at("run_arguments")) o.argv.push_back(a.get<std::string>());
+  if (!device_server.empty()) o.argv.insert(o.argv.end(), {"--device-server", device_server});
   o.stdout_path = (dir / "run.log").string();
   const RetryPolicy policy = manifest_policy(m);
   o.timeout_s = std::min(policy.shard_timeout_s, policy.cell_timeout_s + 120);
@@ -254,6 +258,8 @@ class Campaign {
   }
 
   const std::vector<ShardWork>& shards() const { return shards_; }
+  // The socket of `device`'s server, started when none runs; "" without device servers.
+  std::string device_server(int device) { return use_servers_ ? servers_.ensure(device) : ""; }
   void set_canary_s(double s) { canary_s_ = s; }
   const Manifest& manifest() const { return m_; }
 
@@ -572,7 +578,9 @@ int run_batch(const BatchOptions& input, std::ostream& out, std::ostream& err) {
     return merged.finish(o.strict);
   }
   const double canary_from = now_s();
-  if (!run_canary(m, self_executable(), err)) return 1;
+  if (!run_canary(m, self_executable(), err, campaign.device_server(m.frozen.at("canary").at("device").get<int>()))) {
+    return 1;
+  }
   campaign.set_canary_s(now_s() - canary_from);
   campaign.run_all();
   return campaign.finish(o.strict);

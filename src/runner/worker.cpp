@@ -277,6 +277,7 @@ int serve_run(const RunOptions& options, WorkerDevice* served, const std::functi
   }
   events.send(ready);
 
+  CodeFingerprint fingerprint_written;  // what this worker last merged into the run's file
   std::string line;
   while (next_command(line)) {
     if (line.empty()) continue;
@@ -303,7 +304,14 @@ int serve_run(const RunOptions& options, WorkerDevice* served, const std::functi
       events.send({{"event", "row"}, {"row", to_json(row, options.samples)}});
     };
     const bool healthy = runner.run(shape, names, ev);
-    if (healthy && worker_hooks.fingerprint) merge_into_run_fingerprint(options, worker_hooks.fingerprint());
+    if (healthy && worker_hooks.fingerprint) {
+      // Written when it changed: most shapes run the kernels the previous shapes ran.
+      CodeFingerprint now = worker_hooks.fingerprint();
+      if (now != fingerprint_written) {
+        merge_into_run_fingerprint(options, now);
+        fingerprint_written = std::move(now);
+      }
+    }
     events.send({{"event", "shape_done"}, {"shape_id", shape.shape_id}, {"healthy", healthy}});
     if (!healthy) std::_Exit(kWorkerDeviceLost);  // no destructor may touch the broken context
   }

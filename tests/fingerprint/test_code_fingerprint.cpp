@@ -63,6 +63,26 @@ TEST(CodeFingerprint, OnlyTheKernelsThatRanCount) {
   EXPECT_TRUE(fingerprint_of(0, {}).code.empty());  // nothing ran: the NO_KERNEL case
 }
 
+// A device server's next run (runner/device_server.h): the kernels the previous run executed are
+// forgotten, the modules loaded before stay known, so a kernel of a module loaded during the
+// previous run still resolves.
+TEST(CodeFingerprint, ForgettingWhatRanKeepsTheModules) {
+  REQUIRE_CUBINS();
+  CodeFingerprintRecorder r;
+  const std::string image = cubin(0);
+  r.on_module_loaded(7, image.data(), image.size());
+  r.on_kernel_executed("fixture_scale");
+  ASSERT_EQ(r.fingerprint().code.size(), 1u);
+  r.forget_executed();
+  EXPECT_TRUE(r.fingerprint().code.empty());
+  EXPECT_TRUE(r.fingerprint().unresolved.empty());
+  r.on_kernel_executed("fixture_variant");
+  const CodeFingerprint f = r.fingerprint();
+  ASSERT_EQ(f.code.size(), 1u);
+  EXPECT_EQ(f.code[0].name, "fixture_variant");
+  EXPECT_TRUE(f.unresolved.empty());
+}
+
 TEST(CodeFingerprint, NonElfModulesAreHashedWhole) {
   CodeFingerprintRecorder r;
   const std::string ptx = ".version 8.0\n.target sm_90\n";
