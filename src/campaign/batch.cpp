@@ -188,7 +188,7 @@ class Campaign {
       if (!busy) break;
       if (!moved_on) usleep(static_cast<useconds_t>(kPollS * 1e6));
     }
-    for (const auto& [device, list] : queue) servers_.stop(device);  // the devices are free again
+    servers_.release_all();  // nothing more runs on the devices
   }
 
   // Merges the shards, refreshes the receipts, seals a complete campaign. Returns the exit code.

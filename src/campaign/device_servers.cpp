@@ -53,6 +53,12 @@ std::string DeviceServers::ensure(int device) {
   return fs::exists(socket, ec) ? socket : "";
 }
 
+void DeviceServers::release_all() {
+  for (auto& [device, server] : servers_) {
+    if (server && !server->poll()) server->terminate();
+  }
+}
+
 void DeviceServers::stop(int device) {
   const auto it = servers_.find(device);
   if (it != servers_.end()) servers_.erase(it);

@@ -26,6 +26,9 @@ class DeviceServers {
   // the shard's run then starts its own worker).
   std::string ensure(int device);
   void stop(int device);
+  // SIGTERM to every server, without waiting for them to exit (the destructor reaps them): the
+  // devices' contexts are torn down while the campaign merges and seals.
+  void release_all();
   int started() const { return started_; }  // servers started so far
 
  private:

@@ -176,6 +176,14 @@ int run_device_server(const DeviceServerOptions& o) {
     try {
       if (!lines.next(first)) throw UsageError("the run sent nothing");
       const nlohmann::json request = parse_json_document(first, "(device server request)");
+      if (request.value("retire", false)) {
+        // A run that cannot be served here needs the device to itself.
+        std::cerr << "caliber device server: run " << served << " asked it to exit (it is not served here)\n";
+        g_connection = -1;
+        ::close(c);
+        ::unlink(o.socket.c_str());
+        return 0;
+      }
       RunOptions options = parse_worker_options(request.at("arguments").get<std::vector<std::string>>());
       options.events_fd = c;
       send_line(c, {{"event", "served"}, {"pid", ::getpid()}});

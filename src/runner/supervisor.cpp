@@ -247,9 +247,10 @@ class Supervisor {
     appender_ = std::make_unique<BenchmarkResultsAppender>(results_file_, options_.samples);
     started_at_ = utc_timestamp_now();
     start_us_ = steady_clock().now_us();
-    for (auto& [index, providers] : pending) {
+    for (std::size_t i = 0; i < pending.size(); ++i) {
       if (interrupted()) break;
-      if (auto code = run_shape(index, providers)) {
+      const auto& [index, providers] = pending[i];
+      if (auto code = run_shape(index, providers, i + 1 < pending.size() ? &pending[i + 1] : nullptr)) {
         progress_->done();
         return *code;
       }
@@ -284,6 +285,14 @@ class Supervisor {
         std::string why = "the run's providers run in a Python worker";
         if (!worker_command_.python) {
           worker_ = WorkerProcess::connect_to_server(*options_.device_server, a, kServerAnswerTimeoutS, &why);
+        } else {
+          // The server holds the device: it steps aside, or this run's worker would share it.
+          std::string not_retired;
+          if (!WorkerProcess::retire_server(*options_.device_server, kServerAnswerTimeoutS, &not_retired)) {
+            why += fmt::format(" (asking the server to exit: {})", not_retired);
+          } else {
+            why += "; the server exited";
+          }
         }
         if (worker_) {
           ++served_runs_;
@@ -371,13 +380,25 @@ class Supervisor {
     }
   }
 
-  void record(const BenchmarkResultRow& row, const std::string& label) {
-    appender_->append(row);
+  // A provider denied graph capture by this row is denied it for the rest of the run.
+  void learn_capture_denial(const BenchmarkResultRow& row) {
     if (auto why = capture_denial_from(row)) {
       if (capture_denied_.emplace(row.provider, *why).second) {
         progress_->note(fmt::format("caliber run: {}: {}; its next cells are timed eagerly", row.provider, *why));
       }
     }
+  }
+
+  json shape_command(std::size_t index, const std::vector<std::string>& providers) const {
+    return {{"shape_index", index},
+            {"shape_id", plan_.shapes[index].shape_id},
+            {"providers", providers},
+            {"capture_denied", capture_denied_}};
+  }
+
+  void record(const BenchmarkResultRow& row, const std::string& label) {
+    appender_->append(row);
+    learn_capture_denial(row);
     ++cells_this_session_;
     if (row.kernel_only) contract_ms_ += row.kernel_only->wall_time_ms;
     if (row.eager) contract_ms_ += row.eager->wall_time_ms;
@@ -411,20 +432,24 @@ class Supervisor {
     write_cell_in_flight(options_.out, c);
   }
 
-  std::optional<int> run_shape(std::size_t index, std::vector<std::string> remaining) {
+  // `next`: the shape after this one, whose command goes to the worker as soon as this shape's
+  // last row is in, before that row is written to disk (an fdatasync per row): the worker never
+  // waits for this process's disk between shapes.
+  std::optional<int> run_shape(std::size_t index, std::vector<std::string> remaining,
+                               const std::pair<std::size_t, std::vector<std::string>>* next) {
     const ShapeRow& shape = plan_.shapes[index];
     const std::string label = shape_label(shape);
     int deaths_between_cells = 0;
     while (!remaining.empty() && !interrupted()) {
       if (auto code = ensure_worker()) return code;
-      const json cmd = {{"shape_index", index},
-                        {"shape_id", shape.shape_id},
-                        {"providers", remaining},
-                        {"capture_denied", capture_denied_}};
       std::optional<std::string> in_flight;
       double in_flight_us = steady_clock().now_us();
       std::string ended;  // why the worker is gone, when it is
-      if (!worker_->send_line(cmd.dump())) ended = "it stopped reading commands";
+      const bool sent_ahead = sent_ahead_ == std::make_pair(index, worker_starts_);
+      sent_ahead_.reset();
+      if (!sent_ahead && !worker_->send_line(shape_command(index, remaining).dump())) {
+        ended = "it stopped reading commands";
+      }
       while (ended.empty()) {
         std::string line;
         const auto r = worker_->read_line(line, options_.cell_timeout_s, [this] { return note_interrupt(); });
@@ -450,8 +475,14 @@ class Supervisor {
           if (row.shape_id != shape.shape_id || it == remaining.end()) {
             throw Error(fmt::format("the worker reported an unexpected cell ({}, {})", row.shape_id, row.provider));
           }
-          record(row, label);
           remaining.erase(it);
+          if (remaining.empty() && next && !interrupted()) {
+            learn_capture_denial(row);  // the next shape's command carries what this row taught
+            if (worker_->send_line(shape_command(next->first, next->second).dump())) {
+              sent_ahead_ = std::make_pair(next->first, worker_starts_);
+            }
+          }
+          record(row, label);
           in_flight.reset();
           if (interrupted()) return std::nullopt;  // this row is kept; the worker is stopped by run()
         } else if (kind == "shape_done") {
@@ -621,7 +652,9 @@ class Supervisor {
   double contract_ms_ = 0;
   std::size_t cells_this_session_ = 0;
   int worker_starts_ = 0;
-  int served_runs_ = 0;         // worker starts a device server took (--device-server)
+  int served_runs_ = 0;
+  // The shape whose command was sent ahead, and to which worker start (worker_starts_ then).
+  std::optional<std::pair<std::size_t, int>> sent_ahead_;         // worker starts a device server took (--device-server)
   bool server_refused_ = false;  // the device server did not answer, or its run ended early
   std::vector<double> worker_ready_ms_;  // per worker start: spawned until ready
   double first_spawn_us_ = 0;

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -99,6 +100,56 @@ std::unique_ptr<WorkerProcess> WorkerProcess::connect_to_server(const std::strin
   w->pid_ = -1;  // not a child of this process: nothing to reap
   w->reaped_ = true;
   return nullptr;
+}
+
+namespace {
+
+// Whether process `pid` has ended (gone, or a zombie its parent has not reaped yet).
+bool process_ended(pid_t pid) {
+  std::FILE* f = std::fopen(fmt::format("/proc/{}/stat", pid).c_str(), "r");
+  if (!f) return true;
+  char state = 0;
+  const int n = std::fscanf(f, "%*d (%*[^)]) %c", &state);
+  std::fclose(f);
+  return n == 1 && (state == 'Z' || state == 'X');
+}
+
+}  // namespace
+
+bool WorkerProcess::retire_server(const std::string& socket_path, double timeout_s, std::string* why) {
+  sockaddr_un addr{};
+  if (socket_path.empty() || socket_path.size() >= sizeof addr.sun_path) {
+    *why = "not a Unix socket path";
+    return false;
+  }
+  addr.sun_family = AF_UNIX;
+  std::memcpy(addr.sun_path, socket_path.c_str(), socket_path.size() + 1);
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) throw Error(fmt::format("socket failed: {}", std::strerror(errno)));
+  if (::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
+    *why = fmt::format("no server listens there ({})", std::strerror(errno));
+    ::close(fd);
+    return false;
+  }
+  ucred peer{};
+  socklen_t size = sizeof peer;
+  const bool have_pid = ::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &size) == 0 && peer.pid > 0;
+  const std::string request = R"({"retire":true})" "\n";
+  const bool sent = ::write(fd, request.data(), request.size()) == static_cast<ssize_t>(request.size());
+  ::close(fd);
+  if (!sent || !have_pid) {
+    *why = "the server did not take the request";
+    return false;
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  while (!process_ended(peer.pid)) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      *why = fmt::format("the server (pid {}) did not exit within {} s", peer.pid, timeout_s);
+      return false;
+    }
+    ::usleep(5000);
+  }
+  return true;
 }
 
 bool WorkerProcess::take_server_line(const std::string& line) {

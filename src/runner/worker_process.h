@@ -30,6 +30,10 @@ class WorkerProcess {
                                                           const std::vector<std::string>& arguments,
                                                           double answer_timeout_s, std::string* why);
   bool served() const { return served_; }
+  // Asks the device server on `socket_path` to exit, and waits (up to timeout_s) until it has: a
+  // run that cannot be served (its worker is Python) needs the device to itself. False with *why
+  // when no server answered or it did not exit in time.
+  static bool retire_server(const std::string& socket_path, double timeout_s, std::string* why);
   WorkerProcess(const WorkerProcess&) = delete;
   WorkerProcess& operator=(const WorkerProcess&) = delete;
 

@@ -342,6 +342,12 @@ class PythonProviders(unittest.TestCase):
         self.assertTrue(os.path.exists(self.path("campaign/campaign_seal.json")))
         verify = caliber.cli("campaign", "verify", self.path("campaign"), capture=True)
         self.assertIn("6 receipt(s) checked, sealed, 0 problem(s)", verify.stdout + verify.stderr)
+        # The device's server cannot host a Python worker: each shard's run asks it to exit, so the
+        # device is the Python worker's alone (docs/batch.md, "One process per device").
+        server_log = open(self.path("campaign/device_server_0.log")).read()
+        self.assertIn("asked it to exit", server_log)
+        run_log = open(self.path("campaign/shards/scale_add/s0/run.log")).read()
+        self.assertIn("the run's providers run in a Python worker; the server exited", run_log)
 
     def test_a_shipped_op_with_a_python_provider_next_to_caliber_s_own(self):
         ledger = self.ledger("softmax", "m=3,n=40", description=False)
