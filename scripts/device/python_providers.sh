@@ -89,4 +89,21 @@ sys.exit(1 if wrong or len(r.rows) != 6 else 0)
 PY
 misbehaving_rc=${PIPESTATUS[0]}
 cat "$M/table.md" >> "$OUT/python_providers_h200.md" 2>/dev/null
-[ "$summary_rc" -eq 0 ] && [ "$misbehaving_rc" -eq 0 ]
+# The same providers as a campaign (caliber batch): the device's server cannot host a Python
+# worker, so each shard's run asks it to exit and measures with the device to itself (the
+# device_exclusive preflight passes). Two shapes of the ledger above, one shard.
+B=$D/batch
+rm -rf "$B" && mkdir -p "$B"
+head -n 2 "$D/ledger.jsonl" > "$B/ledger.jsonl"
+$CALIBER_EXE batch --op add_rmsnorm --backend cuda --shape-ledger "$B/ledger.jsonl" --baseline-matrix "$MATRIX" \
+  --devices 0 --max-time-ms 20 --out "$B/run" > "$B/batch.txt" 2>&1
+batch_rc=$?
+{
+  echo ""
+  echo "## The same providers through caliber batch (two shapes, --devices 0)"
+  echo ""
+  echo "- batch exit $batch_rc; $(grep -c '"benchmark_status":"ok"' "$B/run/benchmark_results.jsonl" 2>/dev/null) ok rows of $(wc -l < "$B/run/benchmark_results.jsonl" 2>/dev/null)"
+  echo "- device server log: $(grep -h 'asked it to exit' "$B/run/device_server_0.log" | head -1)"
+  echo "- the shard's run: $(grep -h 'device server' "$B/run/shards/add_rmsnorm/s0/run.log" | head -1)"
+} | tee -a "$OUT/python_providers_h200.md"
+[ "$summary_rc" -eq 0 ] && [ "$misbehaving_rc" -eq 0 ] && [ "$batch_rc" -eq 0 ]
