@@ -3,7 +3,9 @@
 # with every shipped cuda provider as one campaign, run five times: as a one-GPU machine runs it
 # (--devices 0: one shard per op), alternately with --process-per-shard (a worker process per
 # shard) and with the default device server (one process per device), twice each, A-B-A-B; then
-# with two shards on device 0 (--devices 0,0: the code that spreads a campaign over several GPUs).
+# with two shards on device 0 (--devices 0,0: the code that spreads a campaign over several GPUs);
+# then the model-config ledgers (`caliber ledger models`, data/model_shapes.json) of the four ops
+# the same way (the first 40 shapes of each op, --limit 40), device server then --process-per-shard.
 # Each is followed by `caliber campaign verify`. The summary
 # puts each campaign's wall time next to the time spent inside its contracts (the measurements'
 # own wall_time_ms) and the cells' wall time, as ratios from the same run.
@@ -94,12 +96,21 @@ print("\n```\n" + open(f"{d}/dry_run.txt").read()[-1500:] + "\n```")
 PY
 }
 : > "$OUT/campaign_h200.md"
-runs=(per_shard_1 server_1 per_shard_2 server_2 two_shards_on_device_0)
+runs=(per_shard_1 server_1 per_shard_2 server_2 two_shards_on_device_0 models_server models_per_shard)
 run_campaign 0 per_shard_1 --process-per-shard
 run_campaign 0 server_1
 run_campaign 0 per_shard_2 --process-per-shard
 run_campaign 0 server_2
 run_campaign 0,0 two_shards_on_device_0
+ledgers=()
+for op in rmsnorm layernorm softmax gemm; do
+  rm -f "$D/models_$op.jsonl"
+  $C ledger models --op "$op" --ledger "$D/models_$op.jsonl" --model-shapes data/model_shapes.json --dtype bf16 \
+    --gpu "NVIDIA H200" --arch sm_90 > /dev/null
+  ledgers+=("$D/models_$op.jsonl")
+done
+run_campaign 0 models_server --limit 40
+run_campaign 0 models_per_shard --process-per-shard --limit 40
 # The five side by side: the campaign's own time line (batch_status.json, time).
 python3 - "$D" "${runs[@]}" >> "$OUT/campaign_h200.md" <<'PY'
 import json, sys
