@@ -34,9 +34,9 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-// How often running shards are looked at (a poll reads only the rows appended since the last).
-// After a shard's attempt ends the next step runs at once: a device never waits for a poll.
-constexpr double kPollS = 0.05;
+// How often running shards are looked at (a poll reads only the rows appended since the last):
+// a shard's attempt that ended is seen within this, and the device's next attempt starts at once.
+constexpr double kPollS = 0.01;
 constexpr double kPlainProgressS = 10;  // a progress line this often when stderr is not a terminal
 
 double now_s() {

@@ -222,7 +222,7 @@ void ShardRunner::start_attempt() {
 }
 
 bool ShardRunner::write_row_for_cell_in_flight(const std::string& how) {
-  const double ended_unix_ms = unix_ms_now();  // the attempt ended within one poll (50 ms) of this
+  const double ended_unix_ms = unix_ms_now();  // the attempt ended within one poll (10 ms) of this
   std::string why_missing;
   const std::optional<RunIdentity> identity = find_run_identity(work_.dir, &why_missing);
   if (!identity) return false;  // it never got as far as its first worker: no cell was in flight
