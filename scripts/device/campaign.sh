@@ -45,7 +45,10 @@ rows = [json.loads(l) for l in open(f"{d}/run/benchmark_results.jsonl") if l.str
 inside = sum((r.get(k) or {}).get("wall_time_ms", 0) for r in rows for k in ("kernel_only", "eager")) / 1e3
 cells = sum(r.get("cell_wall_time_ms", 0) for r in rows) / 1e3
 by = collections.Counter(r["benchmark_status"] for r in rows)
-print(f"# caliber batch on the H200: four ops' synthetic ledgers as one campaign, --devices {sys.argv[2]} {sys.argv[3]}\n")
+import os
+ledgers = "model-config" if os.path.basename(d).startswith("models") else "synthetic"
+print(f"# caliber batch on the H200 ({os.path.basename(d)}): four ops' {ledgers} ledgers as one campaign, "
+      f"--devices {sys.argv[2]} {sys.argv[3]}\n")
 print(f"- {open(f'{d}/batch_exit.txt').read().strip()}; " + open(f"{d}/verify.txt").read().strip().splitlines()[-1])
 print(f"- cells: {len(rows)} ({', '.join(f'{k} {v}' for k, v in sorted(by.items()))})")
 print(f"- campaign wall time: {wall:.1f} s; cells' wall time: {cells:.1f} s; inside the contracts: {inside:.1f} s")
