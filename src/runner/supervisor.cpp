@@ -652,10 +652,10 @@ class Supervisor {
   double contract_ms_ = 0;
   std::size_t cells_this_session_ = 0;
   int worker_starts_ = 0;
-  int served_runs_ = 0;
-  // The shape whose command was sent ahead, and to which worker start (worker_starts_ then).
-  std::optional<std::pair<std::size_t, int>> sent_ahead_;         // worker starts a device server took (--device-server)
+  int served_runs_ = 0;          // worker starts a device server took (--device-server)
   bool server_refused_ = false;  // the device server did not answer, or its run ended early
+  // The shape whose command was sent ahead, and to which worker start (worker_starts_ then).
+  std::optional<std::pair<std::size_t, int>> sent_ahead_;
   std::vector<double> worker_ready_ms_;  // per worker start: spawned until ready
   double first_spawn_us_ = 0;
   json first_worker_steps_ms_;           // the first worker's start_up_ms

@@ -60,27 +60,53 @@ WorkerProcess::WorkerProcess(const std::string& executable, const std::vector<st
   from_child_ = from_child[0];
 }
 
-std::unique_ptr<WorkerProcess> WorkerProcess::connect_to_server(const std::string& socket_path,
-                                                                const std::vector<std::string>& arguments,
-                                                                double answer_timeout_s, std::string* why) {
+namespace {
+
+// Whether process `pid` has ended (gone, or a zombie its parent has not reaped yet).
+bool process_ended(pid_t pid) {
+  std::FILE* f = std::fopen(fmt::format("/proc/{}/stat", pid).c_str(), "r");
+  if (!f) return true;
+  char state = 0;
+  const int n = std::fscanf(f, "%*d (%*[^)]) %c", &state);
+  std::fclose(f);
+  return n == 1 && (state == 'Z' || state == 'X');
+}
+
+// A stream connection to the Unix socket at `path`; -1 with *why when nothing listens there.
+int connect_to_socket(const std::string& path, std::string* why) {
   sockaddr_un addr{};
-  if (socket_path.empty() || socket_path.size() >= sizeof addr.sun_path) {
+  if (path.empty() || path.size() >= sizeof addr.sun_path) {
     *why = "not a Unix socket path";
-    return nullptr;
+    return -1;
   }
   addr.sun_family = AF_UNIX;
-  std::memcpy(addr.sun_path, socket_path.c_str(), socket_path.size() + 1);
+  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
   const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) throw Error(fmt::format("socket failed: {}", std::strerror(errno)));
   if (::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
     *why = fmt::format("no server listens there ({})", std::strerror(errno));
     ::close(fd);
-    return nullptr;
+    return -1;
   }
-  std::unique_ptr<WorkerProcess> w(new WorkerProcess());
+  return fd;
+}
+
+// The process at the other end of a Unix socket connection (-1 when the kernel does not say).
+pid_t peer_pid(int fd) {
   ucred peer{};
   socklen_t size = sizeof peer;
-  if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &size) == 0) w->pid_ = peer.pid;
+  return ::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &size) == 0 ? peer.pid : -1;
+}
+
+}  // namespace
+
+std::unique_ptr<WorkerProcess> WorkerProcess::connect_to_server(const std::string& socket_path,
+                                                                const std::vector<std::string>& arguments,
+                                                                double answer_timeout_s, std::string* why) {
+  const int fd = connect_to_socket(socket_path, why);
+  if (fd < 0) return nullptr;
+  std::unique_ptr<WorkerProcess> w(new WorkerProcess());
+  w->pid_ = peer_pid(fd);
   w->from_child_ = fd;
   w->to_child_ = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
   std::string line;
@@ -102,49 +128,22 @@ std::unique_ptr<WorkerProcess> WorkerProcess::connect_to_server(const std::strin
   return nullptr;
 }
 
-namespace {
-
-// Whether process `pid` has ended (gone, or a zombie its parent has not reaped yet).
-bool process_ended(pid_t pid) {
-  std::FILE* f = std::fopen(fmt::format("/proc/{}/stat", pid).c_str(), "r");
-  if (!f) return true;
-  char state = 0;
-  const int n = std::fscanf(f, "%*d (%*[^)]) %c", &state);
-  std::fclose(f);
-  return n == 1 && (state == 'Z' || state == 'X');
-}
-
-}  // namespace
 
 bool WorkerProcess::retire_server(const std::string& socket_path, double timeout_s, std::string* why) {
-  sockaddr_un addr{};
-  if (socket_path.empty() || socket_path.size() >= sizeof addr.sun_path) {
-    *why = "not a Unix socket path";
-    return false;
-  }
-  addr.sun_family = AF_UNIX;
-  std::memcpy(addr.sun_path, socket_path.c_str(), socket_path.size() + 1);
-  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) throw Error(fmt::format("socket failed: {}", std::strerror(errno)));
-  if (::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
-    *why = fmt::format("no server listens there ({})", std::strerror(errno));
-    ::close(fd);
-    return false;
-  }
-  ucred peer{};
-  socklen_t size = sizeof peer;
-  const bool have_pid = ::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &size) == 0 && peer.pid > 0;
+  const int fd = connect_to_socket(socket_path, why);
+  if (fd < 0) return false;
+  const pid_t pid = peer_pid(fd);
   const std::string request = R"({"retire":true})" "\n";
   const bool sent = ::write(fd, request.data(), request.size()) == static_cast<ssize_t>(request.size());
   ::close(fd);
-  if (!sent || !have_pid) {
+  if (!sent || pid <= 0) {
     *why = "the server did not take the request";
     return false;
   }
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-  while (!process_ended(peer.pid)) {
+  while (!process_ended(pid)) {
     if (std::chrono::steady_clock::now() > deadline) {
-      *why = fmt::format("the server (pid {}) did not exit within {} s", peer.pid, timeout_s);
+      *why = fmt::format("the server (pid {}) did not exit within {} s", pid, timeout_s);
       return false;
     }
     ::usleep(5000);
