@@ -239,12 +239,22 @@ std::string WorkerProcess::wait_exit() {
     // The server ends the run it serves when its commands end, then closes the connection.
     close_input();
     std::string line;
+    bool gave_up = false;
     while (true) {
       const ReadResult r = read_line(line, 60);
       if (r == ReadResult::eof) break;
-      if (r == ReadResult::timeout) kill_now();
+      if (r != ReadResult::timeout) continue;
+      if (killed_ || pid_ <= 0) {
+        gave_up = true;  // killed a minute ago and still connected, or nothing to kill: stop waiting
+        break;
+      }
+      kill_now();
     }
     reaped_ = true;
+    if (gave_up) {
+      exit_text_ = fmt::format("the device server, pid {}, did not end the run and could not be stopped", pid_);
+      return exit_text_;
+    }
     exit_code_ = job_exit_code_.value_or(-1);
     if (job_exit_code_) {
       exit_text_ = fmt::format("exit code {}", *job_exit_code_);
