@@ -15,6 +15,7 @@
 #include "ledger/importers.h"
 #include "support/cli_run.h"
 #include "support/device_server_process.h"
+#include "support/manual_row.h"
 
 namespace caliber {
 namespace {
@@ -28,11 +29,9 @@ using testing_support::write_text;
 const std::string kPlugin = CALIBER_TEST_PLUGIN;
 
 ShapeRow row(ops::OpType op, std::int64_t m, std::int64_t n) {
-  ledger::RowTemplate t;
-  t.op = op;
   nlohmann::json args = {{"m", m}, {"n", n}};
   if (op == ops::OpType::rmsnorm) args["eps"] = 1e-6;
-  return ledger::make_row(t, DType::fp32, args, Stage::mixed, std::nullopt, {SourceKind::manual, "test", ""}, "");
+  return testing_support::manual_row(op, DType::fp32, args);
 }
 
 std::string matrix(const std::string& op, const std::string& plugin_symbol = "") {
