@@ -53,7 +53,7 @@ const char* caliber_version_string(void);
  *    "telemetry": true, "integrity_checks": true, "rtol", "atol",
  *    "rotation_copies", "working_set_bytes" (both with "cache": "rotate", and only then),
  *    "inputs": [{"name", "data": <address>, "bytes", "dtype": "fp32"|"bf16"|"fp16"|null}],
- *    "outputs": [...]}
+ *    "outputs": [...], "in_place": [...] (read and written by each call, docs/integrity.md)}
  * Absent contract fields take the backend's defaults (caliber::default_contract).
  *
  * On CALIBER_OK, *result_json is the result; on CALIBER_ERROR, *error_json is

@@ -33,7 +33,12 @@ struct BufferRef {
 struct DeclaredBuffers {
   std::vector<BufferRef> inputs;   // only read: checksummed before and after, restored if changed
   std::vector<BufferRef> outputs;  // written by every call: poisoned before each verified call
-  bool empty() const { return inputs.empty() && outputs.empty(); }
+  // Read and written by every call (an in-place update such as x += y): before each verified call
+  // they get their original values back instead of the poison, and after it they are judged like
+  // outputs; they are not watched as inputs. The timed calls in between run on what the previous
+  // call left (docs/integrity.md, "In-place buffers").
+  std::vector<BufferRef> in_place;
+  bool empty() const { return inputs.empty() && outputs.empty() && in_place.empty(); }
 };
 
 // How the output of a verified timed call is judged when there is no reference: equal to the

@@ -134,7 +134,9 @@ typedef caliber_status (*caliber_plugin_entry_v1)(uint32_t caliber_abi_version, 
  *  - Every tensor of a problem has the problem's dtype, is contiguous and row-major; dims[] are
  *    its extents, outermost first.
  *  - Inputs and outputs come in the order of the description. run() writes every element of
- *    every output and reads the inputs only: caliber checks both.
+ *    every output and reads the inputs only: caliber checks both. An output the description
+ *    updates in place (`in_place: NAME`) is that input's buffer: outputs[k] == inputs[j]; write
+ *    the result through it (caliber restores its original values before each verified call).
  * --------------------------------------------------------------------------------------------- */
 
 #define CALIBER_PLUGIN_ABI_VERSION_2 2u

@@ -126,7 +126,7 @@ def describe(obj, what):
 
 
 def declared(buffers, role, backend):
-    """The request's list for `inputs` or `outputs`: a list of objects or a {name: object} dict."""
+    """The request's list for `inputs`, `outputs` or `in_place`: a list of objects or a {name: object} dict."""
     items = buffers.items() if isinstance(buffers, dict) else (
         ("{}[{}]".format(role, i), b) for i, b in enumerate(buffers or ()))
     out = []

@@ -34,7 +34,7 @@ def _resolve_backend(backend):
 def measure(fn, *, backend="auto", device=0, instrument=None, schedule=None, cache=None, statistic=None,
             warmup=None, iterations=None, min_samples=None, min_time_ms=None, max_time_ms=None,
             target_precision=None, graph_calls=None, cupti_reduction=None, cupti_value=None,
-            throttle_policy=None, measure="device", inputs=(), outputs=(), rtol=None, atol=None,
+            throttle_policy=None, measure="device", inputs=(), outputs=(), in_place=(), rtol=None, atol=None,
             rotation_copies=None, working_set_bytes=None, name=None, params=None, samples=False,
             telemetry=True, integrity_checks=True, on_integrity_failure="raise"):
     """Times ``fn(stream)`` with caliber's timer and returns a :class:`Result`.
@@ -59,6 +59,9 @@ def measure(fn, *, backend="auto", device=0, instrument=None, schedule=None, cac
     writes: objects exposing ``__cuda_array_interface__``, ``__array_interface__`` or DLPack, or
     :class:`caliber.Buffer`. Declared, they get the integrity checks (outputs poisoned and
     verified after timing, bit for bit unless rtol/atol is given; inputs must not change).
+    ``in_place`` declares buffers ``fn`` reads and writes (``y += x``): each verified call starts
+    from their original values (caliber keeps a copy) and is judged like an output; the timed calls
+    in between run on what the previous call left.
 
     Raises the exception ``fn`` raised; ContractError (a ValueError) when the core refuses the
     contract, naming the keywords in ``.fields``; UsageError (a ValueError) for a wrong keyword;
@@ -77,7 +80,8 @@ def measure(fn, *, backend="auto", device=0, instrument=None, schedule=None, cac
                "telemetry": bool(telemetry), "integrity_checks": bool(integrity_checks),
                "name": name if name is not None else getattr(fn, "__name__", "python"),
                "inputs": _buffers.declared(inputs, "inputs", backend),
-               "outputs": _buffers.declared(outputs, "outputs", backend)}
+               "outputs": _buffers.declared(outputs, "outputs", backend),
+               "in_place": _buffers.declared(in_place, "in_place", backend)}
     given = dict(instrument=instrument, schedule=schedule, cache=cache, statistic=statistic, warmup=warmup,
                  iterations=iterations, min_samples=min_samples, min_time_ms=min_time_ms,
                  max_time_ms=max_time_ms, target_precision=target_precision, graph_calls=graph_calls,

@@ -340,6 +340,7 @@ std::string measure(const std::string& request_text, caliber_call_fn call, void*
   }
   mo.buffers.inputs = buffers(req, "inputs");
   mo.buffers.outputs = buffers(req, "outputs");
+  mo.buffers.in_place = buffers(req, "in_place");
   // cache=rotate: the callable cycles through input copies (its rotation argument) whose bytes
   // together must cover 2x the last-level cache; the engine checks the coverage.
   const std::optional<std::int64_t> copies = req.integer("rotation_copies");

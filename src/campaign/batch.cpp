@@ -166,7 +166,7 @@ class Campaign {
           }
           const int attempt = r.attempt();
           const ShardRunner::State before = r.state();
-          if (before == ShardRunner::State::pending) r.set_device_server(use_servers_ ? servers_.ensure(device) : "");
+          if (before == ShardRunner::State::pending) r.set_device_server(device_server(device));
           if (r.step()) changed = true;
           busy = true;
           if (r.attempt() != attempt || r.state() != before) {

@@ -92,14 +92,33 @@ CheckedSubject::CheckedSubject(Backend& backend, Subject subject) : backend_(bac
   for (const BufferRef& b : subject_.buffers.inputs) {
     if (!b.data && b.bytes) throw ContractError(fmt::format("declared input '{}' has no address", b.name));
   }
-  for (const BufferRef& b : subject_.buffers.outputs) {
-    if (!b.data && b.bytes) throw ContractError(fmt::format("declared output '{}' has no address", b.name));
-    if (b.dtype && b.bytes % dtype_size_bytes(*b.dtype) != 0) {
-      throw ContractError(fmt::format("declared output '{}' holds {} bytes, not a whole number of {} elements",
-                                      b.name, b.bytes, to_string(*b.dtype)));
+  for (const BufferRef* b : judged_buffers()) {
+    const char* what = is_in_place(*b) ? "in-place buffer" : "output";
+    if (!b->data && b->bytes) throw ContractError(fmt::format("declared {} '{}' has no address", what, b->name));
+    if (b->dtype && b->bytes % dtype_size_bytes(*b->dtype) != 0) {
+      throw ContractError(fmt::format("declared {} '{}' holds {} bytes, not a whole number of {} elements", what,
+                                      b->name, b->bytes, to_string(*b->dtype)));
     }
-    if (subject_.rule.kind == OutputRule::Kind::tolerance && !b.dtype) {
-      throw ContractError(fmt::format("output rule tolerance needs the dtype of declared output '{}'", b.name));
+    if (subject_.rule.kind == OutputRule::Kind::tolerance && !b->dtype) {
+      throw ContractError(fmt::format("output rule tolerance needs the dtype of declared {} '{}'", what, b->name));
+    }
+  }
+  // An in-place buffer declared again as an input or output would be poisoned, or watched for the
+  // change it makes by design.
+  const auto overlap = [](const BufferRef& a, const BufferRef& b) {
+    const auto* a0 = static_cast<const unsigned char*>(a.data);
+    const auto* b0 = static_cast<const unsigned char*>(b.data);
+    return a.bytes > 0 && b.bytes > 0 && a0 < b0 + b.bytes && b0 < a0 + a.bytes;
+  };
+  for (const BufferRef& p : subject_.buffers.in_place) {
+    for (const auto* list : {&subject_.buffers.inputs, &subject_.buffers.outputs}) {
+      for (const BufferRef& b : *list) {
+        if (overlap(p, b)) {
+          throw ContractError(fmt::format("declared in-place buffer '{}' overlaps declared {} '{}': declare it once, "
+                                          "as in place",
+                                          p.name, list == &subject_.buffers.inputs ? "input" : "output", b.name));
+        }
+      }
     }
   }
   if (subject_.load_fresh_inputs && !subject_.judge) {
@@ -112,7 +131,42 @@ void CheckedSubject::call_once() {
   subject_.call(LaunchContext{backend_.stream(), calls_++, 0});
 }
 
+std::vector<const BufferRef*> CheckedSubject::judged_buffers() const {
+  std::vector<const BufferRef*> out;
+  for (const BufferRef& b : subject_.buffers.outputs) out.push_back(&b);
+  for (const BufferRef& b : subject_.buffers.in_place) out.push_back(&b);
+  return out;
+}
+
+bool CheckedSubject::is_in_place(const BufferRef& b) const {
+  const std::vector<BufferRef>& p = subject_.buffers.in_place;
+  return !p.empty() && &b >= p.data() && &b < p.data() + p.size();
+}
+
+void CheckedSubject::keep_in_place_originals() {
+  if (subject_.restore_inputs || !in_place_copies_.empty()) return;
+  for (const BufferRef& b : subject_.buffers.in_place) {
+    in_place_copies_.emplace_back(b.bytes);
+    if (b.bytes) backend_.copy_to_host(in_place_copies_.back().data(), b.data, b.bytes);
+  }
+}
+
+void CheckedSubject::restore_in_place() {
+  if (subject_.buffers.in_place.empty()) return;
+  if (subject_.restore_inputs) {
+    subject_.restore_inputs();  // the caller's copy holds every input, the in-place ones too
+    return;
+  }
+  for (std::size_t k = 0; k < in_place_copies_.size(); ++k) {
+    const BufferRef& b = subject_.buffers.in_place[k];
+    backend_.copy_to_device(b.data, in_place_copies_[k].data(), b.bytes);
+  }
+}
+
 void CheckedSubject::poison_outputs() {
+  // A verified call starts from the original values of what it updates in place, as the untimed
+  // call did: its result is then comparable, and a call that skipped its work leaves them as they were.
+  restore_in_place();
   if (subject_.poison_outputs) {
     subject_.poison_outputs();
     return;
@@ -140,7 +194,9 @@ void CheckedSubject::restore_original_inputs() {
 void CheckedSubject::check_inputs(Integrity& integ, const std::vector<std::uint64_t>& expected,
                                   const std::string& when) {
   if (subject_.buffers.inputs.empty()) {
-    integ.record(check::inputs_unchanged, CheckOutcome::not_run, "no inputs declared");
+    integ.record(check::inputs_unchanged, CheckOutcome::not_run,
+                 subject_.buffers.in_place.empty() ? "no inputs declared"
+                                                   : "no inputs declared besides those updated in place");
     return;
   }
   backend_.synchronize_device();
@@ -185,19 +241,26 @@ void CheckedSubject::check_outputs(Integrity& integ, bool untimed, bool fresh) {
 
   // Every element, not only those a reference compares: an unwritten element still holds the
   // poison, which is NaN in every floating-point dtype.
-  std::uint64_t bad = 0, scanned = 0;
+  // Buffers updated in place start from their input's values, not the poison: the scan finds
+  // non-finite values there, and an element the call skipped is for the judge to find.
+  std::uint64_t bad = 0, scanned = 0, scanned_in_place = 0;
   std::string where;
   bool any_dtype = false;
-  for (const BufferRef& o : subject_.buffers.outputs) {
-    if (!o.dtype) continue;
+  for (const BufferRef* o : judged_buffers()) {
+    if (!o->dtype) continue;
     any_dtype = true;
-    const std::size_t n = o.bytes / dtype_size_bytes(*o.dtype);
-    const std::uint64_t k = backend_.count_nonfinite(o.data, n, *o.dtype);
-    scanned += n;
-    if (k > 0 && where.empty()) where = fmt::format("{} of {} elements of '{}'", k, n, o.name);
+    const std::size_t n = o->bytes / dtype_size_bytes(*o->dtype);
+    const std::uint64_t k = backend_.count_nonfinite(o->data, n, *o->dtype);
+    (is_in_place(*o) ? scanned_in_place : scanned) += n;
+    if (k > 0 && where.empty()) where = fmt::format("{} of {} elements of '{}'", k, n, o->name);
     bad += k;
   }
-  if (subject_.buffers.outputs.empty()) {
+  const std::string in_place_note =
+      scanned_in_place == 0 ? ""
+                            : fmt::format("; the {} elements updated in place are finite (they start from their input's "
+                                          "values: an element the call skipped is for the judge to find)",
+                                          scanned_in_place);
+  if (subject_.buffers.outputs.empty() && subject_.buffers.in_place.empty()) {
     integ.record(check::output_complete, CheckOutcome::not_run,
                  subject_.judge ? "no output buffers declared: only the judge looked at the outputs"
                                 : "no outputs declared");
@@ -211,7 +274,8 @@ void CheckedSubject::check_outputs(Integrity& integ, bool untimed, bool fresh) {
                              after, where));
   } else {
     integ.record(check::output_complete, CheckOutcome::passed,
-                 fmt::format("all {} output elements written and finite after each verified call", scanned));
+                 fmt::format("all {} output elements written and finite after each verified call{}", scanned,
+                             in_place_note));
   }
 
   const std::string_view name = untimed ? check::output_before_timing : check::output_after_timing;
@@ -235,13 +299,14 @@ void CheckedSubject::check_outputs(Integrity& integ, bool untimed, bool fresh) {
   }
 
   const bool bitwise = subject_.rule.kind == OutputRule::Kind::bitwise;
+  const std::vector<const BufferRef*> judged = judged_buffers();
   if (untimed) {
-    for (const BufferRef& o : subject_.buffers.outputs) {
+    for (const BufferRef* o : judged) {
       if (bitwise) {
-        golden_sums_.push_back(backend_.checksum(o.data, o.bytes));
+        golden_sums_.push_back(backend_.checksum(o->data, o->bytes));
       } else {
-        golden_copies_.emplace_back(o.bytes);
-        if (o.bytes) backend_.copy_to_host(golden_copies_.back().data(), o.data, o.bytes);
+        golden_copies_.emplace_back(o->bytes);
+        if (o->bytes) backend_.copy_to_host(golden_copies_.back().data(), o->data, o->bytes);
       }
     }
     integ.record(name, CheckOutcome::not_run,
@@ -250,8 +315,8 @@ void CheckedSubject::check_outputs(Integrity& integ, bool untimed, bool fresh) {
     return;
   }
   std::string diff;
-  for (std::size_t k = 0; k < subject_.buffers.outputs.size() && diff.empty(); ++k) {
-    const BufferRef& o = subject_.buffers.outputs[k];
+  for (std::size_t k = 0; k < judged.size() && diff.empty(); ++k) {
+    const BufferRef& o = *judged[k];
     if (bitwise) {
       const std::uint64_t now = backend_.checksum(o.data, o.bytes);
       if (now != golden_sums_[k]) {
@@ -285,6 +350,7 @@ void CheckedSubject::run_untimed_check() {
     // there were integrity checks.
     census_.why_not_observed = "the integrity checks were turned off";
     if (!subject_.judge) return;
+    keep_in_place_originals();
     poison_outputs();
     call_once();
     backend_.synchronize_device();
@@ -307,6 +373,7 @@ void CheckedSubject::run_untimed_check() {
         if (b.bytes) backend_.copy_to_host(input_copies_.back().data(), b.data, b.bytes);
       }
     }
+    keep_in_place_originals();
     poison_outputs();
   }
   cache_before_ = backend_.cache_state();

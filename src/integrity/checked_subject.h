@@ -46,7 +46,7 @@ struct Subject {
   // timed call, so a call that remembers its previous result (by address or by content) cannot
   // pass; restore_inputs puts the original values back.
   std::function<void()> load_fresh_inputs;
-  // Writes the original input values back (from the caller's host copy). Empty: the subject
+  // Writes the original input values back, the in-place buffers too (from the caller's copy). Empty: the subject
   // keeps a host copy of the declared inputs itself.
   std::function<void()> restore_inputs;
   // Sees the untimed call's census (caliber run: the code fingerprint of the kernels it launched).
@@ -83,7 +83,14 @@ class CheckedSubject {
   void attach_perturbation(Result& r, const Contract& contract, const MeasureOptions& options);
   // Whether the outputs are verified: declared buffers, or a workload's own poison and judge.
   bool declared() const { return !subject_.buffers.empty() || (subject_.poison_outputs && subject_.judge); }
+  // Puts the original values back into the buffers updated in place, then poisons the outputs.
   void poison_outputs();
+  // The outputs, then the buffers updated in place: what a verified call's judge looks at.
+  std::vector<const BufferRef*> judged_buffers() const;
+  bool is_in_place(const BufferRef& b) const;
+  // Host copies of the in-place buffers' original values (when the subject has no restore hook).
+  void keep_in_place_originals();
+  void restore_in_place();
   std::vector<std::uint64_t> input_checksums();
   // Compares the inputs with `expected`; on a change records the check failed with `when` and
   // restores the original values.
@@ -107,6 +114,7 @@ class CheckedSubject {
   std::optional<DeviceWorkCensus> steady_census_;  // taken after warmup when a graph looked short
   std::vector<std::uint64_t> input_sums_;          // of the original inputs
   std::vector<std::vector<unsigned char>> input_copies_;  // when the subject has no restore hook
+  std::vector<std::vector<unsigned char>> in_place_copies_;  // likewise, of the in-place buffers
   std::optional<std::string> cache_before_;
   // Outputs of the untimed call when there is no judge: checksums (bitwise), host copies (tolerance).
   std::vector<std::uint64_t> golden_sums_;

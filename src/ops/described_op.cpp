@@ -16,6 +16,7 @@ std::vector<TensorSpec> DescribedOp::tensors(const OpShape& s, const std::vector
   for (const DescribedTensor& t : list) {
     TensorSpec spec;
     spec.name = t.name;
+    spec.in_place_of = t.in_place_of;
     for (const ArgFormula& f : t.dims) spec.dims.push_back(f.count(s.values, 1, kMaxDim));
     spec.cols = spec.dims.back();
     spec.rows = 1;

@@ -10,7 +10,7 @@ class RmsNorm final : public Op {
  public:
   OpType type() const override { return OpType::rmsnorm; }
   std::vector<TensorSpec> inputs(const OpShape& s) const override {
-    return {{"x", s.m, s.n}, {"weight", 1, s.n}};
+    return {{"x", s.m, s.n, {}, {}}, {"weight", 1, s.n, {}, {}}};
   }
   // Per element: square, accumulate, scale by rstd, multiply by weight.
   std::uint64_t flops(const OpShape& s) const override {
@@ -39,7 +39,7 @@ class LayerNorm final : public Op {
  public:
   OpType type() const override { return OpType::layernorm; }
   std::vector<TensorSpec> inputs(const OpShape& s) const override {
-    return {{"x", s.m, s.n}, {"weight", 1, s.n}, {"bias", 1, s.n}};
+    return {{"x", s.m, s.n, {}, {}}, {"weight", 1, s.n, {}, {}}, {"bias", 1, s.n, {}, {}}};
   }
   // Per element: accumulate (mean), subtract, square, accumulate (variance), scale, weight, bias.
   std::uint64_t flops(const OpShape& s) const override {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,9 @@ struct TensorSpec {
   std::int64_t rows = 0;  // every extent but the last, multiplied (1 for a vector)
   std::int64_t cols = 0;  // the last extent
   std::vector<std::int64_t> dims;  // the extents, outermost first; empty: {rows, cols} (the shipped ops)
+  // An output that is one of the inputs, updated in place: that input's index. The output has no
+  // buffer of its own (docs/user-ops.md, "In-place outputs").
+  std::optional<std::size_t> in_place_of;
   std::int64_t elements() const { return rows * cols; }
   std::vector<std::int64_t> extents() const { return dims.empty() ? std::vector<std::int64_t>{rows, cols} : dims; }
 };
@@ -39,7 +43,7 @@ class Op {
   // The outputs in the order providers receive them, in the shape's dtype; the shipped ops have
   // one, [m, n] (gemm: c, the others: y).
   virtual std::vector<TensorSpec> outputs(const OpShape& s) const {
-    return {{type() == OpType::gemm ? "c" : "y", s.m, s.n, {}}};
+    return {{type() == OpType::gemm ? "c" : "y", s.m, s.n, {}, {}}};
   }
   // Minimum bytes one call reads plus writes: every input element once, every output element
   // once (a described op may give its own formula).

@@ -1,5 +1,6 @@
 #include "ops/op_description.h"
 
+#include <algorithm>
 #include <cmath>
 #include <regex>
 #include <set>
@@ -46,20 +47,40 @@ ArgFormula formula(const YamlFields& f, const YAML::Node& node, const std::strin
   }
 }
 
-std::vector<DescribedTensor> read_tensors(const YamlFields& root, const std::string& key, bool inputs,
-                                          const std::vector<std::string>& arg_names, std::set<std::string>& names) {
+// `inputs_read`: the inputs, when reading the outputs (an output may name one `in_place`).
+std::vector<DescribedTensor> read_tensors(const YamlFields& root, const std::string& key,
+                                          const std::vector<std::string>& arg_names, std::set<std::string>& names,
+                                          const std::vector<DescribedTensor>* inputs_read = nullptr) {
+  const bool inputs = inputs_read == nullptr;
   const YAML::Node list = root.get(key);
   if (!list.IsSequence() || list.size() == 0) root.fail(key, "expected a non-empty list of tensors");
   std::vector<DescribedTensor> out;
+  std::set<std::size_t> updated;  // inputs an output already updates in place
   for (std::size_t i = 0; i < list.size(); ++i) {
     const std::string path = fmt::format("{}[{}]", key, i);
     const YamlFields t(list[i], root.file(), path);
     t.refuse_unknown(inputs ? std::vector<std::string>{"name", "shape", "uniform"}
-                            : std::vector<std::string>{"name", "shape"});
+                            : std::vector<std::string>{"name", "shape", "in_place"});
     DescribedTensor d;
     d.name = t.str("name");
     if (!valid_name(d.name)) t.fail("name", "tensor names are lowercase letters, digits and '_', starting with a letter");
     if (!names.insert(d.name).second) t.fail("name", fmt::format("tensor '{}' is named twice", d.name));
+    if (!inputs && t.has("in_place")) {
+      // The output is that input, updated in place: its buffer and its shape are the input's.
+      const std::string of = t.str("in_place");
+      const auto it = std::find_if(inputs_read->begin(), inputs_read->end(),
+                                   [&](const DescribedTensor& in) { return in.name == of; });
+      if (it == inputs_read->end()) t.fail("in_place", fmt::format("'{}' is not an input of the op", of));
+      const auto index = static_cast<std::size_t>(it - inputs_read->begin());
+      if (!updated.insert(index).second) {
+        t.fail("in_place", fmt::format("input '{}' is already updated in place by another output", of));
+      }
+      if (t.has("shape")) t.fail("shape", fmt::format("an in-place output has the shape of its input '{}': leave shape out", of));
+      d.dims = it->dims;
+      d.in_place_of = index;
+      out.push_back(std::move(d));
+      continue;
+    }
     const YAML::Node shape = t.get("shape");
     if (!shape.IsSequence() || shape.size() == 0 || shape.size() > 8) {
       t.fail("shape", "expected a list of 1 to 8 extents, each a formula of the args");
@@ -119,8 +140,8 @@ OpDescription parse_op_description(const std::string& text, const std::string& f
   if (d.args.empty()) root.fail("args", "lists no argument");
 
   std::set<std::string> tensor_names;
-  d.inputs = read_tensors(root, "inputs", true, arg_names, tensor_names);
-  d.outputs = read_tensors(root, "outputs", false, arg_names, tensor_names);
+  d.inputs = read_tensors(root, "inputs", arg_names, tensor_names);
+  d.outputs = read_tensors(root, "outputs", arg_names, tensor_names, &d.inputs);
   d.flops = formula(root, root.get("flops"), "flops", arg_names);
   if (root.has("bytes")) {
     std::vector<std::string> names = arg_names;

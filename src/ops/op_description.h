@@ -33,6 +33,8 @@ struct DescribedTensor {
   // Inputs: values drawn uniformly from [lo, hi], then rounded to the dtype.
   float lo = -1.0f;
   float hi = 1.0f;
+  // Outputs: the input it updates in place (`in_place: NAME`), by index; its shape is that input's.
+  std::optional<std::size_t> in_place_of;
 };
 
 // What a described op's reference computes in (docs/user-ops.md): the inputs are converted to it,

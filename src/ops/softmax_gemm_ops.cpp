@@ -11,7 +11,7 @@ namespace {
 class Softmax final : public Op {
  public:
   OpType type() const override { return OpType::softmax; }
-  std::vector<TensorSpec> inputs(const OpShape& s) const override { return {{"x", s.m, s.n}}; }
+  std::vector<TensorSpec> inputs(const OpShape& s) const override { return {{"x", s.m, s.n, {}, {}}}; }
   // Per element: max, subtract, exp (counted as one), accumulate, divide.
   std::uint64_t flops(const OpShape& s) const override {
     return 5ull * static_cast<std::uint64_t>(s.m) * static_cast<std::uint64_t>(s.n);
@@ -40,7 +40,7 @@ class Gemm final : public Op {
  public:
   OpType type() const override { return OpType::gemm; }
   std::vector<TensorSpec> inputs(const OpShape& s) const override {
-    return {{"a", s.m, s.k}, {"b", s.k, s.n}};
+    return {{"a", s.m, s.k, {}, {}}, {"b", s.k, s.n, {}, {}}};
   }
   std::uint64_t flops(const OpShape& s) const override {
     return 2ull * static_cast<std::uint64_t>(s.m) * static_cast<std::uint64_t>(s.n) *

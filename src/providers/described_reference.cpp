@@ -121,12 +121,18 @@ std::vector<std::vector<double>> DescribedReference::compute(const ops::OpShape&
     ins.push_back(std::move(b));
   }
   const std::vector<ops::TensorSpec> out_specs = op_.outputs(s);
+  // An in-place output is its input's buffer, as for the providers: the reference updates it.
   std::vector<Buffer> outs;
-  for (const ops::TensorSpec& t : out_specs) outs.push_back(make(t.name, static_cast<std::size_t>(t.elements())));
+  for (const ops::TensorSpec& t : out_specs) {
+    outs.push_back(t.in_place_of ? Buffer{} : make(t.name, static_cast<std::size_t>(t.elements())));
+  }
+  const auto out_buffer = [&](std::size_t k) -> Buffer& {
+    return out_specs[k].in_place_of ? ins.at(*out_specs[k].in_place_of) : outs[k];
+  };
   std::vector<const void*> in_ptrs;
   std::vector<void*> out_ptrs;
   for (Buffer& b : ins) in_ptrs.push_back(b.data());
-  for (Buffer& b : outs) out_ptrs.push_back(b.data());
+  for (std::size_t k = 0; k < outs.size(); ++k) out_ptrs.push_back(out_buffer(k).data());
   caliber_buffers_v2 buffers{in_ptrs.data(), static_cast<std::int32_t>(in_ptrs.size()), out_ptrs.data(),
                              static_cast<std::int32_t>(out_ptrs.size()), nullptr};
   if (p.run(p.state, problem.get(), &buffers, text, sizeof text) != CALIBER_OK) {
@@ -135,7 +141,7 @@ std::vector<std::vector<double>> DescribedReference::compute(const ops::OpShape&
   std::vector<std::vector<double>> values;
   for (std::size_t k = 0; k < outs.size(); ++k) {
     const auto elements = static_cast<std::size_t>(out_specs[k].elements());
-    Buffer& o = outs[k];
+    Buffer& o = out_buffer(k);
     std::vector<double> v;
     if (!o.f64.empty()) {
       v = std::move(o.f64);

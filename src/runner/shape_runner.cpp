@@ -430,7 +430,7 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
     std::uint64_t in_bytes = 0;
     for (const ops::TensorSpec& t : input_specs) in_bytes += tensor_bytes(t, s.dtype);
     std::uint64_t out_bytes = 0;
-    for (const ops::TensorSpec& t : output_specs) out_bytes += tensor_bytes(t, s.dtype);
+    for (const ops::TensorSpec& t : output_specs) out_bytes += t.in_place_of ? 0 : tensor_bytes(t, s.dtype);
     const std::uint64_t have = backend_.device().memory_bytes;
     const std::uint64_t need = 3 * in_bytes + std::max<std::size_t>(runnable, 1) * out_bytes;
     trace_the_shape = runnable > 1 && (have == 0 || need <= have / 5 * 4);
@@ -494,9 +494,15 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
         c.row.config = row_config(p.chosen_config(), pinned, config_replay_.has_value(), &refusal);
         if (!refusal.empty()) throw providers::ConfigRefused(refusal);
       }
+      // An output updated in place is its input's working buffer (docs/user-ops.md, "In-place
+      // outputs"): the providers and the checks see one buffer, restored before each verified call.
       for (const ops::TensorSpec& t : output_specs) {
-        c.outputs.emplace_back(backend_, tensor_bytes(t, s.dtype));
-        c.buffers.outputs.push_back(c.outputs.back().get());
+        if (t.in_place_of) {
+          c.buffers.outputs.push_back(inputs.working.at(*t.in_place_of).get());
+        } else {
+          c.outputs.emplace_back(backend_, tensor_bytes(t, s.dtype));
+          c.buffers.outputs.push_back(c.outputs.back().get());
+        }
       }
       c.host_outs.resize(output_specs.size());
       for (const DeviceBuffer& b : inputs.working) c.buffers.inputs.push_back(b.get());
@@ -504,12 +510,21 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
 
       integrity::Subject subject;
       subject.call = [&p, &s, &c](const LaunchContext& ctx) { p.run(s, c.buffers, ctx.stream); };
+      std::vector<bool> updated_in_place(inputs.working.size(), false);
+      for (std::size_t k = 0; k < output_specs.size(); ++k) {
+        const ops::TensorSpec& t = output_specs[k];
+        BufferRef ref{t.name, c.buffers.outputs[k], tensor_bytes(t, s.dtype), s.dtype};
+        if (t.in_place_of) {
+          updated_in_place.at(*t.in_place_of) = true;
+          subject.buffers.in_place.push_back(std::move(ref));
+        } else {
+          subject.buffers.outputs.push_back(std::move(ref));
+        }
+      }
       for (std::size_t k = 0; k < inputs.working.size(); ++k) {
+        if (updated_in_place[k]) continue;
         subject.buffers.inputs.push_back(
             {input_specs[k].name, inputs.working[k].get(), inputs.working[k].bytes(), s.dtype});
-      }
-      for (std::size_t k = 0; k < output_specs.size(); ++k) {
-        subject.buffers.outputs.push_back({output_specs[k].name, c.outputs[k].get(), c.outputs[k].bytes(), s.dtype});
       }
       // The fp64 references of the checked rows, before the untimed call: the description says
       // where they were computed, and no reference work runs inside a measurement. The fresh set
@@ -536,14 +551,14 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
           if (set.device_reference) {
             const DeviceReference& ref = *set.device_reference;
             const RowComparison sums = backend_.compare_rows_on_device(
-                ref, cell->outputs[k].get(), s.dtype, tol.rtol,
+                ref, cell->buffers.outputs[k], s.dtype, tol.rtol,
                 ops::absolute_bound(tol, ref.sum_of_squares, ref.row_count * static_cast<std::size_t>(ref.n)));
             one = ops::check_from_sums(sums, ref.sum_of_squares, static_cast<std::int64_t>(ref.row_count), s.m, tol);
           } else {
             std::optional<ops::HostTensor>& host_out = cell->host_outs[k];
             if (!host_out) host_out.emplace(out_spec.name, s.dtype, out_spec.rows, out_spec.cols);
             const ops::Reference& ref = s.described ? set.output_references.at(k) : *set.reference;
-            copy_checked_rows(backend_, cell->outputs[k].get(), *host_out, ref.rows());
+            copy_checked_rows(backend_, cell->buffers.outputs[k], *host_out, ref.rows());
             one = ops::check_output(ref, *host_out, tol);
           }
           const bool one_ok = ops::passed(one);

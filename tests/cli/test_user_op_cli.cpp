@@ -2,7 +2,7 @@
 // add_rmsnorm (examples/user_op) from `caliber ledger manual` through `caliber run` to `caliber
 // report`, its honest providers ok with the description's bytes and flops, and providers that
 // skip an output, get one output wrong, touch an input or compute once caught by the integrity
-// checks of every output.
+// checks of every output; an op updated in place (sgd_momentum) checked from its original values.
 #include <filesystem>
 #include <map>
 
@@ -119,6 +119,59 @@ TEST(UserOpCli, TheExampleOpRunsThroughLedgerRunAndReportAndEveryOutputIsChecked
   const auto gate = run_caliber({"compare", dir + "/out", dir + "/again", "--format", "json"});
   EXPECT_EQ(gate.exit_code, 0) << gate.out << gate.err;
   EXPECT_NE(gate.out.find("add_rmsnorm"), std::string::npos) << gate.out;
+}
+
+TEST(UserOpCli, AnOpUpdatedInPlaceIsCheckedFromItsOriginalValues) {
+  const std::string dir = fresh_dir("user_op_in_place");
+  const std::string description = std::string(CALIBER_SOURCE_DIR) + "/examples/user_op/sgd_momentum.op.yaml";
+  const std::string example = std::string(CALIBER_PLUGIN_BUILD_DIR) + "/libcaliber_sgd_momentum.so";
+  const std::string cheats = CALIBER_TEST_INPLACE_OP_PLUGIN;
+  const auto ledger = run_caliber({"ledger", "manual", "--op", "sgd_momentum", "--op-description", description,
+                                   "--ledger", dir + "/ledger.jsonl", "--shape", "n=1000,lr=0.01,beta=0.9", "--shape",
+                                   "n=4097,lr=0.1,beta=0.5", "--dtype", "fp32,bf16"});
+  ASSERT_EQ(ledger.exit_code, 0) << ledger.err;
+  write_text(dir + "/matrix.yaml",
+             "schema_version: 1\nkernel: sgd_momentum\nop_type: sgd_momentum\nop_description: " + description +
+                 "\ndtype: [fp32, bf16]\nreference_provider: loop\nlayout_contract: row_major\nproviders:\n" +
+                 entry("loop", example, "sgd_momentum_loop") + entry("lazy", cheats, "sgd_momentum_test_lazy") +
+                 entry("skips_momentum", cheats, "sgd_momentum_test_skips_momentum") +
+                 entry("touches_grad", cheats, "sgd_momentum_test_touches_grad"));
+  const auto r = run_caliber({"run", "--op", "sgd_momentum", "--backend", "host", "--shape-ledger",
+                              dir + "/ledger.jsonl", "--baseline-matrix", dir + "/matrix.yaml", "--out", dir + "/out",
+                              "--min-time-ms", "0", "--max-time-ms", "2", "--min-samples", "6", "--warmup", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<BenchmarkResultRow> rows = read_benchmark_results(dir + "/out/benchmark_results.jsonl");
+  ASSERT_EQ(rows.size(), 4u * 4u) << r.err;
+  int loop_ok = 0;
+  for (const BenchmarkResultRow& row : rows) {
+    const std::string what = row.provider + " " + row.dtype + " " + row.args.dump() + ": " +
+                             row.status_reason.value_or("");
+    const std::int64_t n = row.args.at("n").get<std::int64_t>();
+    // param and momentum read and written, grad read: every input and output element once.
+    EXPECT_EQ(row.bytes, static_cast<std::uint64_t>(5 * n) * (row.dtype == "fp32" ? 4u : 2u)) << what;
+    if (row.provider == "loop") {
+      EXPECT_EQ(row.benchmark_status, BenchmarkStatus::ok) << what;
+      loop_ok += row.benchmark_status == BenchmarkStatus::ok;
+      // The timed calls ran on what the previous call left; the verified ones from the original
+      // values, judged against the reference's update of the same values.
+      const IntegrityCheck* after = row.integrity.find(integrity_check::output_after_timing);
+      ASSERT_NE(after, nullptr) << what;
+      EXPECT_EQ(after->outcome, CheckOutcome::passed) << after->detail;
+      const IntegrityCheck* inputs = row.integrity.find(integrity_check::inputs_unchanged);
+      ASSERT_NE(inputs, nullptr) << what;
+      EXPECT_EQ(inputs->outcome, CheckOutcome::passed) << inputs->detail;
+      EXPECT_NE(inputs->detail.find("1 input ("), std::string::npos) << inputs->detail;  // grad alone is watched
+      continue;
+    }
+    EXPECT_EQ(row.benchmark_status, BenchmarkStatus::incorrect) << what;
+    const std::string reason = row.status_reason.value_or("");
+    if (row.provider == "lazy") {
+      EXPECT_NE(reason.find("correct before timing, wrong after the timed calls"), std::string::npos) << reason;
+    }
+    if (row.provider == "skips_momentum") EXPECT_NE(reason.find("output momentum_out: "), std::string::npos) << reason;
+    if (row.provider == "touches_grad") EXPECT_NE(reason.find("inputs_unchanged"), std::string::npos) << reason;
+  }
+  EXPECT_EQ(loop_ok, 4);
 }
 
 TEST(UserOpCli, ADescribedOpNeedsItsDescriptionAndPluginsOfAbiV2) {

@@ -1,7 +1,7 @@
 // An op of your own on a real device (ctest label gpu; docs/user-ops.md): the example op
 // add_rmsnorm's cuda providers (examples/user_op) through caliber run, checked against the host
 // reference in fp64, every output; providers that skip an output or launch on a stream of their
-// own are caught.
+// own are caught; an op updated in place (sgd_momentum) verified from its original values.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -84,6 +84,56 @@ TEST(CudaUserOp, TheExampleOpsCudaProvidersAreCorrectAndTheCheatersAreCaught) {
   }
   EXPECT_EQ(ok["two_kernels"], 6);
   EXPECT_EQ(ok["fused"], 6);
+}
+
+// An op updated in place on the device: param and momentum are the outputs' buffers; each verified
+// call starts from their original values (a device-to-device restore) and a provider that stops
+// updating after its first call is caught.
+TEST(CudaUserOp, AnOpUpdatedInPlaceIsVerifiedFromItsOriginalValues) {
+  if (!testing_support::has_cuda_device()) GTEST_SKIP() << "no CUDA device";
+  const std::string dir = fresh_dir("gpu_user_op_in_place");
+  const std::string description = testing_support::source_dir() + "/examples/user_op/sgd_momentum.op.yaml";
+  const auto ledger = run_caliber({"ledger", "manual", "--op", "sgd_momentum", "--op-description", description,
+                                   "--ledger", dir + "/ledger.jsonl", "--shape", "n=1000,lr=0.01,beta=0.9",
+                                   "--shape", "n=16777216,lr=0.01,beta=0.9", "--dtype", "fp32,bf16"});
+  ASSERT_EQ(ledger.exit_code, 0) << ledger.err;
+  const std::string example = staged("libcaliber_sgd_momentum_cuda.so",
+                                     std::string(CALIBER_PLUGIN_BUILD_DIR) + "/libcaliber_sgd_momentum_cuda.so");
+  const std::string cheats = staged("libcaliber_test_cuda_inplace_op_plugins.so", CALIBER_TEST_CUDA_INPLACE_OP_PLUGIN);
+  const auto entry = [](const std::string& name, const std::string& lib, const std::string& symbol) {
+    return "  " + name + ": {enabled: true, entrypoint: \"" + lib + ":" + symbol + "\", provider: plugin}\n";
+  };
+  write_text(dir + "/matrix.yaml",
+             "schema_version: 1\nkernel: sgd_momentum\nop_type: sgd_momentum\nop_description: " + description +
+                 "\ndtype: [fp32, bf16]\nreference_provider: two_kernels\nlayout_contract: row_major\n"
+                 "providers:\n" +
+                 entry("two_kernels", example, "sgd_momentum_cuda_two_kernels") +
+                 entry("fused", example, "sgd_momentum_cuda_fused") +
+                 entry("lazy", cheats, "sgd_momentum_cuda_test_lazy"));
+  const auto r = run_caliber({"run", "--op", "sgd_momentum", "--backend", "cuda", "--shape-ledger",
+                              dir + "/ledger.jsonl", "--baseline-matrix", dir + "/matrix.yaml", "--out", dir + "/out",
+                              "--max-time-ms", "5", "--allow-shared-device"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto rows = read_benchmark_results(dir + "/out/benchmark_results.jsonl");
+  ASSERT_EQ(rows.size(), 4u * 3u);
+  std::map<std::string, int> ok;
+  for (const auto& x : rows) {
+    const std::string what = x.provider + " " + x.dtype + " " + x.args.dump() + ": " + x.status_reason.value_or("");
+    if (x.provider == "lazy") {
+      EXPECT_NE(x.benchmark_status, BenchmarkStatus::ok) << what;
+      continue;
+    }
+    EXPECT_EQ(x.benchmark_status, BenchmarkStatus::ok) << what;
+    ok[x.provider] += x.benchmark_status == BenchmarkStatus::ok;
+    if (x.benchmark_status != BenchmarkStatus::ok) continue;
+    EXPECT_EQ(x.kernel_only->contract.schedule, Schedule::graph) << what;
+    const IntegrityCheck* after = x.integrity.find(integrity_check::output_after_timing);
+    ASSERT_NE(after, nullptr) << what;
+    EXPECT_EQ(after->outcome, CheckOutcome::passed) << after->detail;
+    EXPECT_NE(after->detail.find("sgd_momentum_reference in fp64"), std::string::npos) << after->detail;
+  }
+  EXPECT_EQ(ok["two_kernels"], 4);
+  EXPECT_EQ(ok["fused"], 4);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <vector>
 
 #include "backends/host/host_backend.h"
@@ -161,6 +162,98 @@ TEST(CheckedSubject, ChangedInputsAreCaughtAndRestored) {
   EXPECT_NE(inputs->detail.find("'x'"), std::string::npos) << inputs->detail;
   EXPECT_NE(inputs->detail.find("restored"), std::string::npos) << inputs->detail;
   EXPECT_EQ(h.buf.x, original);  // the next measurement reads the original inputs
+}
+
+// acc += x, in place: acc is read and written by every call.
+struct InPlaceHarness {
+  ManualClock clock;
+  host::HostBackend backend{clock, test_host()};
+  std::vector<float> x = std::vector<float>(kN, 0.5f);
+  std::vector<float> acc = std::vector<float>(kN);
+  std::size_t calls = 0;
+  InPlaceHarness() {
+    for (std::size_t i = 0; i < kN; ++i) acc[i] = static_cast<float>(i % 13);
+  }
+  void work() {
+    for (std::size_t i = 0; i < kN; ++i) acc[i] += x[i];
+    clock.advance_us(kComputeUs);
+  }
+  Result measure_with(const std::function<void(InPlaceHarness&)>& body) {
+    MeasureOptions o;
+    o.clock = &clock;
+    o.telemetry = false;
+    o.buffers.inputs.push_back({"x", x.data(), kN * sizeof(float), DType::fp32});
+    o.buffers.in_place.push_back({"acc", acc.data(), kN * sizeof(float), DType::fp32});
+    return caliber::measure(backend, [&](const LaunchContext&) { body(*this); }, fixed_host(), o);
+  }
+};
+
+TEST(CheckedSubject, AnInPlaceUpdateIsVerifiedFromItsOriginalValues) {
+  InPlaceHarness h;
+  std::vector<float> seen_by_verified;
+  const Result r = h.measure_with([&](InPlaceHarness& s) {
+    seen_by_verified = s.acc;  // what this call starts from
+    s.work();
+  });
+  // Fourteen calls added x fourteen times to what they found, but each verified call (the
+  // untimed one and the last timed one) started from the original values and wrote the same
+  // bits: without the restore the last one would differ from the untimed call's result.
+  EXPECT_EQ(r.integrity.verdict(), IntegrityVerdict::verified) << r.integrity.first_failure();
+  EXPECT_EQ(r.integrity.find(check::output_after_timing)->outcome, CheckOutcome::passed);
+  for (std::size_t i = 0; i < kN; ++i) ASSERT_EQ(seen_by_verified[i], static_cast<float>(i % 13)) << i;
+  // acc changes by design: it is not watched as an input; x is.
+  const IntegrityCheck* inputs = r.integrity.find(check::inputs_unchanged);
+  ASSERT_NE(inputs, nullptr);
+  EXPECT_EQ(inputs->outcome, CheckOutcome::passed) << inputs->detail;
+  EXPECT_NE(inputs->detail.find("1 input (4096 bytes)"), std::string::npos) << inputs->detail;
+  const IntegrityCheck* complete = r.integrity.find(check::output_complete);
+  ASSERT_NE(complete, nullptr);
+  EXPECT_EQ(complete->outcome, CheckOutcome::passed);
+  EXPECT_NE(complete->detail.find("the 1024 elements updated in place are finite"), std::string::npos)
+      << complete->detail;
+}
+
+TEST(CheckedSubject, AnInPlaceUpdateThatSkipsItsWorkIsCaught) {
+  InPlaceHarness h;
+  const Result r = h.measure_with([](InPlaceHarness& s) {
+    if (s.calls++ == 0) {
+      s.work();
+    } else {
+      s.clock.advance_us(kSkipUs);
+    }
+  });
+  // The verified call found the original values and left them: not the untimed call's result.
+  const IntegrityCheck* after = r.integrity.find(check::output_after_timing);
+  ASSERT_NE(after, nullptr);
+  EXPECT_EQ(after->outcome, CheckOutcome::failed);
+  EXPECT_NE(after->detail.find("output 'acc' differs from the untimed call's output"), std::string::npos)
+      << after->detail;
+}
+
+TEST(CheckedSubject, AnInPlaceBufferNeedsAnAddressAndOneDeclaration) {
+  InPlaceHarness h;
+  MeasureOptions o;
+  o.clock = &h.clock;
+  o.telemetry = false;
+  o.buffers.in_place.push_back({"acc", nullptr, 64, DType::fp32});
+  try {
+    caliber::measure(h.backend, [](const LaunchContext&) {}, fixed_host(), o);
+    FAIL() << "accepted";
+  } catch (const ContractError& e) {
+    EXPECT_NE(std::string(e.what()).find("declared in-place buffer 'acc' has no address"), std::string::npos)
+        << e.what();
+  }
+  // Declared twice, as an input too: it would be watched for the change it makes by design.
+  o.buffers.in_place = {{"acc", h.acc.data(), kN * sizeof(float), DType::fp32}};
+  o.buffers.inputs = {{"acc_again", h.acc.data() + 8, 16, DType::fp32}};
+  try {
+    caliber::measure(h.backend, [](const LaunchContext&) {}, fixed_host(), o);
+    FAIL() << "accepted";
+  } catch (const ContractError& e) {
+    EXPECT_NE(std::string(e.what()).find("in-place buffer 'acc' overlaps declared input 'acc_again'"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(CheckedSubject, UndeclaredBuffersSayTheOutputsWereNotVerified) {

@@ -105,6 +105,37 @@ TEST(OpDescription, ErrorsNameFileLineAndField) {
   }
 }
 
+TEST(OpDescription, AnOutputMayBeAnInputUpdatedInPlace) {
+  const std::string text = replaced(kDescription, "  - {name: s, shape: [rows]}", "  - {name: y_out, in_place: y}");
+  const OpDescription d = parse_op_description(text, "scaled_add.op.yaml");
+  ASSERT_EQ(d.outputs.size(), 2u);
+  EXPECT_FALSE(d.outputs[0].in_place_of.has_value());
+  ASSERT_TRUE(d.outputs[1].in_place_of.has_value());
+  EXPECT_EQ(*d.outputs[1].in_place_of, 1u);  // y, the second input
+  const DescribedOp op(d);
+  const OpShape s = op.parse_shape(DType::fp32, "row_major", {{"rows", 4}, {"cols", 6}, {"alpha", 1}}, "", 0, "args");
+  const std::vector<TensorSpec> out = op.outputs(s);
+  EXPECT_EQ(out[1].extents(), (std::vector<std::int64_t>{4, 6}));  // the input's shape
+  EXPECT_EQ(out[1].in_place_of, std::optional<std::size_t>(1));
+  // Default bytes: the in-place tensor is read and written, like any input and output.
+  EXPECT_EQ(op.bytes(s), (24u + 24u + 24u + 24u) * 4u);
+
+  const std::vector<std::pair<std::string, const char*>> refused = {
+      {replaced(kDescription, "{name: s, shape: [rows]}", "{name: s, in_place: w}"),
+       "scaled_add.op.yaml:13: field 'outputs[1].in_place': 'w' is not an input of the op"},
+      {replaced(kDescription, "{name: s, shape: [rows]}", "{name: s, in_place: y, shape: [rows, cols]}"),
+       "field 'outputs[1].shape': an in-place output has the shape of its input 'y': leave shape out"},
+      {replaced(replaced(kDescription, "{name: z, shape: [rows, cols]}", "{name: z, in_place: y}"),
+                "{name: s, shape: [rows]}", "{name: s, in_place: y}"),
+       "field 'outputs[1].in_place': input 'y' is already updated in place by another output"},
+      {replaced(kDescription, "{name: x, shape: [rows, cols]}", "{name: x, shape: [rows, cols], in_place: y}"),
+       "field 'inputs[0].in_place'"},
+  };
+  for (const auto& [bad, expected] : refused) {
+    EXPECT_NE(error_of(bad).find(expected), std::string::npos) << error_of(bad) << "\nexpected: " << expected;
+  }
+}
+
 TEST(ArgFormula, EvaluatesAndChecksCounts) {
   const ArgFormula f("2 * m * (n + 1) - k", {"m", "n", "k"});
   EXPECT_EQ(f.value({{"m", 3}, {"n", 4}, {"k", 5}}), 25.0);
@@ -220,6 +251,28 @@ TEST(DescribedReference, ComputesEveryOutputInFp64) {
   } catch (const providers::ProviderError& e) {
     EXPECT_NE(std::string(e.what()).find("declines the shape: eps must be > 0"), std::string::npos) << e.what();
   }
+}
+
+TEST(DescribedReference, UpdatesAnInPlaceOutputThroughItsInput) {
+  const DescribedOp& op =
+      register_op_description(std::string(CALIBER_SOURCE_DIR) + "/examples/user_op/sgd_momentum.op.yaml");
+  ::setenv("CALIBER_PLUGIN_DIR", CALIBER_PLUGIN_BUILD_DIR, 1);
+  const providers::DescribedReference ref(op);
+  const OpShape s =
+      op.parse_shape(DType::fp32, "row_major", {{"n", 2}, {"lr", 0.5}, {"beta", 0.25}}, "", 0, "args");
+  std::vector<HostTensor> inputs;
+  for (const char* name : {"param", "momentum", "grad"}) inputs.emplace_back(name, DType::fp32, 1, 2);
+  const float values[3][2] = {{1.0f, -2.0f}, {4.0f, 8.0f}, {1.0f, 0.5f}};
+  for (std::size_t t = 0; t < 3; ++t) {
+    for (std::size_t i = 0; i < 2; ++i) inputs[t].set(i, values[t][i]);
+  }
+  const std::vector<std::vector<double>> out = ref.compute(s, inputs);
+  ASSERT_EQ(out.size(), 2u);
+  // momentum' = 0.25 m + g = {2, 2.5}; param' = p - 0.5 momentum' = {0, -3.25}: read from the
+  // inputs' buffers the reference wrote through its outputs.
+  EXPECT_EQ(out[1], (std::vector<double>{2.0, 2.5}));
+  EXPECT_EQ(out[0], (std::vector<double>{0.0, -3.25}));
+  EXPECT_EQ(inputs[1].get(0), 4.0f);  // the caller's tensors are untouched: the reference got copies
 }
 
 }  // namespace

@@ -139,6 +139,34 @@ class Integrity(unittest.TestCase):
         failed = [c.name for c in r.integrity.checks if c.outcome == "failed"]
         self.assertIn("inputs_unchanged", failed)
 
+    def test_an_in_place_update_is_verified_from_its_original_values(self):
+        x = HostArray(0.5 for _ in range(N))
+        acc = HostArray(float(i % 13) for i in range(N))
+        seen = []
+
+        def add_into(stream):  # acc += x, in place
+            seen.append(acc.data[1])
+            for i in range(0, N, 512):
+                acc.data[i] += x.data[i]
+
+        r = caliber.measure(add_into, inputs=[x], in_place={"acc": acc}, **FAST)
+        self.assertEqual(r.verdict, "verified")
+        checks = {c.name: c for c in r.integrity.checks}
+        self.assertEqual(checks["output_after_timing"].outcome, "passed")
+        self.assertEqual(checks["inputs_unchanged"].outcome, "passed")  # x is watched, acc is not
+        self.assertGreater(len(seen), 3)
+
+        calls = []
+
+        def lazy(stream):  # updates once, then returns early: the verified call leaves the original values
+            if not calls:
+                add_into(stream)
+            calls.append(stream)
+
+        r = caliber.measure(lazy, inputs=[x], in_place={"acc": acc}, on_integrity_failure="return", **FAST)
+        failed = [c.name for c in r.integrity.checks if c.outcome == "failed"]
+        self.assertIn("output_after_timing", failed)
+
     def test_without_buffers_the_result_says_unverified(self):
         r = caliber.measure(lambda s: None, **FAST)
         self.assertEqual(r.verdict, "unverified")
