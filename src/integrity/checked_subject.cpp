@@ -667,6 +667,20 @@ void CheckedSubject::attach_perturbation(Result& r, const Contract& contract, co
 
 Result CheckedSubject::measure_checked(const Contract& contract, const MeasureOptions& options) {
   detail::validate_measurement(backend_, contract, options);
+  // A verified sample must be one call: several calls per sample apply an in-place update several
+  // times before the check, whose reference is one update of the original values.
+  if (!subject_.buffers.in_place.empty()) {
+    if (contract.schedule == Schedule::graph && contract.graph_calls > 1) {
+      throw ContractError(fmt::format("graph_calls {}: a call that updates buffers in place is verified one call at a "
+                                      "time; a graph of {} calls would update them {} times before the check (use "
+                                      "graph_calls 1)",
+                                      contract.graph_calls, contract.graph_calls, contract.graph_calls));
+    }
+    if (contract.schedule == Schedule::pipelined) {
+      throw ContractError("schedule pipelined: a call that updates buffers in place is verified one call at a time, "
+                          "and a pipelined window holds many calls (use per_iter, isolated or graph with graph_calls 1)");
+    }
+  }
   run_untimed_check();
   Integrity integ = untimed_;
   if (!subject_.checks) {

@@ -127,6 +127,7 @@ TEST(CudaUserOp, AnOpUpdatedInPlaceIsVerifiedFromItsOriginalValues) {
     ok[x.provider] += x.benchmark_status == BenchmarkStatus::ok;
     if (x.benchmark_status != BenchmarkStatus::ok) continue;
     EXPECT_EQ(x.kernel_only->contract.schedule, Schedule::graph) << what;
+    EXPECT_EQ(x.kernel_only->contract.graph_calls, 1) << what;  // verified one update at a time
     const IntegrityCheck* after = x.integrity.find(integrity_check::output_after_timing);
     ASSERT_NE(after, nullptr) << what;
     EXPECT_EQ(after->outcome, CheckOutcome::passed) << after->detail;

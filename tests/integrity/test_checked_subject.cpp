@@ -230,6 +230,27 @@ TEST(CheckedSubject, AnInPlaceUpdateThatSkipsItsWorkIsCaught) {
       << after->detail;
 }
 
+TEST(CheckedSubject, AnInPlaceUpdateIsVerifiedOneCallAtATime) {
+  // A pipelined window (or a graph of several calls) would apply the update several times before
+  // the check, whose expectation is one update of the original values.
+  InPlaceHarness h;
+  MeasureOptions o;
+  o.clock = &h.clock;
+  o.telemetry = false;
+  o.buffers.in_place.push_back({"acc", h.acc.data(), kN * sizeof(float), DType::fp32});
+  Contract c = fixed_host();
+  c.schedule = Schedule::pipelined;
+  try {
+    caliber::measure(h.backend, [&](const LaunchContext&) { h.work(); }, c, o);
+    FAIL() << "accepted";
+  } catch (const ContractError& e) {
+    EXPECT_NE(std::string(e.what()).find("schedule pipelined: a call that updates buffers in place is verified one "
+                                         "call at a time"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(CheckedSubject, AnInPlaceBufferNeedsAnAddressAndOneDeclaration) {
   InPlaceHarness h;
   MeasureOptions o;
