@@ -173,7 +173,102 @@ void ShapeRunner::set_device_ceilings(std::optional<DeviceCeilings> ceilings, st
   ceilings_missing_ = std::move(why_missing);
 }
 
+// Consecutive shapes whose untimed calls share one CUPTI trace (docs/runner.md, "The untimed
+// calls of a shape"). Each shape's run_one() runs its untimed calls, joins the chain and runs the
+// next shape's from inside (so that every shape's buffers stay alive); the last one detaches the
+// trace once and times the shapes in order; then they return one after the other.
+struct ShapeRunner::UntimedChain {
+  // A shape waiting to be timed: its traced cells, what detaching charges each, its timing.
+  struct Shape {
+    std::function<std::size_t()> traced_cells;
+    std::function<void(double ms_per_cell)> charge;
+    std::function<void()> time_and_report;
+  };
+  UntimedChain(ShapeRunner& r, const std::vector<ShapeJob>& j, std::size_t first, std::uint64_t budget_bytes)
+      : runner(r), jobs(j), next(first + 1), budget(budget_bytes) {}
+  ShapeRunner& runner;
+  const std::vector<ShapeJob>& jobs;
+  std::size_t next;             // the next job, when the chain takes it
+  std::uint64_t budget;         // bytes the chain's buffers may hold (0: no limit known)
+  std::uint64_t bytes = 0;      // bytes its shapes' untimed calls keep alive
+  std::unique_ptr<ActivityTracing> trace;
+  std::vector<Shape> waiting;
+  bool timed = false;
+
+  // Runs the next job's untimed calls under the trace when it fits; false at the chain's end.
+  bool extend() {
+    if (next >= jobs.size() || waiting.size() >= kMaxShapesPerTrace || !runner.healthy_) return false;
+    const ShapeJob& j = jobs[next];
+    const std::optional<std::uint64_t> need = runner.untimed_trace_bytes(*j.shape, j.providers, true);
+    if (!need || (budget > 0 && bytes + *need > budget)) return false;
+    ++next;
+    bytes += *need;
+    runner.run_one(*j.shape, j.providers, j.events);
+    return true;
+  }
+  // Detaches the trace (nothing is timed under it), charges what that cost to the traced cells of
+  // every waiting shape, and times the shapes in order.
+  void time_all() {
+    if (timed) return;
+    timed = true;
+    const double from = now_ms();
+    trace.reset();
+    const double detach_ms = now_ms() - from;
+    std::size_t traced = 0;
+    for (const Shape& w : waiting) traced += w.traced_cells();
+    for (const Shape& w : waiting) {
+      if (traced > 0) w.charge(detach_ms / static_cast<double>(traced));
+    }
+    for (const Shape& w : waiting) w.time_and_report();
+  }
+};
+
 bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& names, const ShapeEvents& events) {
+  return run_shapes({ShapeJob{&shape, names, events}});
+}
+
+bool ShapeRunner::run_shapes(const std::vector<ShapeJob>& jobs) {
+  healthy_ = true;
+  const std::uint64_t have = backend_.device().memory_bytes;
+  std::size_t i = 0;
+  while (i < jobs.size() && healthy_) {
+    UntimedChain chain(*this, jobs, i, have / 5 * 4);
+    if (const auto need = untimed_trace_bytes(*jobs[i].shape, jobs[i].providers, true)) chain.bytes = *need;
+    struct Reset {
+      UntimedChain*& at;
+      ~Reset() { at = nullptr; }
+    } reset{chain_};
+    chain_ = &chain;
+    run_one(*jobs[i].shape, jobs[i].providers, jobs[i].events);
+    i = chain.next;
+  }
+  return healthy_;
+}
+
+std::optional<std::uint64_t> ShapeRunner::untimed_trace_bytes(const ShapeRow& shape,
+                                                              const std::vector<std::string>& names,
+                                                              bool chained) const {
+  if (!options_.integrity_checks || !backend_.observes_device_work()) return std::nullopt;
+  std::size_t runnable = 0;
+  for (const BoundProvider& bp : providers_) {
+    runnable += !bp.not_configured && plan_.selected_provider(bp.entry->name) &&
+                std::find(names.begin(), names.end(), bp.entry->name) != names.end();
+  }
+  if (runnable == 0 || (!chained && runnable < 2)) return std::nullopt;
+  const ops::OpShape s =
+      ops::parse_shape(shape.op_type, shape.dtype, shape.layout, shape.args, shape.shape_id, shape.line, "args");
+  const ops::Op& op = ops::op_of(s);
+  std::uint64_t in_bytes = 0;
+  for (const ops::TensorSpec& t : op.inputs(s)) in_bytes += tensor_bytes(t, s.dtype);
+  std::uint64_t out_bytes = 0;
+  for (const ops::TensorSpec& t : op.outputs(s)) out_bytes += t.in_place_of ? 0 : tensor_bytes(t, s.dtype);
+  const std::uint64_t need = 3 * in_bytes + runnable * out_bytes;
+  const std::uint64_t have = backend_.device().memory_bytes;
+  if (have > 0 && need > have / 5 * 4) return std::nullopt;
+  return need;
+}
+
+bool ShapeRunner::run_one(const ShapeRow& shape, const std::vector<std::string>& names, const ShapeEvents& events) {
   const ops::OpShape s =
       ops::parse_shape(shape.op_type, shape.dtype, shape.layout, shape.args, shape.shape_id, shape.line, "args");
   const ops::Op& op = ops::op_of(s);
@@ -190,7 +285,7 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
   ShapeInputs inputs;
   std::optional<std::string> inputs_failed;  // set once building the inputs failed: every cell gets it
   BenchmarkStatus inputs_status = BenchmarkStatus::failed;
-  bool healthy = true;
+  bool& healthy = healthy_;  // one device: a shape that loses it stops the shapes it is chained with
   std::string no_fresh_reason;
 
   double inputs_built_ms = 0;  // the time the last build_inputs() spent building (0: they existed)
@@ -386,6 +481,7 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
   auto release = [&](Cell& c) {
     c.outputs.clear();
     c.bp->impl->release();
+    c.bp->prepared_for = nullptr;
   };
   // Every way a provider's cell can end in an exception, in either stretch.
   auto fail = [&](Cell& c, const std::exception_ptr& error) {
@@ -421,23 +517,12 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
   // The shape's trace of the untimed calls: taken at the first untimed call, where the backend
   // traces device work and every provider's output fits beside the inputs (the outputs of a
   // shape's providers are alive together until they are timed); else each untimed call traces
-  // itself and the cell is timed at once.
-  std::unique_ptr<ActivityTracing> untimed_trace;
-  bool trace_the_shape = options_.integrity_checks && backend_.observes_device_work();
-  if (trace_the_shape) {
-    std::size_t runnable = 0;
-    for (const BoundProvider& bp : providers_) {
-      runnable += !bp.not_configured && plan_.selected_provider(bp.entry->name) &&
-                  std::find(names.begin(), names.end(), bp.entry->name) != names.end();
-    }
-    std::uint64_t in_bytes = 0;
-    for (const ops::TensorSpec& t : input_specs) in_bytes += tensor_bytes(t, s.dtype);
-    std::uint64_t out_bytes = 0;
-    for (const ops::TensorSpec& t : output_specs) out_bytes += t.in_place_of ? 0 : tensor_bytes(t, s.dtype);
-    const std::uint64_t have = backend_.device().memory_bytes;
-    const std::uint64_t need = 3 * in_bytes + std::max<std::size_t>(runnable, 1) * out_bytes;
-    trace_the_shape = runnable > 1 && (have == 0 || need <= have / 5 * 4);
-  }
+  // itself and the cell is timed at once. Within a batch of shapes (run_shapes) the trace is the
+  // chain's, shared with the next shapes'.
+  UntimedChain* const chain = chain_;
+  std::unique_ptr<ActivityTracing> own_trace;
+  std::unique_ptr<ActivityTracing>& untimed_trace = chain ? chain->trace : own_trace;
+  bool trace_the_shape = untimed_trace_bytes(shape, names, chain != nullptr).has_value();
   std::vector<std::unique_ptr<Cell>> cells;
 
   // The first stretch of a cell: everything up to and including its untimed call.
@@ -490,7 +575,9 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
       std::optional<ProviderConfig> pinned;
       if (config_replay_) pinned = pinned_config_for(*config_replay_, shape.shape_id, name);
       p.pin_config(pinned ? std::optional<std::string>(pinned->key) : std::nullopt);
+      if (bp.prepared_for) p.release();  // still prepared for a shape chained before this one
       p.prepare(s, backend_);
+      bp.prepared_for = &s;
       c.row.provider_detail = p.detail(s);  // after prepare: e.g. the algorithm a library picked
       {
         std::string refusal;
@@ -622,6 +709,25 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
     BenchmarkResultRow& row = c.row;
     Integrity& integrity = c.integrity;
     try {
+      if (c.bp->prepared_for != &s) {
+        // Prepared for another shape since its untimed call (the shapes of a chain share a
+        // trace): prepared again for this one, and it must choose what its untimed call ran.
+        if (c.bp->prepared_for) p.release();
+        std::optional<ProviderConfig> pinned;
+        if (config_replay_) pinned = pinned_config_for(*config_replay_, shape.shape_id, name);
+        p.pin_config(pinned ? std::optional<std::string>(pinned->key) : std::nullopt);
+        p.prepare(s, backend_);
+        c.bp->prepared_for = &s;
+        const auto again = p.chosen_config();
+        const std::string now = again ? again->key : "";
+        const std::string was = row.config ? row.config->key : "";
+        if (now != was) {
+          throw providers::ProviderError(fmt::format(
+              "prepared again to be timed (its shape's untimed call shared a trace with other shapes'), it chose "
+              "config '{}' where its untimed call ran '{}': the timed call would not be the checked one",
+              now, was));
+        }
+      }
       if (options_.profile_range && hooks_.in_profiler_range) {
         hooks_.in_profiler_range(*options_.profile_range, [&] { p.run(s, c.buffers, backend_.stream()); });
         backend_.synchronize_device();
@@ -797,7 +903,35 @@ bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& nam
     if (!c.done) c.spent_ms += now_ms() - c.resumed_ms;
     if (!trace_the_shape) time_and_report();
   }
+  if (chain && trace_the_shape) {
+    // Waits in the chain; the next shape's untimed calls run under the same trace, or, at the
+    // chain's end, every waiting shape is timed (this one first when it is the chain's first).
+    chain->waiting.push_back(
+        {[&] {
+           std::size_t n = 0;
+           for (std::size_t i = reported; i < cells.size(); ++i) n += cells[i]->untimed;
+           return n;
+         },
+         [&](double ms_per_cell) {
+           for (std::size_t i = reported; i < cells.size(); ++i) {
+             if (!cells[i]->untimed) continue;
+             cells[i]->phases.untimed_check_ms += ms_per_cell;
+             cells[i]->spent_ms += ms_per_cell;
+           }
+         },
+         time_and_report});
+    if (!chain->extend()) chain->time_all();
+  }
   time_and_report();
+  // A provider left prepared for this shape (a cell the device loss kept from being timed) is
+  // released while the shape's token still means this shape.
+  if (healthy) {
+    for (BoundProvider& bp : providers_) {
+      if (bp.prepared_for != &s) continue;
+      bp.impl->release();
+      bp.prepared_for = nullptr;
+    }
+  }
   return healthy;
 }
 

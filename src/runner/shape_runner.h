@@ -3,6 +3,8 @@
 // provider whatever happens. Runs in the worker process (it owns the device).
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -26,6 +28,9 @@ struct BoundProvider {
   const MatrixProvider* entry = nullptr;
   std::unique_ptr<providers::Provider> impl;
   std::optional<std::string> not_configured;  // disabled, unknown built-in, unavailable here
+  // The shape its implementation is prepared for (a ShapeRunner's own token), or nullptr when
+  // released: shapes whose untimed calls share a trace prepare it again before they are timed.
+  const void* prepared_for = nullptr;
 };
 
 // Binds every provider of the matrix for `backend`. Never throws for one provider: a provider
@@ -46,6 +51,16 @@ struct ShapeEvents {
   std::function<void(const BenchmarkResultRow& row)> finished;
 };
 
+// One shape of a batch of shapes (ShapeRunner::run_shapes): the providers to run and its events.
+struct ShapeJob {
+  const ShapeRow* shape = nullptr;
+  std::vector<std::string> providers;
+  ShapeEvents events;
+};
+
+// How many consecutive shapes' untimed calls may share one CUPTI trace (docs/runner.md).
+inline constexpr std::size_t kMaxShapesPerTrace = 8;
+
 class ShapeRunner {
  public:
   ShapeRunner(Backend& backend, const RunPlan& plan, RunContracts contracts, const RunOptions& options,
@@ -54,6 +69,13 @@ class ShapeRunner {
   // Runs the named providers of `shape` in matrix order. Returns false when the device is no
   // longer usable (a sticky error): the caller must stop and let a fresh process continue.
   bool run(const ShapeRow& shape, const std::vector<std::string>& provider_names, const ShapeEvents& events);
+
+  // Runs the shapes in order, each as run() does; the untimed calls of consecutive shapes share
+  // one CUPTI trace, detached once before any of them is timed, while their buffers fit in 80% of
+  // the device's memory (at most kMaxShapesPerTrace shapes). Each shape's rows come in matrix
+  // order, shape after shape. Returns false when the device is no longer usable: shapes after
+  // that point may have no rows.
+  bool run_shapes(const std::vector<ShapeJob>& jobs);
 
   // The device's calibrated ceilings for the physical-bound check (docs/integrity.md); without
   // them the check is recorded as not run, with `why_missing`.
@@ -68,6 +90,14 @@ class ShapeRunner {
   void set_config_replay(std::optional<ConfigReplaySource> source) { config_replay_ = std::move(source); }
 
  private:
+  struct UntimedChain;
+  // What the shape's untimed calls keep alive at once (3 copies of the inputs and an output set
+  // per measured provider), or nullopt when they would not share a trace (no tracer, checks off,
+  // nothing to measure). `chained`: within a chain one measured provider is enough.
+  std::optional<std::uint64_t> untimed_trace_bytes(const ShapeRow& shape, const std::vector<std::string>& names,
+                                                   bool chained) const;
+  bool run_one(const ShapeRow& shape, const std::vector<std::string>& provider_names, const ShapeEvents& events);
+
   Backend& backend_;
   const RunPlan& plan_;
   RunContracts contracts_;
@@ -81,6 +111,8 @@ class ShapeRunner {
   std::optional<ConfigReplaySource> config_replay_;
   // A described op's reference provider, loaded at its first shape (docs/user-ops.md).
   std::unique_ptr<providers::DescribedReference> described_reference_;
+  bool healthy_ = true;             // the device still works (shared by the shapes of a batch)
+  UntimedChain* chain_ = nullptr;   // the trace the current shapes' untimed calls share
 };
 
 // Whether the device still works after an error (synchronize + pending-error check).

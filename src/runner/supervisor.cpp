@@ -47,6 +47,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+// A shape of the plan (its index) and its cells still to run (provider names).
+using ShapeCells = std::pair<std::size_t, std::vector<std::string>>;
 
 constexpr int kEventsFd = 3;
 constexpr const char* kRunSummaryFileName = "run_summary.json";
@@ -206,7 +208,7 @@ class Supervisor {
     worker_command_ = worker_command(plan_);
     for (const auto& [name, value] : worker_command_.environment) ::setenv(name.c_str(), value.c_str(), 1);
 
-    std::vector<std::pair<std::size_t, std::vector<std::string>>> pending;
+    std::vector<ShapeCells> pending;
     std::size_t already = 0;
     for (std::size_t i = 0; i < plan_.shapes.size(); ++i) {
       std::vector<std::string> todo;
@@ -247,10 +249,15 @@ class Supervisor {
     appender_ = std::make_unique<BenchmarkResultsAppender>(results_file_, options_.samples);
     started_at_ = utc_timestamp_now();
     start_us_ = steady_clock().now_us();
+    // Groups of consecutive shapes, one command each (the worker may share a trace among them).
+    std::vector<std::vector<ShapeCells>> groups;
     for (std::size_t i = 0; i < pending.size(); ++i) {
+      if (i % kMaxShapesPerTrace == 0) groups.emplace_back();
+      groups.back().push_back(std::move(pending[i]));
+    }
+    for (std::size_t i = 0; i < groups.size(); ++i) {
       if (interrupted()) break;
-      const auto& [index, providers] = pending[i];
-      if (auto code = run_shape(index, providers, i + 1 < pending.size() ? &pending[i + 1] : nullptr)) {
+      if (auto code = run_group(groups[i], i + 1 < groups.size() ? &groups[i + 1] : nullptr)) {
         progress_->done();
         return *code;
       }
@@ -389,11 +396,14 @@ class Supervisor {
     }
   }
 
-  json shape_command(std::size_t index, const std::vector<std::string>& providers) const {
-    return {{"shape_index", index},
-            {"shape_id", plan_.shapes[index].shape_id},
-            {"providers", providers},
-            {"capture_denied", capture_denied_}};
+  // The command of a group of shapes (runner/worker.h): each shape's cells still to run.
+  json group_command(const std::vector<ShapeCells>& group) const {
+    json shapes = json::array();
+    for (const auto& [index, providers] : group) {
+      if (providers.empty()) continue;
+      shapes.push_back({{"shape_index", index}, {"shape_id", plan_.shapes[index].shape_id}, {"providers", providers}});
+    }
+    return {{"shapes", shapes}, {"capture_denied", capture_denied_}};
   }
 
   void record(const BenchmarkResultRow& row, const std::string& label) {
@@ -432,24 +442,34 @@ class Supervisor {
     write_cell_in_flight(options_.out, c);
   }
 
-  // `next`: the shape after this one, whose command goes to the worker as soon as this shape's
-  // last row is in, before that row is written to disk (an fdatasync per row): the worker never
-  // waits for this process's disk between shapes.
-  std::optional<int> run_shape(std::size_t index, std::vector<std::string> remaining,
-                               const std::pair<std::size_t, std::vector<std::string>>* next) {
-    const ShapeRow& shape = plan_.shapes[index];
-    const std::string label = shape_label(shape);
+  // Runs a group of shapes (at most kMaxShapesPerTrace: the worker may run their untimed calls
+  // under one trace, runner/shape_runner.h). `next`: the group after this one, whose command goes
+  // to the worker as soon as this group's last row is in, before that row is written to disk (an
+  // fdatasync per row): the worker never waits for this process's disk between groups.
+  std::optional<int> run_group(std::vector<ShapeCells> group, const std::vector<ShapeCells>* next) {
+    const auto left = [&] {
+      std::size_t n = 0;
+      for (const auto& [index, providers] : group) n += providers.size();
+      return n;
+    };
+    const auto shape_of = [&](const std::string& shape_id) -> ShapeCells* {
+      for (ShapeCells& g : group) {
+        if (plan_.shapes[g.first].shape_id == shape_id) return &g;
+      }
+      return nullptr;
+    };
     int deaths_between_cells = 0;
-    while (!remaining.empty() && !interrupted()) {
+    while (left() > 0 && !interrupted()) {
       if (auto code = ensure_worker()) return code;
-      std::optional<std::string> in_flight;
+      std::optional<std::pair<std::size_t, std::string>> in_flight;  // (shape index, provider)
       double in_flight_us = steady_clock().now_us();
       std::string ended;  // why the worker is gone, when it is
-      const bool sent_ahead = sent_ahead_ == std::make_pair(index, worker_starts_);
+      const bool sent_ahead = sent_ahead_ == std::make_pair(group.front().first, worker_starts_);
       sent_ahead_.reset();
-      if (!sent_ahead && !worker_->send_line(shape_command(index, remaining).dump())) {
-        ended = "it stopped reading commands";
-      }
+      std::size_t shapes_sent = 0;
+      for (const auto& g : group) shapes_sent += !g.second.empty();
+      if (!sent_ahead && !worker_->send_line(group_command(group).dump())) ended = "it stopped reading commands";
+      std::size_t shapes_done = 0;
       while (ended.empty()) {
         std::string line;
         const auto r = worker_->read_line(line, options_.cell_timeout_s, [this] { return note_interrupt(); });
@@ -465,24 +485,28 @@ class Supervisor {
         const json ev = parse_json_document(line, "(worker events)");
         const std::string kind = ev.value("event", "");
         if (kind == "start") {
-          in_flight = ev.value("provider", "");
+          const std::string shape_id = ev.value("shape_id", "");
+          const ShapeCells* g = shape_of(shape_id);
+          if (!g) throw Error(fmt::format("the worker started a cell of a shape it was not given ({})", shape_id));
+          in_flight = std::make_pair(g->first, ev.value("provider", ""));
           in_flight_us = steady_clock().now_us();
-          note_cell_in_flight(shape.shape_id, *in_flight);
-          progress_->started(label, *in_flight);
+          note_cell_in_flight(shape_id, in_flight->second);
+          progress_->started(shape_label(plan_.shapes[g->first]), in_flight->second);
         } else if (kind == "row") {
           const BenchmarkResultRow row = benchmark_result_from_json(ev.at("row"), "(worker events)", 0);
-          const auto it = std::find(remaining.begin(), remaining.end(), row.provider);
-          if (row.shape_id != shape.shape_id || it == remaining.end()) {
+          ShapeCells* g = shape_of(row.shape_id);
+          const auto it = g ? std::find(g->second.begin(), g->second.end(), row.provider) : std::vector<std::string>::iterator{};
+          if (!g || it == g->second.end()) {
             throw Error(fmt::format("the worker reported an unexpected cell ({}, {})", row.shape_id, row.provider));
           }
-          remaining.erase(it);
-          if (remaining.empty() && next && !interrupted()) {
-            learn_capture_denial(row);  // the next shape's command carries what this row taught
-            if (worker_->send_line(shape_command(next->first, next->second).dump())) {
-              sent_ahead_ = std::make_pair(next->first, worker_starts_);
+          g->second.erase(it);
+          if (left() == 0 && next && !interrupted()) {
+            learn_capture_denial(row);  // the next group's command carries what this row taught
+            if (worker_->send_line(group_command(*next).dump())) {
+              sent_ahead_ = std::make_pair(next->front().first, worker_starts_);
             }
           }
-          record(row, label);
+          record(row, shape_label(plan_.shapes[g->first]));
           in_flight.reset();
           if (interrupted()) return std::nullopt;  // this row is kept; the worker is stopped by run()
         } else if (kind == "shape_done") {
@@ -492,8 +516,9 @@ class Supervisor {
             worker_.reset();
             progress_->note(fmt::format("caliber run: the device became unusable ({}); a fresh worker continues",
                                         how));
+            break;
           }
-          break;
+          if (++shapes_done >= shapes_sent) break;
         } else if (kind == "fatal") {
           std::cerr << "caliber run: error: " << one_line(ev.value("message", "")) << '\n';
           return ev.value("exit_code", 1);
@@ -505,16 +530,25 @@ class Supervisor {
       if (worker_->served()) server_refused_ = true;
       worker_.reset();
       if (in_flight) {
-        record_failed(shape, *in_flight, fmt::format("{} ({}) while running this cell", ended, how), in_flight_us);
-        remaining.erase(std::find(remaining.begin(), remaining.end(), *in_flight));
-        progress_->note(fmt::format("caliber run: {} / {}: {} ({}); a fresh worker continues", label, *in_flight,
-                                    ended, how));
-      } else if (++deaths_between_cells >= 2) {
-        // It dies before reaching any cell of this shape: record them all rather than loop.
-        for (const auto& p : remaining) {
-          record_failed(shape, p, fmt::format("{} ({}) before this cell started, twice", ended, how), in_flight_us);
+        const ShapeRow& shape = plan_.shapes[in_flight->first];
+        const std::string label = shape_label(shape);
+        record_failed(shape, in_flight->second, fmt::format("{} ({}) while running this cell", ended, how),
+                      in_flight_us);
+        for (ShapeCells& g : group) {
+          if (g.first != in_flight->first) continue;
+          g.second.erase(std::find(g.second.begin(), g.second.end(), in_flight->second));
         }
-        remaining.clear();
+        progress_->note(fmt::format("caliber run: {} / {}: {} ({}); a fresh worker continues", label,
+                                    in_flight->second, ended, how));
+      } else if (++deaths_between_cells >= 2) {
+        // It dies before reaching any cell of these shapes: record them all rather than loop.
+        for (ShapeCells& g : group) {
+          for (const auto& p : g.second) {
+            record_failed(plan_.shapes[g.first], p, fmt::format("{} ({}) before this cell started, twice", ended, how),
+                          in_flight_us);
+          }
+          g.second.clear();
+        }
       }
     }
     return std::nullopt;

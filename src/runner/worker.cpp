@@ -283,27 +283,39 @@ int serve_run(const RunOptions& options, WorkerDevice* served, const std::functi
     if (line.empty()) continue;
     const nlohmann::json cmd = parse_json_document(line, "(worker command)");
     JsonFields f(cmd, "(worker command)", 0, "");
-    const auto index = static_cast<std::size_t>(f.integer("shape_index"));
-    if (index >= plan.shapes.size() || plan.shapes[index].shape_id != f.str("shape_id")) {
-      events.send({{"event", "fatal"}, {"exit_code", 1}, {"message", "the worker's plan differs from the parent's"}});
-      return 1;
+    // One shape ({"shape_index", "shape_id", "providers"}) or a group ({"shapes": [...]}).
+    std::vector<nlohmann::json> shape_cmds;
+    if (f.has("shapes")) {
+      for (const auto& one : f.array("shapes")) shape_cmds.push_back(one);
+    } else {
+      shape_cmds.push_back(cmd);
     }
-    std::vector<std::string> names;
-    for (const auto& n : f.array("providers")) names.push_back(n.get<std::string>());
+    std::vector<ShapeJob> jobs;
+    for (const nlohmann::json& one : shape_cmds) {
+      JsonFields sf(one, "(worker command)", 0, "");
+      const auto index = static_cast<std::size_t>(sf.integer("shape_index"));
+      if (index >= plan.shapes.size() || plan.shapes[index].shape_id != sf.str("shape_id")) {
+        events.send({{"event", "fatal"}, {"exit_code", 1}, {"message", "the worker's plan differs from the parent's"}});
+        return 1;
+      }
+      ShapeJob job;
+      job.shape = &plan.shapes[index];
+      for (const auto& n : sf.array("providers")) job.providers.push_back(n.get<std::string>());
+      const std::string shape_id = job.shape->shape_id;
+      job.events.started = [&events, shape_id](const std::string& provider) {
+        events.send({{"event", "start"}, {"shape_id", shape_id}, {"provider", provider}});
+      };
+      job.events.finished = [&](const BenchmarkResultRow& row) {
+        events.send({{"event", "row"}, {"row", to_json(row, options.samples)}});
+      };
+      jobs.push_back(std::move(job));
+    }
     std::map<std::string, std::string> denied;
     if (f.has("capture_denied")) {
       for (const auto& [provider, why] : f.object("capture_denied").json().items()) denied[provider] = why.get<std::string>();
     }
     runner.set_capture_denied(std::move(denied));
-    const ShapeRow& shape = plan.shapes[index];
-    ShapeEvents ev;
-    ev.started = [&](const std::string& provider) {
-      events.send({{"event", "start"}, {"shape_id", shape.shape_id}, {"provider", provider}});
-    };
-    ev.finished = [&](const BenchmarkResultRow& row) {
-      events.send({{"event", "row"}, {"row", to_json(row, options.samples)}});
-    };
-    const bool healthy = runner.run(shape, names, ev);
+    const bool healthy = runner.run_shapes(jobs);
     if (healthy && worker_hooks.fingerprint) {
       // Written when it changed: most shapes run the kernels the previous shapes ran.
       CodeFingerprint now = worker_hooks.fingerprint();
@@ -312,7 +324,9 @@ int serve_run(const RunOptions& options, WorkerDevice* served, const std::functi
         fingerprint_written = std::move(now);
       }
     }
-    events.send({{"event", "shape_done"}, {"shape_id", shape.shape_id}, {"healthy", healthy}});
+    for (const ShapeJob& job : jobs) {
+      events.send({{"event", "shape_done"}, {"shape_id", job.shape->shape_id}, {"healthy", healthy}});
+    }
     if (!healthy) std::_Exit(kWorkerDeviceLost);  // no destructor may touch the broken context
   }
   return 0;

@@ -1,7 +1,10 @@
 // The measuring worker of `caliber run` (the hidden `caliber __run-worker` subcommand).
 //
-// Protocol (JSON lines). Parent -> worker on stdin, one command per shape:
+// Protocol (JSON lines). Parent -> worker on stdin, one command per shape or group of shapes:
 //   {"shape_index": 3, "shape_id": "sha1:...", "providers": ["caliber", "cublas"]}
+//   {"shapes": [{"shape_index": 3, ...}, {"shape_index": 4, ...}], "capture_denied": {...}}
+// (a group's untimed calls may share one trace: ShapeRunner::run_shapes; "start" events name the
+// shape, rows come shape after shape, and every shape of a group gets its shape_done at its end)
 // Worker -> parent on the events descriptor:
 //   {"event": "ready", "device": {...}}                 after the device is open; with
 //                                                         --start-checks also "identity": {...}

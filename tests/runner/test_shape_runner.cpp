@@ -141,14 +141,70 @@ TEST_F(ShapeRunnerTest, TheShapesUntimedCallsShareOneTraceThatEndsBeforeAnything
   }
 }
 
-TEST_F(ShapeRunnerTest, WithOneMeasuredProviderItsUntimedCallTracesItself) {
+TEST_F(ShapeRunnerTest, WithOneMeasuredProviderTheShapeIsTracedOnceAllTheSame) {
   TracingHost backend;
   options_.providers = "naive";
   const std::vector<BenchmarkResultRow> rows = run(backend);
-  EXPECT_EQ(backend.log, (std::vector<std::string>{"census (traced by itself)", "timer"}));
+  // One detach either way; the shape's trace could have been shared with the next shape's.
+  EXPECT_EQ(backend.log, (std::vector<std::string>{"trace on", "census (traced by the shape)", "trace off", "timer"}));
   ASSERT_EQ(rows.size(), 3u);
   EXPECT_EQ(rows[0].benchmark_status, BenchmarkStatus::skipped);
   EXPECT_EQ(rows[2].benchmark_status, BenchmarkStatus::ok) << rows[2].status_reason.value_or("");
+}
+
+TEST_F(ShapeRunnerTest, ConsecutiveShapesShareOneTraceAndAreTimedInOrder) {
+  TracingHost backend;
+  options_.limit = 2;
+  const RunPlan plan = make_run_plan(options_);
+  ASSERT_EQ(plan.shapes.size(), 2u);
+  std::vector<BoundProvider> providers = bind_providers(plan, BackendKind::host);
+  RowProvenance identity;
+  identity.run_id = options_.run_id;
+  identity.device = backend.device();
+  ShapeRunner runner(backend, plan, make_run_contracts(options_, BackendKind::host), options_, identity, providers);
+  std::vector<BenchmarkResultRow> rows;
+  std::vector<std::string> started;
+  std::vector<ShapeJob> jobs;
+  for (const ShapeRow& shape : plan.shapes) {
+    ShapeJob job;
+    job.shape = &shape;
+    job.providers = {"caliber", "vendor", "naive"};
+    const std::string id = shape.shape_id;
+    job.events.started = [&started, id](const std::string& p) { started.push_back(id + " " + p); };
+    job.events.finished = [&](const BenchmarkResultRow& row) { rows.push_back(row); };
+    jobs.push_back(std::move(job));
+  }
+  ASSERT_TRUE(runner.run_shapes(jobs));
+  // The four untimed calls of the two shapes under one trace, detached once, then every timer.
+  EXPECT_EQ(backend.log,
+            (std::vector<std::string>{"trace on", "census (traced by the shape)", "census (traced by the shape)",
+                                      "census (traced by the shape)", "census (traced by the shape)", "trace off",
+                                      "timer"}));
+  // Rows shape after shape, each in matrix order; each cell as it would end alone.
+  ASSERT_EQ(rows.size(), 6u);
+  const std::string a = plan.shapes[0].shape_id, b = plan.shapes[1].shape_id;
+  const std::vector<std::pair<std::string, std::string>> order = {
+      {a, "caliber"}, {a, "vendor"}, {a, "naive"}, {b, "caliber"}, {b, "vendor"}, {b, "naive"}};
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i].shape_id, order[i].first) << i;
+    EXPECT_EQ(rows[i].provider, order[i].second) << i;
+    EXPECT_EQ(rows[i].benchmark_status,
+              rows[i].provider == "vendor" ? BenchmarkStatus::not_configured : BenchmarkStatus::ok)
+        << rows[i].status_reason.value_or("");
+  }
+  // Each measured cell starts twice, its second start (its measurements) after every untimed call.
+  EXPECT_EQ(started, (std::vector<std::string>{a + " caliber", a + " vendor", a + " naive", b + " caliber",
+                                               b + " vendor", b + " naive", a + " caliber", a + " naive",
+                                               b + " caliber", b + " naive"}));
+  // What detaching cost is charged to the four traced cells; the phases still add up.
+  for (const BenchmarkResultRow& r : rows) {
+    if (!r.cell_phases) continue;
+    const CellPhases& p = *r.cell_phases;
+    EXPECT_NEAR(p.inputs_ms + p.reference_ms + p.correctness_ms + p.untimed_check_ms + p.timing_ms + p.other_ms,
+                r.cell_wall_time_ms, 1e-6);
+  }
+  // Every provider released at the end.
+  for (const BoundProvider& bp : providers) EXPECT_EQ(bp.prepared_for, nullptr) << bp.entry->name;
 }
 
 TEST_F(ShapeRunnerTest, WithTheIntegrityChecksOffNothingIsTraced) {
