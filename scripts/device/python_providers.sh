@@ -6,8 +6,9 @@
 # reference; then caliber report over its results. Then Python providers that game the harness
 # (tests/python/cuda/misbehaving_providers.py: another stream, a stream of their own, computing
 # once, a partial output, a changed input), none of which may end ok. Writes
-# $OUT/python_providers/ and the summary $OUT/python_providers_h200.md; exits non-zero when a step
-# fails, an honest row is not ok or a misbehaving one is. About a minute.
+# $OUT/python_providers/ and the summary $OUT/python_providers_h200.md; then sgd_momentum, an op
+# updated in place, in Triton and torch ($OUT/python_providers_in_place_h200.md). Exits non-zero
+# when a step fails, an honest row is not ok or a misbehaving one is. About a minute.
 set -uo pipefail
 OUT=$1
 cd "$(dirname "$0")/../.."
@@ -106,4 +107,27 @@ batch_rc=$?
   echo "- device server log: $(grep -h 'asked it to exit' "$B/run/device_server_0.log" | head -1)"
   echo "- the shard's run: $(grep -h 'device server' "$B/run/shards/add_rmsnorm/s0/run.log" | head -1)"
 } | tee -a "$OUT/python_providers_h200.md"
-[ "$summary_rc" -eq 0 ] && [ "$misbehaving_rc" -eq 0 ] && [ "$batch_rc" -eq 0 ]
+# An op updated in place (docs/user-ops.md, "In-place outputs"): sgd_momentum in Triton and torch
+# (examples/user_op/python/sgd_providers.py) against the CUDA plugin's providers; param and momentum
+# are written through the outputs, each verified call starts from their original values.
+S=$D/in_place
+rm -rf "$S" && mkdir -p "$S"
+$PY - "$S" <<'PY' 2>&1 | tee "$S/run.txt" | tail -4
+import sys
+import caliber
+s = sys.argv[1]
+caliber.cli("ledger", "manual", "--op", "sgd_momentum", "--op-description", "examples/user_op/sgd_momentum.op.yaml",
+            "--ledger", s + "/ledger.jsonl", "--dtype", "fp32,bf16", "--shape", "n=1048576,lr=0.01,beta=0.9",
+            "--shape", "n=67108864,lr=0.01,beta=0.9")
+r = caliber.run(op="sgd_momentum", shape_ledger=s + "/ledger.jsonl",
+                baseline_matrix="examples/user_op/python/baseline_matrix_sgd_momentum.yaml", out=s + "/run",
+                backend="cuda")
+sys.exit(r.exit_code)
+PY
+in_place_rc=${PIPESTATUS[0]}
+python3 scripts/device/summarize_op_rows.py "$S/run/benchmark_results.jsonl" "$OUT/python_providers_in_place_h200.md" \
+  "Python providers of an op updated in place on the H200: sgd_momentum in Triton and torch against CUDA plugins (scripts/device/python_providers.sh)" \
+  "Through \`caliber.run\`: examples/user_op/python/sgd_providers.py (Triton; torch's mul_/add_/add_) and the CUDA plugin's two providers; param and momentum updated in place (outputs[k] == inputs[k]); kernel-only = event/graph/warm with one call per graph (an in-place update is verified one call at a time), eager = event/per_iter/warm; the reference is the host plugin in fp64; GB/s from 5 n dtype_bytes." \
+  "caliber.run=$in_place_rc"
+in_place_summary_rc=$?
+[ "$summary_rc" -eq 0 ] && [ "$misbehaving_rc" -eq 0 ] && [ "$batch_rc" -eq 0 ] && [ "$in_place_summary_rc" -eq 0 ]

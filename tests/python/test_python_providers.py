@@ -161,6 +161,45 @@ class Softmax:
                 y[r * n + c] = e[c] / s
 '''
 
+# An op updated in place (docs/user-ops.md, "In-place outputs"): acc += 2 x, acc being the output.
+IN_PLACE_DESCRIPTION = """\
+schema_version: 1
+op: accumulate
+args:
+  n: integer
+inputs:
+  - {name: acc, shape: [n]}
+  - {name: x, shape: [n]}
+outputs:
+  - {name: acc_out, in_place: acc}
+flops: 2 * n
+reference:
+  entrypoint: "python:in_place.py:Accumulate"
+  precision: fp64
+"""
+
+IN_PLACE_PROVIDERS = '''\
+class Accumulate:
+    backend = "host"
+    ops = ("accumulate",)
+
+    def run(self, problem, inputs, outputs, stream):
+        acc = outputs[0].as_ctypes()  # the buffer of inputs[0]
+        x = inputs[1].as_ctypes()
+        for i in range(len(acc)):
+            acc[i] += 2.0 * x[i]
+
+
+class Once(Accumulate):
+    def prepare(self, problem):
+        self.done = False
+
+    def run(self, problem, inputs, outputs, stream):
+        if not self.done:
+            super().run(problem, inputs, outputs, stream)
+            self.done = True
+'''
+
 RUN_OPTIONS = {"min_time_ms": 0, "max_time_ms": 2, "min_samples": 6, "warmup": 1}
 
 
@@ -255,6 +294,33 @@ class PythonProviders(unittest.TestCase):
                            capture=True)
         self.assertEqual(gate.returncode, 0, gate.stdout + gate.stderr)
         self.assertIn("scale_add", gate.stdout)
+
+    def test_an_op_updated_in_place_by_python_providers(self):
+        write(self.path("accumulate.op.yaml"), IN_PLACE_DESCRIPTION)
+        write(self.path("in_place.py"), IN_PLACE_PROVIDERS)
+        caliber.cli("ledger", "manual", "--op", "accumulate", "--op-description", self.path("accumulate.op.yaml"),
+                    "--ledger", self.path("acc.jsonl"), "--dtype", "fp32", "--shape", "n=64", "--shape", "n=100")
+        write(self.path("acc.yaml"),
+              "schema_version: 1\nkernel: accumulate\nop_type: accumulate\nop_description: accumulate.op.yaml\n"
+              "dtype: [fp32]\nreference_provider: honest\nlayout_contract: row_major\nproviders:\n"
+              '  honest: {enabled: true, entrypoint: "python:in_place.py:Accumulate", provider: python}\n'
+              '  once: {enabled: true, entrypoint: "python:in_place.py:Once", provider: python}\n')
+        r = caliber.run(op="accumulate", shape_ledger=self.path("acc.jsonl"), baseline_matrix=self.path("acc.yaml"),
+                        out=self.path("acc_out"), backend="host", options=RUN_OPTIONS)
+        self.assertEqual(r.exit_code, 0)
+        self.assertEqual(len(r.rows), 4)
+        for row in r.rows:
+            n = row["args"]["n"]
+            self.assertEqual(row["bytes"], 3 * n * 4)  # acc read and written, x read
+            if row["provider"] == "honest":
+                # Each timed call added to what the last one left; the verified ones started from
+                # the original acc and matched the reference's single update of it.
+                self.assertEqual(row["benchmark_status"], "ok", row.get("status_reason"))
+                inputs = [c for c in row["integrity"]["checks"] if c["name"] == "inputs_unchanged"][0]
+                self.assertIn("1 input (", inputs["detail"])  # x is watched, acc is not
+            else:
+                self.assertEqual(row["benchmark_status"], "incorrect", row.get("status_reason"))
+                self.assertIn("wrong after the timed calls", row["status_reason"])
 
     def test_a_python_autotuner_s_choice_is_recorded_and_replayed(self):
         ledger = self.ledger("scale_add", "m=4,n=32", "m=3,n=45")
