@@ -483,6 +483,18 @@ bool ShapeRunner::run_one(const ShapeRow& shape, const std::vector<std::string>&
     c.bp->impl->release();
     c.bp->prepared_for = nullptr;
   };
+  // Prepares a provider for this shape, pinned to the config a replay recorded for the cell
+  // (runner/config_replay.h); released first when still prepared for another shape (the shapes of
+  // a chain share the provider objects). Returns the pinned config.
+  auto prepare_for_shape = [&](BoundProvider& bp) -> std::optional<ProviderConfig> {
+    std::optional<ProviderConfig> pinned;
+    if (config_replay_) pinned = pinned_config_for(*config_replay_, shape.shape_id, bp.entry->name);
+    if (bp.prepared_for) bp.impl->release();
+    bp.impl->pin_config(pinned ? std::optional<std::string>(pinned->key) : std::nullopt);
+    bp.impl->prepare(s, backend_);
+    bp.prepared_for = &s;
+    return pinned;
+  };
   // Every way a provider's cell can end in an exception, in either stretch.
   auto fail = [&](Cell& c, const std::exception_ptr& error) {
     try {
@@ -571,13 +583,7 @@ bool ShapeRunner::run_one(const ShapeRow& shape, const std::vector<std::string>&
     c.integrity.verification_seed = row_seed;
     try {
       c.provider_called = true;
-      // A replay pins the config its source recorded for this cell (runner/config_replay.h).
-      std::optional<ProviderConfig> pinned;
-      if (config_replay_) pinned = pinned_config_for(*config_replay_, shape.shape_id, name);
-      p.pin_config(pinned ? std::optional<std::string>(pinned->key) : std::nullopt);
-      if (bp.prepared_for) p.release();  // still prepared for a shape chained before this one
-      p.prepare(s, backend_);
-      bp.prepared_for = &s;
+      const std::optional<ProviderConfig> pinned = prepare_for_shape(bp);
       c.row.provider_detail = p.detail(s);  // after prepare: e.g. the algorithm a library picked
       {
         std::string refusal;
@@ -712,12 +718,7 @@ bool ShapeRunner::run_one(const ShapeRow& shape, const std::vector<std::string>&
       if (c.bp->prepared_for != &s) {
         // Prepared for another shape since its untimed call (the shapes of a chain share a
         // trace): prepared again for this one, and it must choose what its untimed call ran.
-        if (c.bp->prepared_for) p.release();
-        std::optional<ProviderConfig> pinned;
-        if (config_replay_) pinned = pinned_config_for(*config_replay_, shape.shape_id, name);
-        p.pin_config(pinned ? std::optional<std::string>(pinned->key) : std::nullopt);
-        p.prepare(s, backend_);
-        c.bp->prepared_for = &s;
+        prepare_for_shape(*c.bp);
         const auto again = p.chosen_config();
         const std::string now = again ? again->key : "";
         const std::string was = row.config ? row.config->key : "";
