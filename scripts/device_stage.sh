@@ -10,6 +10,10 @@ for f in build/caliber build/tests/caliber_gpu_tests \
          build/examples/example_measure_saxpy build/tests/caliber_ab_fixture_cell; do
   [ -f "$f" ] && cp "$f" .device/bin/
 done
+# The CUPTI span probe (scripts/device/cupti_span.sh): standalone, CUDA runtime + cuBLAS + CUPTI.
+NVCC=${CUDACXX:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+"$NVCC" -O2 -std=c++17 -arch=sm_90 -o .device/bin/cupti_span_probe scripts/device/cupti_span_probe.cu \
+  -lcublas -lcupti -Xlinker -rpath=/usr/local/cuda/lib64
 # Plugins and other shared objects built by the project travel too.
 find build -name '*.so' -not -path '*/CMakeFiles/*' -exec cp {} .device/lib/ \; 2>/dev/null || true
 # Shared libraries from Debian packages the binaries need and the device machine lacks (muparser:
