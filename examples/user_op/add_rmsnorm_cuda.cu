@@ -4,6 +4,8 @@
  *
  *   add_rmsnorm_cuda_two_kernels  an elementwise add kernel writes h, a row kernel reads it back
  *   add_rmsnorm_cuda_fused        one block per row: the add, the sum of squares and y together
+ *   add_rmsnorm_cuda_reference    the reference on the device: fp64 tensors, fp64 arithmetic
+ *                                 (examples/user_op/add_rmsnorm_device_reference.op.yaml names it)
  *
  * run() only enqueues on buffers->stream: no allocation, no synchronization (plugin_abi.h). */
 #include <cuda_bf16.h>
@@ -83,6 +85,29 @@ __global__ void fused_kernel(const T* x, const T* residual, const T* weight, T* 
   }
 }
 
+// The reference: fp64 in, fp64 arithmetic, fp64 out; one block per row.
+__global__ void reference_kernel(const double* x, const double* residual, const double* weight, double* y, double* h,
+                                 int64_t n, double eps) {
+  __shared__ double partial[kThreads];
+  const int64_t row = blockIdx.x;
+  double ss = 0.0;
+  for (int64_t j = threadIdx.x; j < n; j += blockDim.x) {
+    const double v = x[row * n + j] + residual[row * n + j];
+    h[row * n + j] = v;
+    ss += v * v;
+  }
+  partial[threadIdx.x] = ss;
+  __syncthreads();
+  for (int stride = kThreads / 2; stride > 0; stride /= 2) {
+    if (threadIdx.x < stride) partial[threadIdx.x] += partial[threadIdx.x + stride];
+    __syncthreads();
+  }
+  const double rstd = 1.0 / sqrt(partial[0] / (double)n + eps);
+  for (int64_t j = threadIdx.x; j < n; j += blockDim.x) {
+    y[row * n + j] = h[row * n + j] * rstd * weight[j];
+  }
+}
+
 struct Shape {
   int64_t m, n;
   float eps;
@@ -159,6 +184,29 @@ caliber_status fill(uint32_t abi, const char* op_type, caliber_provider_v2* out,
   return CALIBER_OK;
 }
 
+caliber_status reference_supports(void* state, const caliber_problem_v2* p, char* reason, size_t size) {
+  if (p->dtype != CALIBER_DTYPE_FP64) {
+    snprintf(reason, size, "the reference computes in fp64 (its description says precision: fp64), not dtype %d",
+             (int)p->dtype);
+    return CALIBER_UNSUPPORTED;
+  }
+  return supports(state, p, reason, size);
+}
+
+caliber_status reference_run(void*, const caliber_problem_v2* p, const caliber_buffers_v2* b, char* error, size_t size) {
+  const Shape s = shape_of(p);
+  reference_kernel<<<(unsigned)s.m, kThreads, 0, static_cast<cudaStream_t>(b->stream)>>>(
+      static_cast<const double*>(b->inputs[0]), static_cast<const double*>(b->inputs[1]),
+      static_cast<const double*>(b->inputs[2]), static_cast<double*>(b->outputs[0]), static_cast<double*>(b->outputs[1]),
+      s.n, caliber_arg_v2(p, "eps", 0));
+  const cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess) {
+    snprintf(error, size, "launch failed: %s", cudaGetErrorString(e));
+    return CALIBER_ERROR;
+  }
+  return CALIBER_OK;
+}
+
 }  // namespace
 
 EXPORT caliber_status add_rmsnorm_cuda_two_kernels(uint32_t abi, const char* op_type, caliber_provider_v2* out,
@@ -169,4 +217,14 @@ EXPORT caliber_status add_rmsnorm_cuda_two_kernels(uint32_t abi, const char* op_
 EXPORT caliber_status add_rmsnorm_cuda_fused(uint32_t abi, const char* op_type, caliber_provider_v2* out, char* error,
                                              size_t size) {
   return fill(abi, op_type, out, error, size, true);
+}
+
+EXPORT caliber_status add_rmsnorm_cuda_reference(uint32_t abi, const char* op_type, caliber_provider_v2* out,
+                                                 char* error, size_t size) {
+  const caliber_status st = fill(abi, op_type, out, error, size, true);
+  if (st != CALIBER_OK) return st;
+  out->detail = "the reference: fp64, one block per row";
+  out->supports = reference_supports;
+  out->run = reference_run;
+  return CALIBER_OK;
 }

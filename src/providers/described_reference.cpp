@@ -2,7 +2,9 @@
 
 #include <cmath>
 #include <cstring>
+#include <algorithm>
 #include <limits>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -37,11 +39,38 @@ struct Buffer {
     if (!f32.empty()) return f32.data();
     return same.data();
   }
+  std::size_t bytes() const {
+    if (!f64.empty()) return f64.size() * sizeof(double);
+    if (!f32.empty()) return f32.size() * sizeof(float);
+    return same.bytes();
+  }
+};
+
+// A cuda reference's buffers on the device: the host buffers' copies (the outputs' NaN bytes
+// included), freed with it.
+class DeviceCopies {
+ public:
+  explicit DeviceCopies(Backend& backend) : backend_(backend) {}
+  ~DeviceCopies() {
+    for (void* p : pointers_) backend_.deallocate(p);
+  }
+  DeviceCopies(const DeviceCopies&) = delete;
+  DeviceCopies& operator=(const DeviceCopies&) = delete;
+  void* upload(Buffer& b) {
+    void* p = backend_.allocate(std::max<std::size_t>(b.bytes(), 1));
+    pointers_.push_back(p);
+    backend_.copy_to_device(p, b.data(), b.bytes());
+    return p;
+  }
+
+ private:
+  Backend& backend_;
+  std::vector<void*> pointers_;
 };
 
 }  // namespace
 
-DescribedReference::DescribedReference(const ops::DescribedOp& op) : op_(op) {
+DescribedReference::DescribedReference(const ops::DescribedOp& op, Backend* backend) : op_(op) {
   const ops::OpDescription& d = op.description();
   const std::string library = resolved_library(d.reference, d.file);
   where_ = library + ":" + d.reference.symbol;
@@ -53,11 +82,15 @@ DescribedReference::DescribedReference(const ops::DescribedOp& op) : op_(op) {
   if (!loaded_.offered) {
     throw UsageError(fmt::format("{}: field 'reference.entrypoint': {}", d.file, loaded_.not_offered_reason));
   }
-  if (loaded_.provider.backend != CALIBER_BACKEND_HOST) {
-    if (loaded_.provider.destroy) loaded_.provider.destroy(loaded_.provider.state);
-    throw UsageError(fmt::format("{}: field 'reference.entrypoint': plugin {} is a cuda provider; a reference runs "
-                                 "on the host (CALIBER_BACKEND_HOST)",
-                                 d.file, where_));
+  if (loaded_.provider.backend == CALIBER_BACKEND_CUDA) {
+    if (!backend || backend->kind() != BackendKind::cuda) {
+      if (loaded_.provider.destroy) loaded_.provider.destroy(loaded_.provider.state);
+      throw UsageError(fmt::format("{}: field 'reference.entrypoint': plugin {} is a cuda reference and this run's "
+                                   "backend is {}: a cuda reference runs on the cuda backend only (docs/user-ops.md, "
+                                   "\"The reference\")",
+                                   d.file, where_, backend ? std::string(to_string(backend->kind())) : "none"));
+    }
+    device_ = backend;
   }
 }
 
@@ -80,7 +113,8 @@ std::vector<std::vector<double>> DescribedReference::compute(const ops::OpShape&
   const ProblemV2 problem(s, reference_dtype(precision, s.dtype));
   const caliber_provider_v2& p = loaded_.provider;
   char text[kPluginTextSize] = {0};
-  const std::string who = fmt::format("reference {} ({})", where_, this->precision(s.dtype));
+  const std::string who =
+      fmt::format("reference {} ({}{})", where_, this->precision(s.dtype), device_ ? ", on the device" : "");
   if (p.supports) {
     const caliber_status st = p.supports(p.state, problem.get(), text, sizeof text);
     if (st != CALIBER_OK) throw ProviderError(fmt::format("{} declines the shape: {}", who, plugin_text(text)));
@@ -129,14 +163,34 @@ std::vector<std::vector<double>> DescribedReference::compute(const ops::OpShape&
   const auto out_buffer = [&](std::size_t k) -> Buffer& {
     return out_specs[k].in_place_of ? ins.at(*out_specs[k].in_place_of) : outs[k];
   };
-  std::vector<const void*> in_ptrs;
+  // The buffers the reference reads and writes: the host buffers, or their copies on the device
+  // (a cuda reference), copied back when it has run.
+  std::optional<DeviceCopies> on_device;
+  std::vector<void*> in_ptrs;
+  if (device_) on_device.emplace(*device_);
+  for (Buffer& b : ins) in_ptrs.push_back(device_ ? on_device->upload(b) : b.data());
   std::vector<void*> out_ptrs;
-  for (Buffer& b : ins) in_ptrs.push_back(b.data());
-  for (std::size_t k = 0; k < outs.size(); ++k) out_ptrs.push_back(out_buffer(k).data());
-  caliber_buffers_v2 buffers{in_ptrs.data(), static_cast<std::int32_t>(in_ptrs.size()), out_ptrs.data(),
-                             static_cast<std::int32_t>(out_ptrs.size()), nullptr};
+  for (std::size_t k = 0; k < outs.size(); ++k) {
+    out_ptrs.push_back(out_specs[k].in_place_of ? in_ptrs.at(*out_specs[k].in_place_of)
+                                                : device_ ? on_device->upload(outs[k]) : outs[k].data());
+  }
+  const std::vector<const void*> const_in_ptrs(in_ptrs.begin(), in_ptrs.end());
+  caliber_buffers_v2 buffers{const_in_ptrs.data(), static_cast<std::int32_t>(const_in_ptrs.size()), out_ptrs.data(),
+                             static_cast<std::int32_t>(out_ptrs.size()), device_ ? device_->stream() : nullptr};
   if (p.run(p.state, problem.get(), &buffers, text, sizeof text) != CALIBER_OK) {
     throw ProviderError(fmt::format("{}: run() failed: {}", who, plugin_text(text)));
+  }
+  if (device_) {
+    try {
+      device_->synchronize_device();
+      device_->check_errors();
+    } catch (const std::exception& e) {
+      throw ProviderError(fmt::format("{}: the device failed running it: {}", who, e.what()));
+    }
+    for (std::size_t k = 0; k < outs.size(); ++k) {
+      Buffer& host = out_buffer(k);
+      device_->copy_to_host(host.data(), out_ptrs[k], host.bytes());
+    }
   }
   std::vector<std::vector<double>> values;
   for (std::size_t k = 0; k < outs.size(); ++k) {

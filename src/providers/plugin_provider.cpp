@@ -314,9 +314,6 @@ std::string entry_problem(void* entry, const std::string& op_name, bool as_refer
   std::string problem = call_entry<Abi>(entry, op_name, l);
   if (!problem.empty()) return problem;  // the struct is not to be trusted: not destroyed
   if (as_reference && !l.offered) return l.not_offered_reason;
-  if (as_reference && l.provider.backend != CALIBER_BACKEND_HOST) {
-    problem = "is a cuda provider; a reference runs on the host (CALIBER_BACKEND_HOST)";
-  }
   if (l.offered && l.provider.destroy) l.provider.destroy(l.provider.state);
   return problem;
 }

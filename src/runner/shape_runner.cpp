@@ -392,7 +392,7 @@ bool ShapeRunner::run_one(const ShapeRow& shape, const std::vector<std::string>&
   const ReferenceProblem problem{std::string(ops::to_string(s.op)), s.dtype, s.m, s.n, s.k, s.eps};
   auto compute_reference = [&](InputSet& set) {
     if (s.described) {
-      if (!described_reference_) described_reference_ = std::make_unique<providers::DescribedReference>(*s.described);
+      if (!described_reference_) described_reference_ = std::make_unique<providers::DescribedReference>(*s.described, &backend_);
       const std::vector<std::vector<double>> values = described_reference_->compute(s, host_tensors(set));
       for (std::size_t k = 0; k < output_specs.size(); ++k) {
         // The same rows for both input sets: drawn from the verification seed and the output.
@@ -421,8 +421,8 @@ bool ShapeRunner::run_one(const ShapeRow& shape, const std::vector<std::string>&
   // Where the references were computed, for the check's description.
   auto reference_origin = [&]() -> std::string {
     if (described_reference_) {
-      return fmt::format("from {} in {} on the host", described_reference_->where(),
-                         described_reference_->precision(s.dtype));
+      return fmt::format("from {} in {} on the {}", described_reference_->where(),
+                         described_reference_->precision(s.dtype), described_reference_->on_device() ? "device" : "host");
     }
     const auto where = [](const InputSet& set) { return set.device_reference ? "on the device" : "on the host"; };
     if (!inputs.fresh.has_reference() ||

@@ -1,7 +1,8 @@
 // An op of your own on a real device (ctest label gpu; docs/user-ops.md): the example op
 // add_rmsnorm's cuda providers (examples/user_op) through caliber run, checked against the host
 // reference in fp64, every output; providers that skip an output or launch on a stream of their
-// own are caught; an op updated in place (sgd_momentum) verified from its original values.
+// own are caught; the example's reference on the device agrees with the host's; an op updated in
+// place (sgd_momentum) verified from its original values.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -84,6 +85,61 @@ TEST(CudaUserOp, TheExampleOpsCudaProvidersAreCorrectAndTheCheatersAreCaught) {
   }
   EXPECT_EQ(ok["two_kernels"], 6);
   EXPECT_EQ(ok["fused"], 6);
+}
+
+// The example op's reference on the device (examples/user_op/add_rmsnorm_device_reference.op.yaml,
+// a cuda entry computing in fp64): every cell ok, the check saying where its reference ran, and the
+// same correctness numbers as the host reference's over the same inputs.
+TEST(CudaUserOp, ADeviceReferenceChecksLikeTheHostReference) {
+  if (!testing_support::has_cuda_device()) GTEST_SKIP() << "no CUDA device";
+  const std::string dir = fresh_dir("gpu_user_op_device_reference");
+  const std::string example = staged("libcaliber_add_rmsnorm_cuda.so",
+                                     std::string(CALIBER_PLUGIN_BUILD_DIR) + "/libcaliber_add_rmsnorm_cuda.so");
+  std::map<std::string, std::map<std::string, CorrectnessCheck>> by_reference;  // reference -> cell -> numbers
+  for (const std::string reference : {"host", "device"}) {
+    const std::string description = testing_support::source_dir() + "/examples/user_op/" +
+                                    (reference == "host" ? "add_rmsnorm.op.yaml" : "add_rmsnorm_device_reference.op.yaml");
+    const std::string run_dir = dir + "/" + reference;
+    const auto ledger = run_caliber({"ledger", "manual", "--op", "add_rmsnorm", "--op-description", description,
+                                     "--ledger", run_dir + "/ledger.jsonl", "--shape", "m=64,n=1000,eps=1e-6",
+                                     "--shape", "m=4096,n=8192,eps=1e-6", "--dtype", "fp32,bf16"});
+    ASSERT_EQ(ledger.exit_code, 0) << ledger.err;
+    write_text(run_dir + "/matrix.yaml",
+               "schema_version: 1\nkernel: add_rmsnorm\nop_type: add_rmsnorm\nop_description: " + description +
+                   "\ndtype: [fp32, bf16]\nreference_provider: two_kernels\nlayout_contract: row_major\nproviders:\n"
+                   "  two_kernels: {enabled: true, entrypoint: \"" + example + ":add_rmsnorm_cuda_two_kernels\", "
+                   "provider: plugin}\n  fused: {enabled: true, entrypoint: \"" + example +
+                   ":add_rmsnorm_cuda_fused\", provider: plugin}\n");
+    const auto r = run_caliber({"run", "--op", "add_rmsnorm", "--backend", "cuda", "--shape-ledger",
+                                run_dir + "/ledger.jsonl", "--baseline-matrix", run_dir + "/matrix.yaml", "--out",
+                                run_dir + "/out", "--max-time-ms", "5", "--allow-shared-device",
+                                "--verification-seed", "00c0ffee00c0ffee"});  // both runs check the same rows
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto rows = read_benchmark_results(run_dir + "/out/benchmark_results.jsonl");
+    ASSERT_EQ(rows.size(), 2u * 2u * 2u);
+    for (const auto& x : rows) {
+      const std::string cell = x.provider + " " + x.dtype + " " + x.args.dump();
+      ASSERT_EQ(x.benchmark_status, BenchmarkStatus::ok) << reference << " " << cell << ": "
+                                                         << x.status_reason.value_or("");
+      const IntegrityCheck* before = x.integrity.find(integrity_check::output_before_timing);
+      ASSERT_NE(before, nullptr);
+      const std::string where = reference == "host" ? "add_rmsnorm_reference in fp64 on the host"
+                                                    : "add_rmsnorm_cuda_reference in fp64 on the device";
+      EXPECT_NE(before->detail.find(where), std::string::npos) << before->detail;
+      ASSERT_TRUE(x.correctness.has_value()) << cell;
+      by_reference[reference][cell] = *x.correctness;
+    }
+  }
+  ASSERT_EQ(by_reference["device"].size(), by_reference["host"].size());
+  for (const auto& [cell, device] : by_reference["device"]) {
+    const CorrectnessCheck& host = by_reference["host"].at(cell);
+    // fp64 on either side, summed in another order: the errors of a bf16 or fp32 output against
+    // them agree far below any tolerance.
+    EXPECT_NEAR(device.rel_fro_error, host.rel_fro_error, 1e-9 * host.rel_fro_error + 1e-15) << cell;
+    EXPECT_NEAR(device.max_scaled_error, host.max_scaled_error, 1e-6 * host.max_scaled_error + 1e-12) << cell;
+    EXPECT_EQ(device.checked_rows, host.checked_rows) << cell;
+    EXPECT_GT(device.rel_fro_error, 0.0) << cell;  // the outputs are rounded: a zero error would mean no check
+  }
 }
 
 // An op updated in place on the device: param and momentum are the outputs' buffers; each verified

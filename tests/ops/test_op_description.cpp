@@ -3,13 +3,17 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 
 #include "caliber/errors.h"
+#include "core/input_file.h"
 #include "ops/described_op.h"
 #include "ops/op_catalog.h"
 #include "ops/op_expression.h"
 #include "providers/described_reference.h"
 #include "providers/provider.h"
+#include "support/recording_backend.h"
 
 namespace caliber::ops {
 namespace {
@@ -273,6 +277,103 @@ TEST(DescribedReference, UpdatesAnInPlaceOutputThroughItsInput) {
   EXPECT_EQ(out[1], (std::vector<double>{2.0, 2.5}));
   EXPECT_EQ(out[0], (std::vector<double>{0.0, -3.25}));
   EXPECT_EQ(inputs[1].get(0), 4.0f);  // the caller's tensors are untouched: the reference got copies
+}
+
+
+// A cuda backend whose "device" memory is host memory, recording what a cuda reference does
+// with it: the test plugin add_rmsnorm_test_cuda_backend declares the cuda backend but computes
+// on the host pointers it is given.
+class HostMemoryCudaBackend : public testing_support::RecordingBackend {
+ public:
+  HostMemoryCudaBackend() : RecordingBackend(BackendKind::cuda) {}
+  ~HostMemoryCudaBackend() override { EXPECT_EQ(live, 0) << "device buffers not freed"; }
+  void* allocate(std::size_t bytes) override {
+    ++live;
+    log("allocate " + std::to_string(bytes));
+    return std::malloc(bytes);
+  }
+  void deallocate(void* p) noexcept override {
+    --live;
+    std::free(p);
+  }
+  void copy_to_device(void* dst, const void* src, std::size_t bytes) override {
+    log("to_device " + std::to_string(bytes));
+    std::memcpy(dst, src, bytes);
+  }
+  void copy_to_host(void* dst, const void* src, std::size_t bytes) override {
+    log("to_host " + std::to_string(bytes));
+    std::memcpy(dst, src, bytes);
+  }
+  int live = 0;
+};
+
+// add_rmsnorm whose reference is the test plugin's cuda-declared entry (same arithmetic as the
+// example's host provider, in the problem's dtype: fp64 here).
+const DescribedOp& add_rmsnorm_with_cuda_reference() {
+  static const DescribedOp op([] {
+    std::string text = read_text_file(std::string(CALIBER_SOURCE_DIR) + "/examples/user_op/add_rmsnorm.op.yaml");
+    const std::string from = "\"@plugins/libcaliber_add_rmsnorm.so:add_rmsnorm_reference\"";
+    text.replace(text.find(from), from.size(), std::string("\"") + CALIBER_TEST_USER_OP_PLUGIN + ":add_rmsnorm_test_cuda_backend\"");
+    return parse_op_description(text, "add_rmsnorm_cuda_reference.op.yaml");
+  }());
+  return op;
+}
+
+std::vector<HostTensor> add_rmsnorm_inputs() {
+  std::vector<HostTensor> inputs;
+  inputs.emplace_back("x", DType::fp32, 1, 2);
+  inputs.emplace_back("residual", DType::fp32, 1, 2);
+  inputs.emplace_back("weight", DType::fp32, 1, 2);
+  const float values[3][2] = {{1.0f, 2.0f}, {3.0f, 4.5f}, {1.0f, 0.5f}};
+  for (std::size_t t = 0; t < 3; ++t) {
+    for (std::size_t i = 0; i < 2; ++i) inputs[t].set(i, values[t][i]);
+  }
+  return inputs;
+}
+
+// A cuda reference runs on the run's cuda backend: the inputs converted to fp64 and uploaded, the
+// outputs uploaded as NaN, the stream synchronized, the outputs copied back; the values are the
+// host computation's.
+TEST(DescribedReference, ACudaReferenceRunsOnTheDeviceOfTheRunsCudaBackend) {
+  const DescribedOp& op = add_rmsnorm_with_cuda_reference();
+  HostMemoryCudaBackend backend;
+  {
+    const providers::DescribedReference ref(op, &backend);
+    EXPECT_TRUE(ref.on_device());
+    const OpShape s = op.parse_shape(DType::fp32, "row_major", {{"m", 1}, {"n", 2}, {"eps", 0.25}}, "", 0, "args");
+    const std::vector<std::vector<double>> out = ref.compute(s, add_rmsnorm_inputs());
+    ASSERT_EQ(out.size(), 2u);
+    EXPECT_EQ(out[1], (std::vector<double>{4.0, 6.5}));  // h = x + residual
+    const double rstd = 1.0 / std::sqrt((16.0 + 42.25) / 2.0 + 0.25);
+    ASSERT_EQ(out[0].size(), 2u);  // the test entry computes y in fp32 arithmetic
+    EXPECT_NEAR(out[0][0], 4.0 * rstd * 1.0, 1e-6);
+    EXPECT_NEAR(out[0][1], 6.5 * rstd * 0.5, 1e-6);
+    // Three inputs and two outputs (NaN) of 2 doubles each uploaded, the two outputs copied back
+    // after the device finished.
+    EXPECT_EQ(backend.events, (std::vector<std::string>{"allocate 16", "to_device 16", "allocate 16", "to_device 16",
+                                                        "allocate 16", "to_device 16", "allocate 16", "to_device 16",
+                                                        "allocate 16", "to_device 16", "sync", "to_host 16",
+                                                        "to_host 16"}));
+  }
+  EXPECT_EQ(backend.live, 0);
+}
+
+// Without a cuda backend a cuda reference is refused, naming the description's field and the backend.
+TEST(DescribedReference, ACudaReferenceIsRefusedWithoutACudaBackend) {
+  const DescribedOp& op = add_rmsnorm_with_cuda_reference();
+  testing_support::RecordingBackend host(BackendKind::host);
+  for (Backend* b : {static_cast<Backend*>(nullptr), static_cast<Backend*>(&host)}) {
+    try {
+      const providers::DescribedReference ref(op, b);
+      FAIL() << "accepted";
+    } catch (const UsageError& e) {
+      const std::string what = e.what();
+      EXPECT_EQ(what.rfind("add_rmsnorm_cuda_reference.op.yaml: field 'reference.entrypoint': plugin ", 0), 0u) << what;
+      EXPECT_NE(what.find(std::string("is a cuda reference and this run's backend is ") + (b ? "host" : "none")),
+                std::string::npos)
+          << what;
+    }
+  }
 }
 
 }  // namespace
