@@ -159,7 +159,7 @@ int run_manual(const LedgerOptions& o, bool diagnostic) {
   return import_rows(o, diagnostic ? SourceKind::diagnostic : SourceKind::manual, fresh, diagnostic, {});
 }
 
-// Probes and model shapes are known for the shipped ops only.
+// Model shapes are known for the shipped ops only.
 void refuse_described(const ledger::RowTemplate& t, const char* command) {
   if (t.described) {
     throw UsageError(fmt::format("caliber ledger {} derives shapes of the shipped ops only; add the shapes of {} with "
@@ -169,8 +169,7 @@ void refuse_described(const ledger::RowTemplate& t, const char* command) {
 }
 
 int run_synthetic(const LedgerOptions& o) {
-  const ledger::RowTemplate t = template_of(o);
-  refuse_described(t, "synthetic");
+  const ledger::RowTemplate t = template_of(o);  // an op of your own: its description's probes
   return import_rows(o, SourceKind::synthetic, ledger::synthetic_rows(t, dtypes_of(o.dtypes)), true, {});
 }
 
@@ -226,7 +225,7 @@ const RegisterCommand registration{30, [](CLI::App& root, int& exit_code) {
   manual->add_option("--baseline-time-weight", o->baseline_time_weight, "weight.baseline_time_weight");
   manual->callback([o, &exit_code] { exit_code = run_manual(*o, false); });
 
-  auto* synthetic = ledger->add_subcommand("synthetic", "Replace the op's boundary-probe shapes (source kind synthetic)");
+  auto* synthetic = ledger->add_subcommand("synthetic", "Replace the op's boundary-probe shapes (source kind synthetic; an op of your own: its description's probes)");
   add_common(synthetic, *o);
   synthetic->add_option("--dtype", o->dtypes, "fp32 | bf16 | fp16, or a comma list")->capture_default_str();
   synthetic->callback([o, &exit_code] { exit_code = run_synthetic(*o); });

@@ -1,6 +1,7 @@
 #include "ledger/importers.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <unordered_map>
 
@@ -111,8 +112,39 @@ ShapeRow make_row(const RowTemplate& t, DType dtype, const json& args, Stage sta
 }
 
 std::vector<ShapeRow> synthetic_rows(const RowTemplate& t, const std::vector<DType>& dtypes) {
-  const std::vector<Probe> probes = t.op == ops::OpType::gemm ? gemm_probes() : row_op_probes(t.op);
   std::vector<ShapeRow> out;
+  if (t.described) {  // the probes its description names
+    const ops::OpDescription& d = t.described->description();
+    if (d.probes.empty()) {
+      throw UsageError(fmt::format("{} names no probes: caliber ledger synthetic makes an op of your own's rows from "
+                                   "its description's probes (docs/user-ops.md, \"Boundary probes\"); or add its "
+                                   "shapes with caliber ledger manual",
+                                   d.file));
+    }
+    for (DType dtype : dtypes) {
+      for (std::size_t i = 0; i < d.probes.size(); ++i) {
+        const ops::OpProbe& p = d.probes[i];
+        json args = json::object();
+        for (const auto& [name, value] : p.args) {
+          const ops::OpArgument* a = d.find_arg(name);
+          if (a && a->integer) {
+            args[name] = static_cast<std::int64_t>(value);
+          } else {
+            args[name] = value;
+          }
+        }
+        // Its extents checked here, naming the probe in the description.
+        t.described->parse_shape(dtype, std::string(ops::kRowMajor), args, d.file, p.line,
+                                 fmt::format("probes[{}].args", i));
+        out.push_back(make_row(t, dtype, args, Stage::synthetic, std::nullopt,
+                               {SourceKind::synthetic, "caliber ledger synthetic", "probe of " +
+                                std::filesystem::path(d.file).filename().string()},
+                               p.note));
+      }
+    }
+    return out;
+  }
+  const std::vector<Probe> probes = t.op == ops::OpType::gemm ? gemm_probes() : row_op_probes(t.op);
   for (DType d : dtypes) {
     for (const Probe& p : probes) {
       out.push_back(make_row(t, d, p.args, Stage::synthetic, std::nullopt,

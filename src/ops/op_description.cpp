@@ -103,6 +103,38 @@ std::vector<DescribedTensor> read_tensors(const YamlFields& root, const std::str
   return out;
 }
 
+// The boundary probes: each `{args: {...}, note: "..."}` with every arg of the op, integers whole
+// numbers in [0, kMaxDim], numbers finite (the extents are checked when a ledger row is made).
+std::vector<OpProbe> read_probes(const YamlFields& root, const std::vector<OpArgument>& op_args) {
+  const YAML::Node list = root.get("probes");
+  if (!list.IsSequence() || list.size() == 0) root.fail("probes", "expected a non-empty list of {args, note}");
+  std::vector<OpProbe> out;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const YamlFields p(list[i], root.file(), fmt::format("probes[{}]", i));
+    p.refuse_unknown({"args", "note"});
+    OpProbe probe;
+    probe.line = p.line();
+    probe.note = p.str("note");
+    if (probe.note.empty()) p.fail("note", "say what the probe probes");
+    const YamlFields a = p.mapping("args");
+    for (const std::string& key : a.keys()) {
+      if (std::none_of(op_args.begin(), op_args.end(), [&](const OpArgument& x) { return x.name == key; })) {
+        a.fail(key, "not an argument of the op");
+      }
+    }
+    for (const OpArgument& arg : op_args) {
+      if (!a.has(arg.name)) a.fail(arg.name, "missing: a probe gives every argument of the op");
+      const double v = finite_number(a, arg.name);
+      if (arg.integer && (v != std::floor(v) || v < 0 || v > static_cast<double>(kMaxDim))) {
+        a.fail(arg.name, fmt::format("expected a whole number in [0, {}]", kMaxDim));
+      }
+      probe.args.emplace_back(arg.name, v);
+    }
+    out.push_back(std::move(probe));
+  }
+  return out;
+}
+
 }  // namespace
 
 OpDescription parse_op_description(const std::string& text, const std::string& file) {
@@ -110,7 +142,7 @@ OpDescription parse_op_description(const std::string& text, const std::string& f
   if (!doc.IsDefined() || doc.IsNull()) throw InputError(file, 1, "", "empty op description");
   const YamlFields root(doc, file, "");
   root.refuse_unknown({"schema_version", "op", "summary", "args", "inputs", "outputs", "flops", "bytes",
-                       "tolerance", "reference"});
+                       "tolerance", "reference", "probes"});
   const std::int64_t version = root.integer("schema_version");
   if (version != kOpDescriptionSchemaVersion) {
     root.fail("schema_version", fmt::format("unsupported schema version {} (this caliber reads {})", version,
@@ -179,8 +211,8 @@ OpDescription parse_op_description(const std::string& text, const std::string& f
     ref.fail("entrypoint", e.what());
   }
   if (d.reference.kind == Entrypoint::Kind::builtin) {
-    ref.fail("entrypoint", "a described op's reference is a host plugin entry, path/to/lib.so:symbol (ABI v2), or a "
-                           "Python provider, python:path/to/file.py:NAME");
+    ref.fail("entrypoint", "a described op's reference is a plugin entry, path/to/lib.so:symbol (ABI v2, host or "
+                           "cuda), or a Python provider, python:path/to/file.py:NAME");
   }
   const std::string precision = ref.opt_str("precision").value_or("fp64");
   if (precision == "fp64") {
@@ -192,6 +224,7 @@ OpDescription parse_op_description(const std::string& text, const std::string& f
   } else {
     ref.fail("precision", fmt::format("unknown precision '{}' (expected fp64|fp32|same)", precision));
   }
+  if (root.has("probes")) d.probes = read_probes(root, d.args);
   return d;
 }
 

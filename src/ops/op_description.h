@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "caliber/dtype.h"
@@ -37,6 +38,14 @@ struct DescribedTensor {
   std::optional<std::size_t> in_place_of;
 };
 
+// A shape the op's author names as a boundary probe (`probes:`, docs/user-ops.md): `caliber ledger
+// synthetic` makes the op's synthetic rows from them.
+struct OpProbe {
+  std::vector<std::pair<std::string, double>> args;  // every arg of the op, in the description's order
+  std::string note;                                   // what it probes
+  long line = 0;                                      // of the probe, in the description
+};
+
 // What a described op's reference computes in (docs/user-ops.md): the inputs are converted to it,
 // the outputs read back from it. fp64 unless the description says otherwise.
 enum class ReferencePrecision { fp64, fp32, same };
@@ -52,8 +61,9 @@ struct OpDescription {
   ArgFormula flops;
   std::optional<ArgFormula> bytes;           // of the args and dtype_bytes; absent: every input and output element once
   std::map<DType, Tolerance> tolerances;     // dtypes without an entry use tolerance_for(dtype)
-  Entrypoint reference;                      // a host plugin entry (ABI v2) computing the outputs
+  Entrypoint reference;                      // a plugin entry (ABI v2, host or cuda) or a Python provider computing the outputs
   ReferencePrecision reference_precision = ReferencePrecision::fp64;
+  std::vector<OpProbe> probes;               // its boundary probes; may be empty
 
   // Inline: code that only uses a description (the runner, the C API's closure) does not link
   // the YAML reader of op_description.cpp.

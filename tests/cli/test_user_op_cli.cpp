@@ -3,6 +3,7 @@
 // report`, its honest providers ok with the description's bytes and flops, and providers that
 // skip an output, get one output wrong, touch an input or compute once caught by the integrity
 // checks of every output; an op updated in place (sgd_momentum) checked from its original values.
+#include <algorithm>
 #include <filesystem>
 #include <map>
 
@@ -10,6 +11,7 @@
 
 #include "caliber/benchmark_results.h"
 #include "caliber/shape_ledger.h"
+#include "ops/op_catalog.h"
 #include "support/cli_run.h"
 
 namespace caliber {
@@ -206,6 +208,31 @@ TEST(UserOpCli, ADescribedOpNeedsItsDescriptionAndPluginsOfAbiV2) {
   const auto mismatch = run_caliber(run_args(dir));
   EXPECT_EQ(mismatch.exit_code, 2) << mismatch.err;
   EXPECT_NE(mismatch.err.find("matrix.yaml:3: field 'op_type'"), std::string::npos) << mismatch.err;
+}
+
+// caliber ledger synthetic for an op of your own: the example description's probes, per dtype;
+// `models` stays the shipped ops' (exit 2, pointing at manual).
+TEST(UserOpCli, SyntheticRowsAreTheProbesOfTheDescription) {
+  const std::string dir = fresh_dir("user_op_synthetic");
+  const auto r = run_caliber({"ledger", "synthetic", "--op", "add_rmsnorm", "--op-description", kDescription,
+                              "--ledger", dir + "/ledger.jsonl", "--dtype", "fp32,bf16"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ops::register_op_description(kDescription);  // this process reads rows of the op too
+  const std::vector<ShapeRow> rows = read_shape_ledger(dir + "/ledger.jsonl");
+  ASSERT_EQ(rows.size(), 2u * 7u);  // examples/user_op/add_rmsnorm.op.yaml names 7 probes
+  for (const ShapeRow& row : rows) {
+    EXPECT_EQ(row.op_type, "add_rmsnorm");
+    EXPECT_EQ(row.stage, Stage::synthetic);
+    EXPECT_FALSE(row.notes.empty());
+  }
+  EXPECT_TRUE(std::any_of(rows.begin(), rows.end(), [](const ShapeRow& row) {
+    return row.args.dump() == R"({"eps":1e-06,"m":1,"n":4097})" && row.notes.find("not a multiple of 8") != std::string::npos;
+  }));
+  const auto models = run_caliber({"ledger", "models", "--op", "add_rmsnorm", "--op-description", kDescription,
+                                   "--ledger", dir + "/ledger.jsonl", "--model-shapes",
+                                   std::string(CALIBER_SOURCE_DIR) + "/data/model_shapes.json"});
+  EXPECT_EQ(models.exit_code, 2) << models.err;
+  EXPECT_NE(models.err.find("caliber ledger manual"), std::string::npos) << models.err;
 }
 
 }  // namespace

@@ -7,6 +7,8 @@
 
 #include "caliber/errors.h"
 #include "ledger/importers.h"
+#include "ops/op_catalog.h"
+#include "ops/op_description.h"
 
 namespace caliber::ledger {
 namespace {
@@ -119,6 +121,49 @@ TEST(Synthetic, ProbesCoverTheDocumentedBoundaries) {
     odd = odd || n % 8 == 1;
   }
   EXPECT_TRUE(short_row && long_row && odd);
+}
+
+// An op of your own: its rows are the probes its description names, per dtype, with their notes;
+// a probe whose extents are out of range is an error naming the description, its line and field.
+TEST(Synthetic, AnOpOfYourOwnGetsTheProbesOfItsDescription) {
+  // The op registered under `name` (rows name their op: make_row checks them as a ledger would).
+  const auto described = [](const std::string& name, const std::string& probes) -> const ops::DescribedOp& {
+    return ops::register_op_description(ops::parse_op_description(
+        "schema_version: 1\nop: " + name + "\nargs:\n  m: integer\n  n: integer\n  alpha: number\n"
+        "inputs:\n  - {name: x, shape: [m, n]}\noutputs:\n  - {name: y, shape: [m, n]}\nflops: m * n\n"
+        "reference:\n  entrypoint: \"lib.so:ref\"\n" + probes, name + ".op.yaml"));
+  };
+  const std::string first = "probes:\n  - {args: {m: 1, n: 4097, alpha: 0.5}, note: \"one row, not a multiple of 8\"}\n";
+  RowTemplate t;
+  t.op = ops::OpType::described;
+  t.described = &described("scaled_rows", first + "  - {args: {m: 3, n: 5, alpha: 2}, note: tiny}\n");
+  const auto rows = synthetic_rows(t, {DType::bf16, DType::fp32});
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[0].args.dump(), R"({"alpha":0.5,"m":1,"n":4097})");
+  EXPECT_EQ(rows[0].notes, "one row, not a multiple of 8");
+  EXPECT_EQ(rows[0].dtype, DType::bf16);
+  EXPECT_EQ(rows[0].stage, Stage::synthetic);
+  EXPECT_EQ(rows[0].source.kind, SourceKind::synthetic);
+  EXPECT_EQ(rows[0].source.detail, "probe of scaled_rows.op.yaml");
+  EXPECT_EQ(rows[0].op_type, "scaled_rows");
+  EXPECT_EQ(rows[1].args.dump(), R"({"alpha":2.0,"m":3,"n":5})");
+  EXPECT_EQ(rows[1].notes, "tiny");
+  EXPECT_EQ(rows[3].dtype, DType::fp32);
+
+  t.described = &described("scaled_rows_zero", first + "  - {args: {m: 0, n: 5, alpha: 2}, note: \"no rows\"}\n");
+  try {
+    synthetic_rows(t, {DType::bf16});
+    FAIL() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("scaled_rows_zero.op.yaml:16: field 'probes[1].args", 0), 0u) << e.what();
+  }
+  t.described = &described("scaled_rows_none", "");
+  try {
+    synthetic_rows(t, {DType::bf16});
+    FAIL() << "accepted";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("scaled_rows_none.op.yaml names no probes", 0), 0u) << e.what();
+  }
 }
 
 TEST(Models, DenseGemmShapesFollowTheFormulas) {

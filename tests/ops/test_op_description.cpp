@@ -98,7 +98,7 @@ TEST(OpDescription, ErrorsNameFileLineAndField) {
       {replaced(kDescription, "uniform: [0, 2]", "uniform: [2, 0]"), "field 'inputs[1].uniform'"},
       {replaced(kDescription, "  entrypoint: \"lib/libref.so:scaled_add_reference\"",
                 "  entrypoint: \"builtin:naive\""),
-       "field 'reference.entrypoint': a described op's reference is a host plugin entry"},
+       "field 'reference.entrypoint': a described op's reference is a plugin entry"},
       {replaced(kDescription, "  entrypoint: \"lib/libref.so:scaled_add_reference\"",
                 "  entrypoint: \"lib/libref.so:scaled_add_reference\"\n  precision: fp128"),
        "field 'reference.precision': unknown precision 'fp128' (expected fp64|fp32|same)"},
@@ -222,6 +222,33 @@ TEST(OpCatalog, RegistersADescriptionOnceAndRefusesAnotherUnderTheSameName) {
   const nlohmann::json args = parse_shape_text("catalog_probe", "rows=2,cols=3,alpha=0.5", "--shape");
   EXPECT_EQ(args, (nlohmann::json{{"rows", 2}, {"cols", 3}, {"alpha", 0.5}}));
   EXPECT_THROW(parse_shape_text("catalog_probe", "rows=2,cols=3", "--shape"), UsageError);
+}
+
+// Probes: every arg given, integers whole, a note; each mistake names the line and the field.
+TEST(OpDescription, ProbesGiveEveryArgAndANote) {
+  const std::string with = std::string(kDescription) + "probes:\n  - {args: {rows: 1, cols: 7, alpha: 0.5}, note: short}\n";
+  const OpDescription d = parse_op_description(with, "f.op.yaml");
+  ASSERT_EQ(d.probes.size(), 1u);
+  EXPECT_EQ(d.probes[0].note, "short");
+  EXPECT_EQ(d.probes[0].line, 20);
+  EXPECT_EQ(d.probes[0].args,
+            (std::vector<std::pair<std::string, double>>{{"rows", 1.0}, {"cols", 7.0}, {"alpha", 0.5}}));
+  const auto error_of = [](const std::string& probe) {
+    try {
+      parse_op_description(std::string(kDescription) + "probes:\n  - " + probe + "\n", "f.op.yaml");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(error_of("{args: {rows: 1, cols: 7}, note: x}").rfind("f.op.yaml:20: field 'probes[0].args.alpha'", 0), 0u)
+      << error_of("{args: {rows: 1, cols: 7}, note: x}");
+  EXPECT_NE(error_of("{args: {rows: 1.5, cols: 7, alpha: 1}, note: x}").find("expected a whole number"),
+            std::string::npos);
+  EXPECT_NE(error_of("{args: {rows: 1, cols: 7, alpha: 1, beta: 2}, note: x}").find("not an argument of the op"),
+            std::string::npos);
+  EXPECT_NE(error_of("{args: {rows: 1, cols: 7, alpha: 1}}").find("probes[0]"), std::string::npos);
+  EXPECT_NE(error_of("{args: {rows: 1, cols: 7, alpha: 1}, note: x, when: y}").find("when"), std::string::npos);
 }
 
 // The example op's reference plugin (examples/user_op), on literal inputs: computed in fp64 from
