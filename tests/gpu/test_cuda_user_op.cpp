@@ -100,6 +100,7 @@ TEST(CudaUserOp, ADeviceReferenceChecksLikeTheHostReference) {
     const std::string description = testing_support::source_dir() + "/examples/user_op/" +
                                     (reference == "host" ? "add_rmsnorm.op.yaml" : "add_rmsnorm_device_reference.op.yaml");
     const std::string run_dir = dir + "/" + reference;
+    std::filesystem::create_directories(run_dir);
     const auto ledger = run_caliber({"ledger", "manual", "--op", "add_rmsnorm", "--op-description", description,
                                      "--ledger", run_dir + "/ledger.jsonl", "--shape", "m=64,n=1000,eps=1e-6",
                                      "--shape", "m=4096,n=8192,eps=1e-6", "--dtype", "fp32,bf16"});
