@@ -135,9 +135,10 @@ TEST(CudaUserOp, ADeviceReferenceChecksLikeTheHostReference) {
   for (const auto& [cell, device] : by_reference["device"]) {
     const CorrectnessCheck& host = by_reference["host"].at(cell);
     // fp64 on either side, summed in another order: the errors of a bf16 or fp32 output against
-    // them agree far below any tolerance.
-    EXPECT_NEAR(device.rel_fro_error, host.rel_fro_error, 1e-9 * host.rel_fro_error + 1e-15) << cell;
-    EXPECT_NEAR(device.max_scaled_error, host.max_scaled_error, 1e-6 * host.max_scaled_error + 1e-12) << cell;
+    // them agree far below any tolerance (on the H200, scripts/device/user_op.sh: within 2.3e-8
+    // relative for fp32 outputs, whose error against fp64 is about 5e-8).
+    EXPECT_NEAR(device.rel_fro_error, host.rel_fro_error, 1e-5 * host.rel_fro_error + 1e-15) << cell;
+    EXPECT_NEAR(device.max_scaled_error, host.max_scaled_error, 1e-5 * host.max_scaled_error + 1e-12) << cell;
     EXPECT_EQ(device.checked_rows, host.checked_rows) << cell;
     EXPECT_GT(device.rel_fro_error, 0.0) << cell;  // the outputs are rounded: a zero error would mean no check
   }
