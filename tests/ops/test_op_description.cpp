@@ -251,14 +251,8 @@ TEST(OpDescription, ProbesGiveEveryArgAndANote) {
   EXPECT_NE(error_of("{args: {rows: 1, cols: 7, alpha: 1}, note: x, when: y}").find("when"), std::string::npos);
 }
 
-// The example op's reference plugin (examples/user_op), on literal inputs: computed in fp64 from
-// the inputs' exact values, both outputs.
-TEST(DescribedReference, ComputesEveryOutputInFp64) {
-  const DescribedOp& op = register_op_description(std::string(CALIBER_SOURCE_DIR) + "/examples/user_op/add_rmsnorm.op.yaml");
-  ::setenv("CALIBER_PLUGIN_DIR", CALIBER_PLUGIN_BUILD_DIR, 1);
-  const providers::DescribedReference ref(op);
-  EXPECT_EQ(ref.precision(DType::bf16), "fp64");
-  const OpShape s = op.parse_shape(DType::fp32, "row_major", {{"m", 1}, {"n", 2}, {"eps", 0.25}}, "", 0, "args");
+// add_rmsnorm's inputs x = {1, 2}, residual = {3, 4.5}, weight = {1, 0.5} (one row of two).
+std::vector<HostTensor> add_rmsnorm_inputs() {
   std::vector<HostTensor> inputs;
   inputs.emplace_back("x", DType::fp32, 1, 2);
   inputs.emplace_back("residual", DType::fp32, 1, 2);
@@ -267,6 +261,18 @@ TEST(DescribedReference, ComputesEveryOutputInFp64) {
   for (std::size_t t = 0; t < 3; ++t) {
     for (std::size_t i = 0; i < 2; ++i) inputs[t].set(i, values[t][i]);
   }
+  return inputs;
+}
+
+// The example op's reference plugin (examples/user_op), on literal inputs: computed in fp64 from
+// the inputs' exact values, both outputs.
+TEST(DescribedReference, ComputesEveryOutputInFp64) {
+  const DescribedOp& op = register_op_description(std::string(CALIBER_SOURCE_DIR) + "/examples/user_op/add_rmsnorm.op.yaml");
+  ::setenv("CALIBER_PLUGIN_DIR", CALIBER_PLUGIN_BUILD_DIR, 1);
+  const providers::DescribedReference ref(op);
+  EXPECT_EQ(ref.precision(DType::bf16), "fp64");
+  const OpShape s = op.parse_shape(DType::fp32, "row_major", {{"m", 1}, {"n", 2}, {"eps", 0.25}}, "", 0, "args");
+  const std::vector<HostTensor> inputs = add_rmsnorm_inputs();
   const std::vector<std::vector<double>> out = ref.compute(s, inputs);
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(out[1], (std::vector<double>{4.0, 6.5}));  // h = x + residual
@@ -344,18 +350,6 @@ const DescribedOp& add_rmsnorm_with_cuda_reference() {
     return parse_op_description(text, "add_rmsnorm_cuda_reference.op.yaml");
   }());
   return op;
-}
-
-std::vector<HostTensor> add_rmsnorm_inputs() {
-  std::vector<HostTensor> inputs;
-  inputs.emplace_back("x", DType::fp32, 1, 2);
-  inputs.emplace_back("residual", DType::fp32, 1, 2);
-  inputs.emplace_back("weight", DType::fp32, 1, 2);
-  const float values[3][2] = {{1.0f, 2.0f}, {3.0f, 4.5f}, {1.0f, 0.5f}};
-  for (std::size_t t = 0; t < 3; ++t) {
-    for (std::size_t i = 0; i < 2; ++i) inputs[t].set(i, values[t][i]);
-  }
-  return inputs;
 }
 
 // A cuda reference runs on the run's cuda backend: the inputs converted to fp64 and uploaded, the
