@@ -309,11 +309,17 @@ class PluginProvider final : public Provider {
 };
 
 template <class Abi>
-std::string entry_problem(void* entry, const std::string& op_name, bool as_reference) {
+std::string entry_problem(void* entry, const std::string& op_name, bool as_reference,
+                          std::optional<BackendKind> run_backend) {
   Loaded<Abi> l;
   std::string problem = call_entry<Abi>(entry, op_name, l);
   if (!problem.empty()) return problem;  // the struct is not to be trusted: not destroyed
   if (as_reference && !l.offered) return l.not_offered_reason;
+  if (as_reference && l.provider.backend == CALIBER_BACKEND_CUDA && run_backend && *run_backend != BackendKind::cuda) {
+    problem = fmt::format("is a cuda reference and this run's backend is {}: a cuda reference runs on the cuda "
+                          "backend only",
+                          to_string(*run_backend));
+  }
   if (l.offered && l.provider.destroy) l.provider.destroy(l.provider.state);
   return problem;
 }
@@ -335,9 +341,10 @@ std::unique_ptr<Provider> load_plugin_provider(const std::string& library, const
   return std::make_unique<PluginProvider<AbiV1>>(where, load<AbiV1>(library, symbol, op.name()), backend);
 }
 
-std::string plugin_entry_problem(void* entry, const PluginOp& op, bool as_reference) {
-  return op.described ? entry_problem<AbiV2>(entry, op.name(), as_reference)
-                       : entry_problem<AbiV1>(entry, op.name(), as_reference);
+std::string plugin_entry_problem(void* entry, const PluginOp& op, bool as_reference,
+                                 std::optional<BackendKind> run_backend) {
+  return op.described ? entry_problem<AbiV2>(entry, op.name(), as_reference, run_backend)
+                       : entry_problem<AbiV1>(entry, op.name(), as_reference, run_backend);
 }
 
 }  // namespace caliber::providers

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "providers/provider.h"
@@ -34,9 +35,11 @@ std::unique_ptr<Provider> load_plugin_provider(const std::string& library, const
 // not_configured), else the problem ("was built for plugin ABI version 99; this caliber speaks
 // version 1", "refused to load for op rmsnorm: ..."). The entry must not touch the device
 // (include/caliber/plugin_abi.h), so this runs in caliber run's parent process.
-// as_reference: the entry is a described op's reference, which must offer the op (a cuda
-// reference is refused later, by the worker, when the run's backend is not cuda:
-// providers/described_reference.h).
-std::string plugin_entry_problem(void* entry, const PluginOp& op, bool as_reference = false);
+// as_reference: the entry is a described op's reference, which must offer the op, and which
+// runs on the device only on a cuda run: a cuda reference is refused when `run_backend` (the run's
+// backend, when chosen before the device is opened) is another; with --backend auto the worker
+// refuses it (providers/described_reference.h).
+std::string plugin_entry_problem(void* entry, const PluginOp& op, bool as_reference = false,
+                                 std::optional<BackendKind> run_backend = std::nullopt);
 
 }  // namespace caliber::providers

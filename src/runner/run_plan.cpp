@@ -116,7 +116,8 @@ std::vector<std::pair<std::string, std::string>> plugin_libraries(const RunPlan&
   return out;
 }
 
-std::vector<PreflightCheck> plugin_preflight_checks(const RunPlan& plan, SharedLibraries& libs) {
+std::vector<PreflightCheck> plugin_preflight_checks(const RunPlan& plan, SharedLibraries& libs,
+                                                    std::optional<BackendKind> backend) {
   std::vector<PreflightCheck> checks;
   for (const MatrixProvider& p : plan.matrix.providers) {
     if (!p.enabled || !p.entrypoint || !p.entrypoint->loaded_from_file()) continue;
@@ -147,8 +148,8 @@ std::vector<PreflightCheck> plugin_preflight_checks(const RunPlan& plan, SharedL
     spec.provider = "reference";
     spec.path = resolved_library(d.reference, d.file);
     spec.symbol = d.reference.symbol;
-    spec.abi_check = [&plan](SharedLibraries&, void*, void* entry) {
-      return providers::plugin_entry_problem(entry, providers::PluginOp{plan.op, plan.described}, true);
+    spec.abi_check = [&plan, backend](SharedLibraries&, void*, void* entry) {
+      return providers::plugin_entry_problem(entry, providers::PluginOp{plan.op, plan.described}, true, backend);
     };
     spec.origin = fmt::format("{}: field 'reference.entrypoint': ", d.file);
     checks.push_back(check_plugin_loads(spec, libs));

@@ -37,8 +37,10 @@ RunPlan make_run_plan(const RunOptions& options);
 
 // The plugin_loads preflight of every enabled plugin provider of the matrix (docs/preflight.md):
 // the library exists, loads, exports its entry and speaks this caliber's plugin ABI. A failure's
-// detail starts with the matrix file, the provider's line and its entrypoint field.
-std::vector<PreflightCheck> plugin_preflight_checks(const RunPlan& plan, SharedLibraries& libs);
+// detail starts with the matrix file, the provider's line and its entrypoint field. `backend`:
+// the run's backend when --backend names one (a described op's cuda reference needs cuda).
+std::vector<PreflightCheck> plugin_preflight_checks(const RunPlan& plan, SharedLibraries& libs,
+                                                    std::optional<BackendKind> backend = std::nullopt);
 
 // (provider name, resolved library path) of every enabled plugin provider, and of a described
 // op's reference ("op_description.reference"): what the run identity and the host code fingerprint hash.

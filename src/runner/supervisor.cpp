@@ -149,8 +149,12 @@ class Supervisor {
     std::optional<ConfigReplaySource> replay;
     if (options_.replay_configs) replay = read_config_replay_source(*options_.replay_configs, plan_.op_name);
     // Backend and contract options are checked here when that needs no device.
-    if (options_.backend != "auto") make_run_contracts(options_, parse_backend(options_.backend));
-    std::vector<PreflightCheck> checks = plugin_preflight_checks(plan_, system_shared_libraries());
+    std::optional<BackendKind> backend;
+    if (options_.backend != "auto") {
+      backend = parse_backend(options_.backend);
+      make_run_contracts(options_, *backend);
+    }
+    std::vector<PreflightCheck> checks = plugin_preflight_checks(plan_, system_shared_libraries(), backend);
     checks.push_back(check_output_writable(options_.out, /*must_be_empty=*/false));
     run_preflight(checks, std::cerr);
     // One writer per --out, from before the existing rows are read to the last file written.

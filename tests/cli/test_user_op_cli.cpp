@@ -235,5 +235,27 @@ TEST(UserOpCli, SyntheticRowsAreTheProbesOfTheDescription) {
   EXPECT_NE(models.err.find("caliber ledger manual"), std::string::npos) << models.err;
 }
 
+// A description whose reference is a cuda plugin, run on the host backend: the preflight refuses
+// it before anything runs (exit 3), naming the description's field.
+TEST(UserOpCli, ACudaReferenceIsRefusedByTheHostBackendsPreflight) {
+  const std::string dir = fresh_dir("user_op_cuda_reference");
+  std::string text = slurp(kDescription);
+  const std::string from = "\"@plugins/libcaliber_add_rmsnorm.so:add_rmsnorm_reference\"";
+  text.replace(text.find(from), from.size(), "\"" + kTestPlugin + ":add_rmsnorm_test_cuda_backend\"");
+  const std::string description = dir + "/add_rmsnorm.op.yaml";
+  write_text(description, text);
+  const auto ledger = run_caliber({"ledger", "manual", "--op", "add_rmsnorm", "--op-description", description,
+                                   "--ledger", dir + "/ledger.jsonl", "--shape", "m=8,n=64,eps=1e-6", "--dtype", "fp32"});
+  ASSERT_EQ(ledger.exit_code, 0) << ledger.err;
+  std::string m = matrix(entry("twopass", kExample, "add_rmsnorm_twopass"));
+  m.replace(m.find(kDescription), kDescription.size(), description);
+  write_text(dir + "/matrix.yaml", m);
+  const auto r = run_caliber(run_args(dir));
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("add_rmsnorm.op.yaml: field 'reference.entrypoint': "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("is a cuda reference and this run's backend is host"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/out/benchmark_results.jsonl"));
+}
+
 }  // namespace
 }  // namespace caliber

@@ -78,6 +78,15 @@ TEST(PluginProviderV2, TheLoaderRefusesWhatIsNotAV2ProviderOfTheOp) {
   // reference (the worker refuses it when the run's backend is not cuda: test_op_description.cpp).
   EXPECT_EQ(problem_of("add_rmsnorm_test_cuda_backend"), "");
   EXPECT_EQ(problem_of("add_rmsnorm_test_cuda_backend", true), "");
+  // ... unless the run's backend is known and is not cuda.
+  void* lib = ::dlopen(kTestPlugin.c_str(), RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(lib, nullptr);
+  void* cuda_entry = ::dlsym(lib, "add_rmsnorm_test_cuda_backend");
+  const PluginOp op{ops::OpType::described, &add_rmsnorm()};
+  EXPECT_EQ(plugin_entry_problem(cuda_entry, op, true, BackendKind::host),
+            "is a cuda reference and this run's backend is host: a cuda reference runs on the cuda backend only");
+  EXPECT_EQ(plugin_entry_problem(cuda_entry, op, true, BackendKind::cuda), "");
+  EXPECT_EQ(plugin_entry_problem(cuda_entry, op, false, BackendKind::host), "");  // a provider: not_configured there
   EXPECT_EQ(problem_of("add_rmsnorm_test_v1", true).rfind("was built for plugin ABI version 1", 0), 0u);
   try {
     load_plugin_provider(kTestPlugin, "add_rmsnorm_test_v1", {ops::OpType::described, &add_rmsnorm()},
