@@ -117,22 +117,18 @@ std::vector<ShapeRow> synthetic_rows(const RowTemplate& t, const std::vector<DTy
     const ops::OpDescription& d = t.described->description();
     if (d.probes.empty()) {
       throw UsageError(fmt::format("{} names no probes: caliber ledger synthetic makes an op of your own's rows from "
-                                   "its description's probes (docs/user-ops.md, \"Boundary probes\"); or add its "
+                                   "its description's probes (docs/user-ops.md, field probes); or add its "
                                    "shapes with caliber ledger manual",
                                    d.file));
     }
     for (DType dtype : dtypes) {
       for (std::size_t i = 0; i < d.probes.size(); ++i) {
         const ops::OpProbe& p = d.probes[i];
-        json args = json::object();
-        for (const auto& [name, value] : p.args) {
-          const ops::OpArgument* a = d.find_arg(name);
-          if (a && a->integer) {
-            args[name] = static_cast<std::int64_t>(value);
-          } else {
-            args[name] = value;
-          }
-        }
+        ops::OpShape values;  // the probe's args as a ledger row writes them
+        values.op = ops::OpType::described;
+        values.described = t.described;
+        values.values.insert(p.args.begin(), p.args.end());
+        const json args = ops::args_to_json(values);
         // Its extents checked here, naming the probe in the description.
         t.described->parse_shape(dtype, std::string(ops::kRowMajor), args, d.file, p.line,
                                  fmt::format("probes[{}].args", i));

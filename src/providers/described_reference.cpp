@@ -1,8 +1,8 @@
 #include "providers/described_reference.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <algorithm>
 #include <limits>
 #include <optional>
 
@@ -11,6 +11,7 @@
 #include "caliber/entrypoint.h"
 #include "caliber/errors.h"
 #include "core/parallel_for.h"
+#include "providers/plugin_provider.h"
 #include "providers/provider.h"
 
 namespace caliber::providers {
@@ -85,10 +86,9 @@ DescribedReference::DescribedReference(const ops::DescribedOp& op, Backend* back
   if (loaded_.provider.backend == CALIBER_BACKEND_CUDA) {
     if (!backend || backend->kind() != BackendKind::cuda) {
       if (loaded_.provider.destroy) loaded_.provider.destroy(loaded_.provider.state);
-      throw UsageError(fmt::format("{}: field 'reference.entrypoint': plugin {} is a cuda reference and this run's "
-                                   "backend is {}: a cuda reference runs on the cuda backend only (docs/user-ops.md, "
-                                   "\"The reference\")",
-                                   d.file, where_, backend ? std::string(to_string(backend->kind())) : "none"));
+      throw UsageError(fmt::format(
+          "{}: field 'reference.entrypoint': plugin {} {} (docs/user-ops.md, \"The reference\")", d.file, where_,
+          cuda_reference_refusal(backend ? std::string(to_string(backend->kind())) : "none")));
     }
     device_ = backend;
   }

@@ -316,9 +316,7 @@ std::string entry_problem(void* entry, const std::string& op_name, bool as_refer
   if (!problem.empty()) return problem;  // the struct is not to be trusted: not destroyed
   if (as_reference && !l.offered) return l.not_offered_reason;
   if (as_reference && l.provider.backend == CALIBER_BACKEND_CUDA && run_backend && *run_backend != BackendKind::cuda) {
-    problem = fmt::format("is a cuda reference and this run's backend is {}: a cuda reference runs on the cuda "
-                          "backend only",
-                          to_string(*run_backend));
+    problem = cuda_reference_refusal(std::string(to_string(*run_backend)));
   }
   if (l.offered && l.provider.destroy) l.provider.destroy(l.provider.state);
   return problem;
@@ -339,6 +337,11 @@ std::unique_ptr<Provider> load_plugin_provider(const std::string& library, const
     return std::make_unique<PluginProvider<AbiV2>>(where, load<AbiV2>(library, symbol, op.name()), backend);
   }
   return std::make_unique<PluginProvider<AbiV1>>(where, load<AbiV1>(library, symbol, op.name()), backend);
+}
+
+std::string cuda_reference_refusal(const std::string& backend) {
+  return fmt::format("is a cuda reference and this run's backend is {}: a cuda reference runs on the cuda backend only",
+                     backend);
 }
 
 std::string plugin_entry_problem(void* entry, const PluginOp& op, bool as_reference,

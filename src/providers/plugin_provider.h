@@ -42,4 +42,8 @@ std::unique_ptr<Provider> load_plugin_provider(const std::string& library, const
 std::string plugin_entry_problem(void* entry, const PluginOp& op, bool as_reference = false,
                                  std::optional<BackendKind> run_backend = std::nullopt);
 
+// Why a described op's cuda reference cannot run on a run whose backend is `backend` ("host", or
+// "none" where there is no backend): the one sentence the preflight and the worker say.
+std::string cuda_reference_refusal(const std::string& backend);
+
 }  // namespace caliber::providers
