@@ -28,6 +28,8 @@ std::unique_ptr<providers::Provider> make_builtin_provider(ops::OpType op, const
       if (name == "cublas") return make_cublas_gemm_provider();
       if (name == "cublaslt") return make_cublaslt_gemm_provider();
       return nullptr;
+    case ops::OpType::described:
+      return nullptr;  // ops of your own have no built-in providers
   }
   return nullptr;
 }

@@ -110,6 +110,7 @@ class CaliberHost final : public Provider {
       case ops::OpType::layernorm: layernorm(s, b); break;
       case ops::OpType::softmax: softmax(s, b); break;
       case ops::OpType::gemm: gemm(s, b); break;
+      case ops::OpType::described: break;  // never made for one (supports: a different op)
     }
   }
 
@@ -229,6 +230,7 @@ class TunedHostGemm final : public Provider {
   std::size_t tune(const ops::OpShape& s) {
     ops::OpShape probe = s;
     probe.m = std::min<std::int64_t>(s.m, 16);
+    probe.values["m"] = static_cast<double>(probe.m);
     const std::size_t es = dtype_size_bytes(s.dtype);
     std::vector<std::byte> a(static_cast<std::size_t>(probe.m * s.k) * es), bm(static_cast<std::size_t>(s.k * s.n) * es),
         c(static_cast<std::size_t>(probe.m * s.n) * es);

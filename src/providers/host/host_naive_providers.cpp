@@ -93,6 +93,7 @@ class NaiveHost final : public Provider {
         }
         break;
       }
+      case ops::OpType::described: break;  // never made for one (supports: a different op)
     }
   }
 
