@@ -40,18 +40,19 @@ inline constexpr double kAlgorithmGapSpeedup = 0.50;     // a gap no schedule tu
 inline constexpr double kEagerLaunchBoundShare = 0.50;   // host overhead share of the eager time
 // Bytes of one vector access of the candidate's fast path (16-byte loads and stores).
 inline constexpr std::int64_t kVectorAccessBytes = 16;
-// The work unit of a gemm: an output tile of kGemmTile x kGemmTile.
-inline constexpr std::int64_t kGemmTile = 128;
 
 // The shape class: how much independent work the shape offers and whether its rows fit the
 // vector path.
 struct ShapeClass {
-  std::optional<std::int64_t> work_units;  // rows (norms, softmax) or 128x128 output tiles (gemm)
+  // The op description's `work` (docs/user-ops.md): rows (norms, softmax) or 128x128 output tiles
+  // (gemm) for the shipped ops.
+  std::optional<std::int64_t> work_units;
   std::string work_unit_name;              // "row(s)" | "128x128 output tile(s)"
   std::optional<bool> vector_aligned;      // innermost dimension(s) x element size multiple of 16 B
   std::string alignment_detail;            // "n = 4095 x 2 B = 8190 B is not a multiple of 16 B"
 };
-// From the ledger row's op, dtype and args; unknown ops give an empty class.
+// From the ledger row's op, dtype and args and the op description's `work`; unknown ops, and ops
+// whose description has no `work`, give an empty class.
 ShapeClass shape_class(const ShapeRow& shape);
 
 // Everything a rule looks at, for one shape.

@@ -1,6 +1,6 @@
 """Python providers (docs/python.md, "Python providers"): a Python object served to caliber's C++
-runner as a plugin (include/caliber/plugin_abi.h, ABI v1 for the shipped ops, v2 for ops of your
-own). The worker Python hosts (caliber._worker) registers one entry per provider with the core;
+runner as a plugin (include/caliber/plugin_abi.h, ABI v2 for every op: the problem carries the
+op description's tensor lists). The worker Python hosts (caliber._worker) registers one entry per provider with the core;
 the runner then calls supports(), prepare() and run() as it calls a plugin library's, inside its
 own timed windows: nothing here measures time.
 
@@ -27,7 +27,7 @@ import sys
 
 # include/caliber/plugin_abi.h
 _OK, _UNSUPPORTED, _ERROR = 0, 1, 2
-_ABI_V1, _ABI_V2 = 1, 2
+_ABI_V2 = 2
 _BACKENDS = {"host": 1, "cuda": 2}
 _FLAGS = {"allocation": 1, "layout_conversion": 2, "jit": 4}
 _DTYPES = {1: "fp32", 2: "bf16", 3: "fp16", 4: "fp64"}
@@ -37,17 +37,6 @@ _TYPESTR = {"fp32": "<f4", "fp16": "<f2", "fp64": "<f8", "bf16": "<V2"}
 _CTYPES = {"fp32": ctypes.c_float, "fp64": ctypes.c_double, "fp16": ctypes.c_uint16, "bf16": ctypes.c_uint16}
 
 _TEXT = ctypes.c_void_p  # char* buffers the caller owns (written, NUL-terminated)
-
-
-class _ProblemV1(ctypes.Structure):
-    _fields_ = [("op_type", ctypes.c_char_p), ("dtype", ctypes.c_int), ("layout", ctypes.c_char_p),
-                ("m", ctypes.c_int64), ("n", ctypes.c_int64), ("k", ctypes.c_int64), ("eps", ctypes.c_double),
-                ("args_json", ctypes.c_char_p)]
-
-
-class _BuffersV1(ctypes.Structure):
-    _fields_ = [("inputs", ctypes.POINTER(ctypes.c_void_p)), ("input_count", ctypes.c_int32),
-                ("output", ctypes.c_void_p), ("stream", ctypes.c_void_p)]
 
 
 class _TensorV2(ctypes.Structure):
@@ -77,7 +66,6 @@ def _callbacks(problem_type, buffers_type):
     return supports, run
 
 
-_SUPPORTS_V1, _RUN_V1 = _callbacks(_ProblemV1, _BuffersV1)
 _SUPPORTS_V2, _RUN_V2 = _callbacks(_ProblemV2, _BuffersV2)
 _DESTROY = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 _PIN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p, _TEXT, ctypes.c_size_t)
@@ -94,7 +82,6 @@ def _provider_struct(supports_type, run_type):
     return ProviderStruct
 
 
-_PROVIDER_V1 = _provider_struct(_SUPPORTS_V1, _RUN_V1)
 _PROVIDER_V2 = _provider_struct(_SUPPORTS_V2, _RUN_V2)
 
 
@@ -125,8 +112,8 @@ class TensorSpec:
 class Problem:
     """The shape a provider is asked for: ``op``, ``dtype`` ("fp32" | "bf16" | "fp16"; "fp64"
     for a reference), ``args`` (the ledger row's args by name), ``inputs`` and ``outputs`` (lists
-    of :class:`TensorSpec` in the op's order). Shipped ops (ABI v1) also have ``m``, ``n``, ``k``,
-    ``eps``."""
+    of :class:`TensorSpec` in the op's order), and ``m``, ``n``, ``k``, ``eps``: the args of those
+    names (the shipped ops'), 0 where the op has none."""
 
     def __init__(self, op, dtype, args, inputs, outputs, **extra):
         self.op, self.dtype, self.args = op, dtype, args
@@ -138,21 +125,6 @@ class Problem:
         return "Problem({!r}, {!r}, {})".format(self.op, self.dtype, self.args)
 
 
-def _v1_tensors(op, m, n, k):
-    ins = {"rmsnorm": [("x", (m, n)), ("weight", (n,))],
-           "layernorm": [("x", (m, n)), ("weight", (n,)), ("bias", (n,))],
-           "softmax": [("x", (m, n))],
-           "gemm": [("a", (m, k)), ("b", (k, n))]}.get(op, [])
-    return [TensorSpec(a, s) for a, s in ins], [TensorSpec("c" if op == "gemm" else "y", (m, n))]
-
-
-def _problem_v1(p):
-    op = p.op_type.decode()
-    ins, outs = _v1_tensors(op, p.m, p.n, p.k)
-    return Problem(op, _DTYPES.get(p.dtype, str(p.dtype)), json.loads(p.args_json.decode() or "{}"), ins, outs,
-                   m=p.m, n=p.n, k=p.k, eps=p.eps)
-
-
 def _problem_v2(p):
     def number(v):
         return int(v) if float(v).is_integer() else v
@@ -162,8 +134,10 @@ def _problem_v2(p):
                 for i in range(count)]
 
     args = {p.arg_names[i].decode(): number(p.arg_values[i]) for i in range(p.arg_count)}
+    # The shipped ops' dimensions also as attributes (problem.m, ...), as their providers read them.
+    extra = {key: args.get(key, 0) for key in ("m", "n", "k", "eps")}
     return Problem(p.op_type.decode(), _DTYPES.get(p.dtype, str(p.dtype)), args, tensors(p.inputs, p.input_count),
-                   tensors(p.outputs, p.output_count), description_sha256=p.description_sha256.decode())
+                   tensors(p.outputs, p.output_count), description_sha256=p.description_sha256.decode(), **extra)
 
 
 class Tensor:
@@ -333,14 +307,13 @@ class _Adapter:
     def _entry(self, abi_version, op_type, provider_address, error, error_size):
         try:
             op = op_type.decode()
-            if abi_version not in (_ABI_V1, _ABI_V2):
-                _write_text(error, error_size, "speaks plugin ABI versions 1 and 2, not {}".format(abi_version))
+            if abi_version != _ABI_V2:
+                _write_text(error, error_size, "speaks plugin ABI version 2, not {}".format(abi_version))
                 return _ERROR
             if self.ops is not None and op not in self.ops:
                 _write_text(error, error_size, "offers {}, not {}".format(", ".join(sorted(self.ops)), op))
                 return _UNSUPPORTED
-            v2 = abi_version == _ABI_V2
-            struct_type = _PROVIDER_V2 if v2 else _PROVIDER_V1
+            struct_type = _PROVIDER_V2
             s = struct_type.from_address(provider_address)
             ctypes.memset(provider_address, 0, ctypes.sizeof(struct_type))
             s.abi_version = abi_version
@@ -348,11 +321,9 @@ class _Adapter:
             s.backend = _BACKENDS[self.backend]
             s.flags = self.flags
             s.detail = self.detail
-            convert = _problem_v2 if v2 else _problem_v1
-            supports_type, run_type = (_SUPPORTS_V2, _RUN_V2) if v2 else (_SUPPORTS_V1, _RUN_V1)
-            callbacks = [supports_type(lambda st, p, r, n: self._supports(convert, p, r, n)),
-                         supports_type(lambda st, p, r, n: self._prepare(convert, p, r, n)),
-                         run_type(lambda st, p, b, r, n: self._run(convert, v2, p, b, r, n)),
+            callbacks = [_SUPPORTS_V2(lambda st, p, r, n: self._supports(p, r, n)),
+                         _SUPPORTS_V2(lambda st, p, r, n: self._prepare(p, r, n)),
+                         _RUN_V2(lambda st, p, b, r, n: self._run(p, b, r, n)),
                          _DESTROY(lambda st: None)]
             s.supports, s.prepare, s.run, s.destroy = callbacks
             if self.pin_fn is not None:
@@ -364,19 +335,19 @@ class _Adapter:
             _write_text(error, error_size, _exception_text(exc))
             return _ERROR
 
-    def _problem(self, convert, p):
+    def _problem(self, p):
         """The problem of run(): the one prepare() converted while the C side keeps the same
         struct (it does from prepare() to the shape's end); converted again otherwise."""
         address = ctypes.addressof(p.contents)
         if self.problem[0] != address:
-            self.problem = (address, convert(p.contents))
+            self.problem = (address, _problem_v2(p.contents))
             self.views = {}
         return self.problem[1]
 
-    def _supports(self, convert, p, reason, size):
+    def _supports(self, p, reason, size):
         try:
             # Always converted: supports() gets a temporary struct, whose address a later one may reuse.
-            problem = convert(p.contents)
+            problem = _problem_v2(p.contents)
             why = self.supports_fn(problem) if self.supports_fn else None
             if why:
                 _write_text(reason, size, why)
@@ -386,11 +357,11 @@ class _Adapter:
             _write_text(reason, size, "supports() raised " + _exception_text(exc))
             return _ERROR
 
-    def _prepare(self, convert, p, error, size):
+    def _prepare(self, p, error, size):
         try:
             # A fresh shape: converted again even when the C side reuses the last shape's address.
             self.problem = (None, None)
-            problem = self._problem(convert, p)
+            problem = self._problem(p)
             if self.prepare_fn:
                 self.prepare_fn(problem)
             return _OK
@@ -398,13 +369,9 @@ class _Adapter:
             _write_text(error, size, _exception_text(exc))
             return _ERROR
 
-    def _tensors(self, problem, v2, b):
-        if v2:
-            ins = tuple(b.inputs[i] for i in range(b.input_count))
-            outs = tuple(b.outputs[i] for i in range(b.output_count))
-        else:
-            ins = tuple(b.inputs[i] for i in range(b.input_count))
-            outs = (b.output,)
+    def _tensors(self, problem, b):
+        ins = tuple(b.inputs[i] for i in range(b.input_count))
+        outs = tuple(b.outputs[i] for i in range(b.output_count))
         key = (ins, outs)
         views = self.views.get(key)
         if views is None:
@@ -416,11 +383,11 @@ class _Adapter:
             self.views[key] = views
         return views
 
-    def _run(self, convert, v2, p, b, error, size):
+    def _run(self, p, b, error, size):
         try:
-            problem = self._problem(convert, p)
+            problem = self._problem(p)
             bufs = b.contents
-            inputs, outputs = self._tensors(problem, v2, bufs)
+            inputs, outputs = self._tensors(problem, bufs)
             self.run_fn(problem, inputs, outputs, bufs.stream or 0)
             return _OK
         except Exception as exc:  # noqa: BLE001

@@ -67,28 +67,20 @@ ShapeClass shape_class(const ShapeRow& shape) {
   } catch (const Error&) {
     return c;  // an op this build does not know: no shape class
   }
-  if (s.described) return c;  // an op of your own: caliber knows no work unit or alignment rule for it
+  // The op's work and vector extents, from its description (docs/user-ops.md, field work).
+  const std::optional<ops::OpWork>& work = s.op_description().description().work;
+  if (!work) return c;
+  c.work_units = work->units.count(s.values, 0, std::int64_t{1} << 62);
+  c.work_unit_name = work->unit_name;
   const auto element = static_cast<std::int64_t>(dtype_size_bytes(shape.dtype));
-  if (s.op == ops::OpType::gemm) {
-    c.work_units = ((s.m + kGemmTile - 1) / kGemmTile) * ((s.n + kGemmTile - 1) / kGemmTile);
-    c.work_unit_name = "128x128 output tile(s)";
-    const bool k_ok = s.k * element % kVectorAccessBytes == 0;
-    const bool n_ok = s.n * element % kVectorAccessBytes == 0;
-    c.vector_aligned = k_ok && n_ok;
-    if (!k_ok) {
-      c.alignment_detail = fmt::format("k = {} x {} B = {} B is not a multiple of {} B", s.k, element,
-                                       s.k * element, kVectorAccessBytes);
-    } else if (!n_ok) {
-      c.alignment_detail = fmt::format("n = {} x {} B = {} B is not a multiple of {} B", s.n, element,
-                                       s.n * element, kVectorAccessBytes);
-    }
-  } else {
-    c.work_units = s.m;
-    c.work_unit_name = "row(s)";
-    c.vector_aligned = s.n * element % kVectorAccessBytes == 0;
-    if (!*c.vector_aligned) {
-      c.alignment_detail = fmt::format("n = {} x {} B = {} B is not a multiple of {} B", s.n, element,
-                                       s.n * element, kVectorAccessBytes);
+  c.vector_aligned = true;
+  for (const std::string& arg : work->vector_extents) {
+    const auto extent = static_cast<std::int64_t>(s.values.at(arg));
+    if (extent * element % kVectorAccessBytes != 0) {
+      c.vector_aligned = false;
+      c.alignment_detail = fmt::format("{} = {} x {} B = {} B is not a multiple of {} B", arg, extent, element,
+                                       extent * element, kVectorAccessBytes);
+      break;
     }
   }
   return c;

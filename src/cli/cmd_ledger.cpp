@@ -44,24 +44,24 @@ struct LedgerOptions {
   std::int64_t max_elements = std::int64_t{1} << 28;
 };
 
-// The described op of --op-description, registered; null without one.
+// A shipped op (the caller has found no --op-description).
+const ops::DescribedOp* shipped_op_of(const LedgerOptions& o) {
+  try {
+    return &ops::known_op(o.op);
+  } catch (const UsageError& e) {
+    throw UsageError(fmt::format("--op: {}", e.what()));
+  }
+}
+
+// The op of --op: --op-description's, registered, or a shipped op's.
 const ops::DescribedOp* described_of(const LedgerOptions& o) {
-  if (!o.op_description) return nullptr;
+  if (!o.op_description) return shipped_op_of(o);
   const ops::DescribedOp& d = ops::register_op_description(*o.op_description);
   if (d.description().name != o.op) {
     throw UsageError(fmt::format("--op {}: --op-description {} describes op {}", o.op, *o.op_description,
                                  d.description().name));
   }
   return &d;
-}
-
-// A shipped op's type (the caller has found no --op-description).
-ops::OpType shipped_op_of(const LedgerOptions& o) {
-  try {
-    return ops::parse_op_type(o.op);
-  } catch (const UsageError& e) {
-    throw UsageError(fmt::format("--op: {}{}", e.what(), " (an op of your own: --op-description, docs/user-ops.md)"));
-  }
 }
 
 std::vector<DType> dtypes_of(const std::string& text) {
@@ -90,7 +90,7 @@ std::vector<std::int64_t> counts_of(const std::string& text, const char* option)
 ledger::RowTemplate template_of(const LedgerOptions& o) {
   ledger::RowTemplate t;
   t.described = described_of(o);
-  t.op = t.described ? ops::OpType::described : shipped_op_of(o);
+  t.op = t.described->type();  // OpType::described for an op of your own
   t.kernel_name = o.kernel.empty() ? t.op_name() : o.kernel;
   t.gpu = o.gpu;
   t.arch = o.arch;
@@ -159,23 +159,13 @@ int run_manual(const LedgerOptions& o, bool diagnostic) {
   return import_rows(o, diagnostic ? SourceKind::diagnostic : SourceKind::manual, fresh, diagnostic, {});
 }
 
-// Model shapes are known for the shipped ops only.
-void refuse_described(const ledger::RowTemplate& t, const char* command) {
-  if (t.described) {
-    throw UsageError(fmt::format("caliber ledger {} derives shapes of the shipped ops only; add the shapes of {} with "
-                                 "caliber ledger manual (docs/user-ops.md)",
-                                 command, t.op_name()));
-  }
-}
-
 int run_synthetic(const LedgerOptions& o) {
   const ledger::RowTemplate t = template_of(o);  // an op of your own: its description's probes
   return import_rows(o, SourceKind::synthetic, ledger::synthetic_rows(t, dtypes_of(o.dtypes)), true, {});
 }
 
 int run_models(const LedgerOptions& o) {
-  const ledger::RowTemplate t = template_of(o);
-  refuse_described(t, "models");
+  const ledger::RowTemplate t = template_of(o);  // an op of your own: its description's models entries
   ledger::ModelImport m;
   if (o.models) m.models = split_list(*o.models, "--models");
   m.prefill_tokens = counts_of(o.prefill_tokens, "--prefill-tokens");

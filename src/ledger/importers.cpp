@@ -14,61 +14,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr double kDefaultEps = 1e-6;
-
-json norm_args(ops::OpType op, std::int64_t m, std::int64_t n) {
-  if (op == ops::OpType::softmax) return json{{"m", m}, {"n", n}};
-  return json{{"eps", kDefaultEps}, {"m", m}, {"n", n}};
-}
-
-struct Probe {
-  json args;
-  std::string why;
-};
-
-std::vector<Probe> row_op_probes(ops::OpType op) {
-  std::vector<Probe> p;
-  auto add = [&](std::int64_t m, std::int64_t n, std::string why) { p.push_back({norm_args(op, m, n), std::move(why)}); };
-  for (std::int64_t n : {1, 7, 8, 9, 33}) {
-    add(4096, n, "very short rows: fewer elements than one 16-byte vector or one warp");
-  }
-  for (std::int64_t n : {127, 128, 129, 1023, 1024, 1025, 4095, 4096, 4097, 8192}) {
-    const char* why = n % 8 == 0 ? "power of two / multiple of the 16-byte vector" : "power of two +/- 1: not a multiple of the 16-byte vector";
-    add(1, n, std::string("one row (decode-like), ") + why);
-    add(2048, n, std::string("2048 rows, ") + why);
-  }
-  for (std::int64_t n : {16384, 65536, 262144}) {
-    add(1, n, "one very long row: a single row cannot fill the device");
-    add(256, n, "long rows beyond what a block holds in registers");
-  }
-  add(1048576, 64, "huge row count with short rows");
-  add(262144, 256, "huge row count");
-  add(3, 5, "tiny: a handful of elements");
-  return p;
-}
-
-std::vector<Probe> gemm_probes() {
-  std::vector<Probe> p;
-  auto add = [&](std::int64_t m, std::int64_t n, std::int64_t k, std::string why) {
-    p.push_back({json{{"k", k}, {"m", m}, {"n", n}}, std::move(why)});
-  };
-  for (std::int64_t s : {256, 1024, 2048, 4096, 8192}) add(s, s, s, "square, power of two");
-  add(4097, 4096, 4096, "m = power of two + 1: a partial row tile");
-  add(4096, 4104, 4096, "n a multiple of 8 but not of the 128-column tile");
-  add(4096, 4096, 4104, "k a multiple of 8 but not of the 32-deep k tile");
-  add(1025, 1025, 1024, "n not a multiple of 8 (16-byte rows impossible)");
-  add(1024, 1024, 1023, "k not a multiple of 8 (16-byte rows impossible)");
-  for (std::int64_t m : {1, 8, 32}) {
-    add(m, 4096, 4096, "skinny m (decode-like): a GEMV-shaped problem");
-    add(m, 14336, 4096, "skinny m with a wide n");
-  }
-  add(65536, 128, 128, "tall and narrow");
-  add(256, 256, 65536, "long k with a small output (split-k territory)");
-  add(1, 1, 1, "tiny");
-  add(7, 9, 8, "tiny, odd");
-  return p;
-}
-
 int kind_rank(SourceKind k) {
   switch (k) {
     case SourceKind::model_config:
@@ -113,38 +58,27 @@ ShapeRow make_row(const RowTemplate& t, DType dtype, const json& args, Stage sta
 
 std::vector<ShapeRow> synthetic_rows(const RowTemplate& t, const std::vector<DType>& dtypes) {
   std::vector<ShapeRow> out;
-  if (t.described) {  // the probes its description names
-    const ops::OpDescription& d = t.described->description();
-    if (d.probes.empty()) {
-      throw UsageError(fmt::format("{} names no probes: caliber ledger synthetic makes an op of your own's rows from "
-                                   "its description's probes (docs/user-ops.md, field probes); or add its "
-                                   "shapes with caliber ledger manual",
-                                   d.file));
-    }
-    for (DType dtype : dtypes) {
-      for (std::size_t i = 0; i < d.probes.size(); ++i) {
-        const ops::OpProbe& p = d.probes[i];
-        ops::OpShape values;  // the probe's args as a ledger row writes them
-        values.op = ops::OpType::described;
-        values.described = t.described;
-        values.values.insert(p.args.begin(), p.args.end());
-        const json args = ops::args_to_json(values);
-        // Its extents checked here, naming the probe in the description.
-        t.described->parse_shape(dtype, std::string(ops::kRowMajor), args, d.file, p.line,
-                                 fmt::format("probes[{}].args", i));
-        out.push_back(make_row(t, dtype, args, Stage::synthetic, std::nullopt,
-                               {SourceKind::synthetic, "caliber ledger synthetic", "probe of " +
-                                std::filesystem::path(d.file).filename().string()},
-                               p.note));
-      }
-    }
-    return out;
+  const ops::DescribedOp& op = t.op_of();
+  const ops::OpDescription& d = op.description();
+  if (d.probes.empty()) {
+    throw UsageError(fmt::format("{} names no probes: caliber ledger synthetic makes an op's rows from its "
+                                 "description's probes (docs/user-ops.md, field probes); or add its shapes with "
+                                 "caliber ledger manual",
+                                 d.file));
   }
-  const std::vector<Probe> probes = t.op == ops::OpType::gemm ? gemm_probes() : row_op_probes(t.op);
-  for (DType d : dtypes) {
-    for (const Probe& p : probes) {
-      out.push_back(make_row(t, d, p.args, Stage::synthetic, std::nullopt,
-                             {SourceKind::synthetic, "caliber ledger synthetic", "boundary probe"}, p.why));
+  for (DType dtype : dtypes) {
+    for (std::size_t i = 0; i < d.probes.size(); ++i) {
+      const ops::OpProbe& p = d.probes[i];
+      ops::OpShape values;  // the probe's args as a ledger row writes them
+      values.described = &op;
+      values.values.insert(p.args.begin(), p.args.end());
+      const json args = ops::args_to_json(values);
+      // Its extents checked here, naming the probe in the description.
+      op.parse_shape(dtype, std::string(ops::kRowMajor), args, d.file, p.line, fmt::format("probes[{}].args", i));
+      out.push_back(make_row(t, dtype, args, Stage::synthetic, std::nullopt,
+                             {SourceKind::synthetic, "caliber ledger synthetic",
+                              "probe of " + std::filesystem::path(d.file).filename().string()},
+                             p.note));
     }
   }
   return out;
@@ -168,6 +102,13 @@ std::vector<ShapeRow> model_rows(const RowTemplate& t, const std::vector<ModelCo
       throw UsageError(fmt::format("--models: unknown model '{}' (the file has {})", name, known));
     }
   }
+  const ops::DescribedOp& op = t.op_of();
+  if (op.description().models.empty()) {
+    throw UsageError(fmt::format("{} names no models entries: caliber ledger models derives an op's rows from its "
+                                 "description's models (docs/user-ops.md, field models); or add its shapes with "
+                                 "caliber ledger manual",
+                                 op.description().file));
+  }
   for (const ModelConfig& c : models) {
     if (!m.models.empty() && std::find(m.models.begin(), m.models.end(), c.name) == m.models.end()) continue;
     for (Stage stage : {Stage::prefill, Stage::decode}) {
@@ -176,19 +117,24 @@ std::vector<ShapeRow> model_rows(const RowTemplate& t, const std::vector<ModelCo
         for (std::int64_t tp : m.tp) {
           Workload w{stage, tokens, tp, m.decode_context};
           std::optional<std::string> skipped;
-          const auto shapes = derive_shapes(c, t.op, w, skipped);
+          std::vector<std::string> left_out;
+          const auto shapes = derive_shapes(c, op, w, skipped, left_out);
           if (skipped) {
             note_unique(notices, fmt::format("{} {} tp={}: no {} shapes: {}", c.name, to_string(stage), tp,
-                                             ops::to_string(t.op), *skipped));
+                                             t.op_name(), *skipped));
             continue;
           }
+          for (const std::string& why : left_out) {
+            note_unique(notices, fmt::format("{} {} tokens={} tp={}: left out {}", c.name, to_string(stage), tokens, tp,
+                                             why));
+          }
           for (const DerivedShape& s : shapes) {
+            // Its largest tensor, in elements.
+            const ops::OpShape shape =
+                op.parse_shape(DType::fp32, std::string(ops::kRowMajor), s.args, op.description().file, 0, "models");
             std::int64_t biggest = 0;
-            const std::int64_t mm = s.args.at("m"), nn = s.args.at("n");
-            biggest = mm * nn;
-            if (s.args.contains("k")) {
-              const std::int64_t kk = s.args.at("k");
-              biggest = std::max({mm * kk, kk * nn, mm * nn});
+            for (const auto& list : {op.inputs(shape), op.outputs(shape)}) {
+              for (const ops::TensorSpec& spec : list) biggest = std::max(biggest, spec.elements());
             }
             if (biggest > m.max_elements) {
               note_unique(notices, fmt::format("{} {} tokens={} tp={} {} ({}): a tensor of {} elements exceeds "

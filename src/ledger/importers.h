@@ -17,9 +17,11 @@ namespace caliber::ledger {
 
 // What every imported row shares.
 struct RowTemplate {
-  ops::OpType op = ops::OpType::rmsnorm;
-  const ops::DescribedOp* described = nullptr;  // an op of your own (op is OpType::described)
-  std::string op_name() const { return described ? described->description().name : std::string(ops::to_string(op)); }
+  ops::OpType op = ops::OpType::rmsnorm;        // a shipped op, when `described` is null
+  const ops::DescribedOp* described = nullptr;  // the op's description (an op of your own's, or a shipped one's)
+  // The op: `described`, else the shipped op of `op` (its built-in description).
+  const ops::DescribedOp& op_of() const { return described ? *described : ops::known_op(ops::to_string(op)); }
+  std::string op_name() const { return op_of().description().name; }
   std::string kernel_name;  // defaults to the op's name
   std::string gpu = "any";
   std::string arch = "any";
@@ -30,10 +32,9 @@ struct RowTemplate {
 ShapeRow make_row(const RowTemplate& t, DType dtype, const nlohmann::json& args, Stage stage,
                   std::optional<std::string> model, ShapeSource source, std::string notes);
 
-// Boundary probes of an op (docs/ledger.md lists them and why): powers of two and +/-1, widths
-// that are not multiples of the 16-byte vector, very short and very long rows, tiny and huge
-// row counts; gemm: square powers of two, odd edges, skinny (decode-like) and long-k shapes.
-// Each probe's note says what it probes.
+// The boundary probes its description names (`probes:`; the shipped ops' in ops/*.op.yaml,
+// docs/ledger.md says why they are there), one row per probe and dtype, the probe's note as the
+// row's notes. A description without probes is a UsageError.
 std::vector<ShapeRow> synthetic_rows(const RowTemplate& t, const std::vector<DType>& dtypes);
 
 struct ModelImport {

@@ -1,11 +1,13 @@
 #include "ledger/model_shapes.h"
 
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
 
 #include "caliber/errors.h"
 #include "core/json_fields.h"
+#include "ops/described_op.h"
 
 namespace caliber::ledger {
 namespace {
@@ -24,11 +26,6 @@ std::int64_t positive(const JsonFields& f, const std::string& key) {
   if (v < 1) f.fail(key, fmt::format("must be >= 1 (got {})", v));
   return v;
 }
-
-json gemm(std::int64_t m, std::int64_t k, std::int64_t n) { return json{{"k", k}, {"m", m}, {"n", n}}; }
-json rows(std::int64_t m, std::int64_t n) { return json{{"m", m}, {"n", n}}; }
-json norm(std::int64_t m, std::int64_t n, double eps) { return json{{"eps", eps}, {"m", m}, {"n", n}}; }
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 }  // namespace
 
@@ -84,10 +81,55 @@ std::vector<ModelConfig> read_model_shapes(const std::string& file) {
   return out;
 }
 
-std::vector<DerivedShape> derive_shapes(const ModelConfig& c, ops::OpType op, const Workload& w,
-                                        std::optional<std::string>& skipped) {
+namespace {
+
+// The values a `models` formula reads (ops::model_shape_variables()) for one model and workload.
+std::map<std::string, double> model_variables(const ModelConfig& c, const Workload& w) {
+  const auto d = [](std::int64_t v) { return static_cast<double>(v); };
+  const std::int64_t P = w.tp, KV = c.num_key_value_heads;
+  return {{"hidden_size", d(c.hidden_size)},
+          {"intermediate_size", d(c.intermediate_size)},
+          {"num_attention_heads", d(c.num_attention_heads)},
+          {"num_key_value_heads", d(KV)},
+          {"head_dim", d(c.head_dim)},
+          {"num_hidden_layers", d(c.num_hidden_layers)},
+          {"vocab_size", d(c.vocab_size)},
+          {"norm_eps", c.norm_eps},
+          {"q_lora_rank", d(c.q_lora_rank)},
+          {"kv_lora_rank", d(c.kv_lora_rank)},
+          {"qk_nope_head_dim", d(c.qk_nope_head_dim)},
+          {"qk_rope_head_dim", d(c.qk_rope_head_dim)},
+          {"v_head_dim", d(c.v_head_dim)},
+          {"moe_intermediate_size", d(c.moe_intermediate_size)},
+          {"n_routed_experts", d(c.n_routed_experts)},
+          {"num_experts_per_tok", d(c.num_experts_per_tok)},
+          {"n_shared_experts", d(c.n_shared_experts)},
+          {"first_k_dense_replace", d(c.first_k_dense_replace)},
+          {"tokens", d(w.tokens)},
+          {"tp", d(P)},
+          {"decode_context", d(w.decode_context)},
+          {"heads", d(c.num_attention_heads / P)},
+          {"kv_heads", d(KV >= P ? KV / P : 1)}};  // KV heads are replicated when tp > KV
+}
+
+// Whether the model and workload are those `when` names.
+bool applies(const ops::ModelShapeRule& rule, const ModelConfig& c, const Workload& w) {
+  for (const auto& [key, value] : rule.when) {
+    const std::string actual = key == "family" ? c.family
+                               : key == "norm" ? c.norm
+                               : key == "mlp"  ? c.mlp
+                                               : std::string(to_string(w.stage));
+    if (actual != value) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<DerivedShape> derive_shapes(const ModelConfig& c, const ops::DescribedOp& op, const Workload& w,
+                                        std::optional<std::string>& skipped, std::vector<std::string>& left_out) {
   skipped.reset();
-  const std::int64_t T = w.tokens, P = w.tp;
+  const std::int64_t P = w.tp;
   const std::int64_t H = c.num_attention_heads, KV = c.num_key_value_heads;
   if (H % P != 0) {
     skipped = fmt::format("tp={} does not divide num_attention_heads={}", P, H);
@@ -101,64 +143,31 @@ std::vector<DerivedShape> derive_shapes(const ModelConfig& c, ops::OpType op, co
     skipped = fmt::format("tp={} and num_key_value_heads={}: neither divides the other", P, KV);
     return {};
   }
-  const std::int64_t heads = H / P;
-  const std::int64_t kv_heads = KV >= P ? KV / P : 1;  // KV heads are replicated when tp > KV
+  const ops::OpDescription& d = op.description();
+  const std::map<std::string, double> vars = model_variables(c, w);
   std::vector<DerivedShape> out;
-  switch (op) {
-    case ops::OpType::rmsnorm:
-    case ops::OpType::layernorm:
-      if (c.norm != ops::to_string(op)) {
-        skipped = fmt::format("{} normalizes with {}", c.name, c.norm);
-        return {};
-      }
-      out.push_back({norm(T, c.hidden_size, c.norm_eps), "input_layernorm, post_attention_layernorm, final norm"});
-      if (c.family == "mla_moe") {
-        out.push_back({norm(T, c.q_lora_rank, c.norm_eps), "q_a_layernorm"});
-        out.push_back({norm(T, c.kv_lora_rank, c.norm_eps), "kv_a_layernorm"});
-      }
-      break;
-    case ops::OpType::softmax:
-      if (w.stage == Stage::decode) {
-        out.push_back({rows(T, c.vocab_size), "logits (sampling over the gathered vocabulary)"});
-        out.push_back({rows(heads * T, w.decode_context), "attention scores (unfused, one query per sequence)"});
-      } else {
-        out.push_back({rows(heads * T, T), "attention scores (unfused, one sequence, no mask)"});
-      }
-      break;
-    case ops::OpType::gemm:
-      if (c.family == "dense") {
-        out.push_back({gemm(T, c.hidden_size, (heads + 2 * kv_heads) * c.head_dim), "qkv_proj"});
-        out.push_back({gemm(T, heads * c.head_dim, c.hidden_size), "o_proj"});
-        if (c.mlp == "gated") {
-          out.push_back({gemm(T, c.hidden_size, 2 * c.intermediate_size / P), "gate_up_proj"});
+  bool any = false;
+  for (const ops::ModelShapeRule& rule : d.models) {
+    if (!applies(rule, c, w)) continue;
+    any = true;
+    try {
+      json args = json::object();
+      for (const auto& [name, formula] : rule.args) {
+        if (d.find_arg(name)->integer) {
+          args[name] = formula.count(vars, 0, ops::kMaxDim);
         } else {
-          out.push_back({gemm(T, c.hidden_size, c.intermediate_size / P), "up_proj"});
+          args[name] = formula.value(vars);
         }
-        out.push_back({gemm(T, c.intermediate_size / P, c.hidden_size), "down_proj"});
-      } else {
-        if ((c.moe_intermediate_size * c.n_shared_experts) % P != 0) {
-          skipped = fmt::format("tp={} does not divide the shared experts' width", P);
-          return {};
-        }
-        const std::int64_t shared = c.moe_intermediate_size * c.n_shared_experts / P;
-        const std::int64_t per_expert = ceil_div(T * c.num_experts_per_tok, c.n_routed_experts);
-        out.push_back({gemm(T, c.hidden_size, c.q_lora_rank), "q_a_proj"});
-        out.push_back({gemm(T, c.q_lora_rank, heads * (c.qk_nope_head_dim + c.qk_rope_head_dim)), "q_b_proj"});
-        out.push_back({gemm(T, c.hidden_size, c.kv_lora_rank + c.qk_rope_head_dim), "kv_a_proj_with_mqa"});
-        out.push_back({gemm(T, c.kv_lora_rank, heads * (c.qk_nope_head_dim + c.v_head_dim)), "kv_b_proj"});
-        out.push_back({gemm(T, heads * c.v_head_dim, c.hidden_size), "o_proj"});
-        out.push_back({gemm(T, c.hidden_size, 2 * c.intermediate_size / P), "dense gate_up_proj (first layers)"});
-        out.push_back({gemm(T, c.intermediate_size / P, c.hidden_size), "dense down_proj (first layers)"});
-        out.push_back({gemm(T, c.hidden_size, 2 * shared), "shared expert gate_up_proj"});
-        out.push_back({gemm(T, shared, c.hidden_size), "shared expert down_proj"});
-        out.push_back({gemm(per_expert, c.hidden_size, 2 * c.moe_intermediate_size),
-                       "routed expert gate_up_proj (tokens x top-k spread evenly over the experts)"});
-        out.push_back({gemm(per_expert, c.moe_intermediate_size, c.hidden_size), "routed expert down_proj"});
       }
-      if (w.stage == Stage::decode) {
-        out.push_back({gemm(T, c.hidden_size, ceil_div(c.vocab_size, P)), "lm_head (vocabulary split over tp)"});
-      }
-      break;
+      op.parse_shape(DType::fp32, std::string(ops::kRowMajor), args, d.file, rule.line, "models");
+      out.push_back({std::move(args), rule.tensor});
+    } catch (const std::exception& e) {  // a formula that is not whole, or a shape out of range
+      left_out.push_back(fmt::format("{}: {}", rule.tensor, e.what()));
+    }
+  }
+  if (!any) {
+    skipped = fmt::format("no models entry of {} applies to {} (family {}, norm {}, mlp {}, stage {})", d.file,
+                          c.name, c.family, c.norm, c.mlp, to_string(w.stage));
   }
   return out;
 }

@@ -1,5 +1,6 @@
 // Model configurations (data/model_shapes.json) and the op shapes they imply for given token
-// counts and tensor-parallel degrees. docs/ledger.md documents every formula.
+// counts and tensor-parallel degrees, from the op description's `models` entries. docs/ledger.md
+// documents the shipped ops' formulas.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +12,10 @@
 
 #include "caliber/shape_ledger.h"
 #include "ops/op_shape.h"
+
+namespace caliber::ops {
+class DescribedOp;
+}
 
 namespace caliber::ledger {
 
@@ -46,9 +51,13 @@ struct Workload {
   std::int64_t decode_context = 4096;  // decode: tokens already in the KV cache
 };
 
-// The shapes of `op` in one forward pass of `model` under `w`. When tp does not divide a dimension
-// that tensor parallelism splits, nothing is derived and `skipped` says why.
-std::vector<DerivedShape> derive_shapes(const ModelConfig& model, ops::OpType op, const Workload& w,
-                                        std::optional<std::string>& skipped);
+// The shapes of `op` in one forward pass of `model` under `w`: one per entry of its description's
+// `models` whose `when` matches, its args the entry's formulas (docs/user-ops.md; the shipped ops'
+// in ops/*.op.yaml). When tp does not divide a dimension that tensor parallelism splits, or no
+// entry applies, nothing is derived and `skipped` says why; an entry whose formulas do not make a
+// shape of the op (an integer that is not whole, an extent out of range) is left out and
+// `left_out` gets a line saying which and why.
+std::vector<DerivedShape> derive_shapes(const ModelConfig& model, const ops::DescribedOp& op, const Workload& w,
+                                        std::optional<std::string>& skipped, std::vector<std::string>& left_out);
 
 }  // namespace caliber::ledger

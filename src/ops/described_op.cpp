@@ -7,6 +7,7 @@
 
 #include "caliber/errors.h"
 #include "core/json_fields.h"
+#include "ops/row_reference.h"
 
 namespace caliber::ops {
 
@@ -56,9 +57,37 @@ std::vector<InputDraw> DescribedOp::input_draws(const OpShape&, std::uint64_t se
   return out;
 }
 
-void DescribedOp::reference_row(const OpShape&, const std::vector<HostTensor>&, std::int64_t, double*,
-                                std::vector<double>&) const {
-  throw std::logic_error("a described op's reference is its reference provider, not a host row function");
+DescribedOp::DescribedOp(OpDescription description) : description_(std::move(description)) {
+  if (!description_.shipped) return;
+  type_ = parse_op_type(description_.name);
+  if (description_.reference.kind == Entrypoint::Kind::builtin) {
+    row_reference_ = find_row_reference(description_.reference.builtin);
+    if (!row_reference_) throw std::logic_error("no row reference " + description_.reference.builtin);
+  }
+}
+
+namespace {
+[[noreturn]] void no_row_reference(const OpDescription& d) {
+  throw std::logic_error(d.name + "'s reference is its reference provider, not a host row function");
+}
+}  // namespace
+
+void DescribedOp::reference_row(const OpShape& s, const std::vector<HostTensor>& inputs, std::int64_t row, double* out,
+                                std::vector<double>& scratch) const {
+  if (!row_reference_) no_row_reference(description_);
+  row_reference_->reference_row(s, inputs, row, out, scratch);
+}
+
+void DescribedOp::reference_rows(const OpShape& s, const std::vector<HostTensor>& inputs, const std::int64_t* rows,
+                                 std::size_t count, double* out) const {
+  if (!row_reference_) no_row_reference(description_);
+  row_reference_->reference_rows(s, inputs, rows, count, out);
+}
+
+bool DescribedOp::parallel_reference() const { return row_reference_ && row_reference_->parallel_reference(); }
+
+double DescribedOp::reference_row_work(const OpShape& s) const {
+  return row_reference_ ? row_reference_->reference_row_work(s) : 0;
 }
 
 OpShape DescribedOp::parse_shape(DType dtype, const std::string& layout, const nlohmann::json& args,
@@ -75,20 +104,18 @@ OpShape DescribedOp::parse_shape(DType dtype, const std::string& layout, const n
     throw InputError(file, line, "layout", fmt::format("unknown layout '{}' (expected {})", layout, kRowMajor));
   }
   OpShape s;
-  s.op = OpType::described;
+  s.op = type_;
   s.described = this;
   s.dtype = dtype;
   s.layout = layout;
   for (const OpArgument& a : description_.args) {
-    if (a.integer) {
-      const std::int64_t v = f.integer(a.name);
-      if (v < 0 || v > kMaxDim) f.fail(a.name, fmt::format("must be in [0, {}] (got {})", kMaxDim, v));
-      s.values[a.name] = static_cast<double>(v);
-    } else {
-      const double v = f.number(a.name);
-      if (!std::isfinite(v)) f.fail(a.name, "must be finite");
-      s.values[a.name] = v;
+    const double v = a.integer ? static_cast<double>(f.integer(a.name)) : f.number(a.name);
+    if (!a.accepts(v)) f.fail(a.name, fmt::format("must be in {} (got {})", a.range_text(), v));
+    s.values[a.name] = v;
+    if (a.integer && (a.name == "m" || a.name == "n" || a.name == "k")) {
+      (a.name == "m" ? s.m : a.name == "n" ? s.n : s.k) = static_cast<std::int64_t>(v);
     }
+    if (!a.integer && a.name == "eps") s.eps = v;
   }
   const auto check = [&](const std::vector<DescribedTensor>& list, const char* kind) {
     for (const DescribedTensor& t : list) {

@@ -1,7 +1,9 @@
-// An op: its tensors, how their values are drawn, its fp64 host reference, and its byte and flop
-// counts. Providers never build their own inputs: the runner draws them once per shape (on the
-// device when the backend can, else make_inputs on the host: the same bits either way) and hands
-// the same tensors to every provider. docs/ops.md documents each op.
+// An op: its tensors, how their values are drawn, its fp64 host reference (the shipped ops'),
+// and its byte and flop counts. Every op is a DescribedOp (ops/described_op.h); the shipped ops'
+// come from the descriptions caliber ships (ops/*.op.yaml, docs/ops.md). Providers never build
+// their own inputs: the runner draws them once per shape (on the device when the backend can,
+// else make_inputs on the host: the same bits either way) and hands the same tensors to every
+// provider.
 #pragma once
 
 #include <cstdint>
@@ -18,7 +20,7 @@ struct TensorSpec {
   std::string name;
   std::int64_t rows = 0;  // every extent but the last, multiplied (1 for a vector)
   std::int64_t cols = 0;  // the last extent
-  std::vector<std::int64_t> dims;  // the extents, outermost first; empty: {rows, cols} (the shipped ops)
+  std::vector<std::int64_t> dims;  // the extents, outermost first; empty: {rows, cols}
   // An output that is one of the inputs, updated in place: that input's index. The output has no
   // buffer of its own (docs/user-ops.md, "In-place outputs").
   std::optional<std::size_t> in_place_of;
@@ -42,9 +44,7 @@ class Op {
   virtual std::vector<TensorSpec> inputs(const OpShape& s) const = 0;
   // The outputs in the order providers receive them, in the shape's dtype; the shipped ops have
   // one, [m, n] (gemm: c, the others: y).
-  virtual std::vector<TensorSpec> outputs(const OpShape& s) const {
-    return {{type() == OpType::gemm ? "c" : "y", s.m, s.n, {}, {}}};
-  }
+  virtual std::vector<TensorSpec> outputs(const OpShape& s) const = 0;
   // Minimum bytes one call reads plus writes: every input element once, every output element
   // once (a described op may give its own formula).
   virtual std::uint64_t bytes(const OpShape& s) const;
@@ -59,16 +59,17 @@ class Op {
   // entries, `scratch` is reusable working memory.
   virtual void reference_row(const OpShape& s, const std::vector<HostTensor>& inputs, std::int64_t row,
                              double* out, std::vector<double>& scratch) const = 0;
-  // The reference of `count` rows into out[count * n]; the default calls reference_row per row.
+  // The reference of `count` rows into out[count * n].
   virtual void reference_rows(const OpShape& s, const std::vector<HostTensor>& inputs,
-                              const std::int64_t* rows, std::size_t count, double* out) const;
+                              const std::int64_t* rows, std::size_t count, double* out) const = 0;
   // Whether reference_rows parallelizes itself (then it is called once with every row).
   virtual bool parallel_reference() const { return false; }
   // Work of one reference row, in multiply-adds (sizes how many rows the check compares).
   virtual double reference_row_work(const OpShape& s) const = 0;
 };
 
-// The shipped op of `type` (not OpType::described: op_of(shape) serves every op).
+// The shipped op of `type`, from its description (not OpType::described: op_of(shape) serves
+// every op; ops/op_catalog.cpp).
 const Op& op_for(OpType type);
 
 }  // namespace caliber::ops

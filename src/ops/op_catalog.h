@@ -1,7 +1,7 @@
-// Every op this process knows: the four shipped ops (docs/ops.md) and the described ops whose
-// descriptions were registered (docs/user-ops.md) — by a baseline matrix's op_description, or a
-// command's --op-description. Ledger rows, matrices and results name an op by its name; this is
-// where the name becomes an op.
+// Every op this process knows: the four shipped ops (their descriptions built in: ops/*.op.yaml,
+// docs/ops.md) and the ops of your own whose descriptions were registered (docs/user-ops.md) — by
+// a baseline matrix's op_description, or a command's --op-description. Ledger rows, matrices and
+// results name an op by its name; this is where the name becomes an op.
 #pragma once
 
 #include <string>
@@ -39,7 +39,14 @@ OpShape parse_shape(const std::string& op_type, DType dtype, const std::string& 
 // checked like a ledger row's (UsageError naming `option`).
 nlohmann::json parse_shape_text(const std::string& op_name, const std::string& text, const std::string& option);
 
-// The op of a shape: its described op, or the shipped op of its type.
+// The op of a shape (OpShape::op_description).
 const Op& op_of(const OpShape& shape);
+
+// The op named `name` (check_known_op's UsageError when there is none).
+const DescribedOp& known_op(std::string_view name);
+
+// A shape of a shipped op from its dimensions (those the op has; eps for the norms), parsed like
+// a ledger row's (InputError on a value out of range): for code and tests that make shapes.
+OpShape shipped_shape(OpType type, DType dtype, std::int64_t m, std::int64_t n, std::int64_t k = 0, double eps = 1e-6);
 
 }  // namespace caliber::ops

@@ -9,8 +9,14 @@
 namespace caliber::ops {
 namespace {
 
-// A parser over `text` whose variables are `vars` (names -> storage).
+double ceil_of(double v) { return std::ceil(v); }
+double floor_of(double v) { return std::floor(v); }
+
+// A parser over `text` whose variables are `vars` (names -> storage), with ceil() and floor()
+// beside muparser's built-ins.
 void set_up(mu::Parser& p, const std::string& text, std::map<std::string, double>& vars) {
+  p.DefineFun("ceil", ceil_of);
+  p.DefineFun("floor", floor_of);
   for (auto& [name, value] : vars) p.DefineVar(name, &value);
   p.SetExpr(text);
 }

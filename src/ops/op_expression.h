@@ -1,6 +1,7 @@
 // A formula of an op's arguments: a tensor extent ("m * n"), a byte or flop count
 // ("5 * m * n"), as an op description writes it (docs/user-ops.md). Parsed and evaluated by
-// muparser (Debian's libmuparser): + - * / ^, parentheses, min(), max(), and its other built-ins.
+// muparser (Debian's libmuparser): + - * / ^, parentheses, comparisons and `c ? a : b`, min(),
+// max(), and its other built-ins, and ceil() and floor().
 #pragma once
 
 #include <cstdint>

@@ -1,8 +1,7 @@
 #include "ops/op_shape.h"
 
-#include <algorithm>
 #include <functional>
-#include <set>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -13,23 +12,6 @@
 
 namespace caliber::ops {
 namespace {
-
-std::vector<std::string> keys_of(OpType op) {
-  switch (op) {
-    case OpType::rmsnorm:
-    case OpType::layernorm: return {"eps", "m", "n"};
-    case OpType::softmax: return {"m", "n"};
-    case OpType::gemm: return {"k", "m", "n"};
-    case OpType::described: break;  // its description lists them
-  }
-  return {};
-}
-
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
-  return out;
-}
 
 }  // namespace
 
@@ -57,86 +39,31 @@ OpType parse_op_type(std::string_view s) {
   throw UsageError(fmt::format("unknown op '{}' (expected rmsnorm|layernorm|softmax|gemm)", s));
 }
 
-std::string OpShape::op_name() const {
-  return described ? described->description().name : std::string(to_string(op));
+const DescribedOp& OpShape::op_description() const {
+  if (!described) throw std::logic_error("an OpShape made without its op (ops::parse_shape or ops::shipped_shape make them)");
+  return *described;
 }
+
+std::string OpShape::op_name() const { return op_description().description().name; }
 
 std::string OpShape::describe() const {
-  if (described) {
-    std::string out;
-    for (const OpArgument& a : described->description().args) {
-      out += fmt::format("{}{}={:g}", out.empty() ? "" : " ", a.name, values.at(a.name));
-    }
-    return out;
+  std::string out;
+  for (const OpArgument& a : op_description().description().args) {
+    out += fmt::format("{}{}={:g}", out.empty() ? "" : " ", a.name, values.at(a.name));
   }
-  std::string out = fmt::format("m={} n={}", m, n);
-  if (op == OpType::gemm) out += fmt::format(" k={}", k);
-  if (op == OpType::rmsnorm || op == OpType::layernorm) out += fmt::format(" eps={:g}", eps);
   return out;
-}
-
-OpShape parse_op_shape(OpType op, DType dtype, const std::string& layout, const nlohmann::json& args,
-                       const std::string& file, long line, const std::string& field) {
-  JsonFields f(args, file, line, field);
-  const std::vector<std::string> keys = keys_of(op);
-  for (const auto& [key, value] : args.items()) {
-    if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
-      f.fail(key, fmt::format("unknown argument of op {} (expected {})", to_string(op), join(keys)));
-    }
-  }
-  if (layout != kRowMajor) {
-    throw InputError(file, line, "layout",
-                     fmt::format("unknown layout '{}' (expected {})", layout, kRowMajor));
-  }
-  OpShape s;
-  s.op = op;
-  s.dtype = dtype;
-  s.layout = layout;
-  auto dim = [&](const std::string& key) {
-    const std::int64_t v = f.integer(key);
-    if (v < 1 || v > kMaxDim) f.fail(key, fmt::format("must be in [1, {}] (got {})", kMaxDim, v));
-    return v;
-  };
-  s.m = dim("m");
-  s.n = dim("n");
-  if (op == OpType::gemm) s.k = dim("k");
-  if (op == OpType::rmsnorm || op == OpType::layernorm) {
-    s.eps = f.number("eps");
-    if (!(s.eps > 0 && s.eps < 1)) f.fail("eps", fmt::format("must be in (0, 1) (got {})", s.eps));
-  }
-  auto check_elements = [&](std::int64_t a, std::int64_t b, const char* what) {
-    if (a > kMaxElements / b) {
-      throw InputError(file, line, field,
-                       fmt::format("{} has more than 2^40 elements ({} x {})", what, a, b));
-    }
-  };
-  if (op == OpType::gemm) {
-    check_elements(s.m, s.k, "A");
-    check_elements(s.k, s.n, "B");
-    check_elements(s.m, s.n, "C");
-  } else {
-    check_elements(s.m, s.n, "x");
-  }
-  return s;
 }
 
 nlohmann::json args_to_json(const OpShape& s) {
   nlohmann::json j = nlohmann::json::object();
-  if (s.described) {
-    for (const OpArgument& a : s.described->description().args) {
-      const double v = s.values.at(a.name);
-      if (a.integer) {
-        j[a.name] = static_cast<std::int64_t>(v);
-      } else {
-        j[a.name] = v;
-      }
+  for (const OpArgument& a : s.op_description().description().args) {
+    const double v = s.values.at(a.name);
+    if (a.integer) {
+      j[a.name] = static_cast<std::int64_t>(v);
+    } else {
+      j[a.name] = v;
     }
-    return j;
   }
-  j["m"] = s.m;
-  j["n"] = s.n;
-  if (s.op == OpType::gemm) j["k"] = s.k;
-  if (s.op == OpType::rmsnorm || s.op == OpType::layernorm) j["eps"] = s.eps;
   return j;
 }
 
@@ -166,18 +93,6 @@ nlohmann::json parse_key_values(const std::string& text, const std::string& opti
     }
     if (comma == std::string::npos) break;
     start = comma + 1;
-  }
-  return j;
-}
-
-nlohmann::json parse_args_text(OpType op, const std::string& text, const std::string& option) {
-  nlohmann::json j = parse_key_values(text, option, [](const std::string& key) { return key == "eps"; });
-  if ((op == OpType::rmsnorm || op == OpType::layernorm) && !j.contains("eps")) j["eps"] = 1e-6;
-  // Checks keys and ranges with the ledger's own rules.
-  try {
-    parse_op_shape(op, DType::fp32, std::string(kRowMajor), j, option, 0, "args");
-  } catch (const InputError& e) {
-    throw UsageError(fmt::format("{} '{}': {}", option, text, e.what()));
   }
   return j;
 }

@@ -1,5 +1,6 @@
-// The ops caliber knows and the arguments of one problem (a ledger row's op_type, dtype, layout
-// and args), parsed strictly. docs/ops.md documents every op's arguments.
+// The ops caliber ships by type, and the arguments of one problem (a ledger row's op_type, dtype,
+// layout and args) once parsed (by its op: ops/op_catalog.h). docs/ops.md documents every op's
+// arguments.
 #pragma once
 
 #include <cstdint>
@@ -20,13 +21,13 @@ enum class OpType {
   layernorm,  // y = (x - mean) / sqrt(var + eps) * weight + bias, per row of x[m, n]
   softmax,    // y = exp(x - max) / sum(exp(x - max)), over the last dimension of x[m, n]
   gemm,       // C[m, n] = A[m, k] B[k, n], fp32 accumulation
-  described,  // an op defined by an op description (docs/user-ops.md); OpShape::described names it
+  described,  // an op of your own, defined by its description (docs/user-ops.md)
 };
 
 class DescribedOp;
 
 std::string_view to_string(OpType op);
-// The shipped ops only (described ops are found by name: ops/op_catalog.h). Unknown names throw
+// The shipped ops only (every op is found by name: ops/op_catalog.h). Unknown names throw
 // UsageError listing the accepted values.
 OpType parse_op_type(std::string_view s);
 // The shipped ops.
@@ -48,12 +49,15 @@ struct OpShape {
   std::int64_t n = 0;  // columns (gemm: columns of B and C)
   std::int64_t k = 0;  // gemm: the reduction dimension; 0 otherwise
   double eps = 0;      // rmsnorm, layernorm; 0 otherwise
-  // OpType::described: the op (owned by the op catalog, alive until the process ends) and the
-  // values of its args by name; m, n, k and eps are 0.
+  // The op (every op is described; owned by the op catalog, alive until the process ends) and
+  // the values of its args by name. m, n, k and eps are the args of those names (0 where the op
+  // has none): the shipped ops' compiled providers read them.
   const DescribedOp* described = nullptr;
   std::map<std::string, double> values;
 
-  // The op's name: a shipped op's, or the description's.
+  // The op; std::logic_error for a shape made by hand (ops::parse_shape, ops::shipped_shape).
+  const DescribedOp& op_description() const;
+  // The op's name (its description's).
   std::string op_name() const;
 
   // "m=4096 n=8192 eps=1e-06", for log lines.
@@ -61,18 +65,9 @@ struct OpShape {
   friend bool operator==(const OpShape&, const OpShape&) = default;
 };
 
-// Parses the args object of `op` strictly: exactly the op's keys, integers in [1, kMaxDim], eps a
-// positive number, tensors of at most kMaxElements. Errors are InputError naming `file`, `line`
-// and `field` + ".<key>".
-OpShape parse_op_shape(OpType op, DType dtype, const std::string& layout, const nlohmann::json& args,
-                       const std::string& file, long line, const std::string& field);
-
 // The args object of a shape (keys sorted, as written to ledgers).
 nlohmann::json args_to_json(const OpShape& shape);
 
-// "m=4096,n=8192" (+ ",k=..." / ",eps=...") -> args JSON for `op`; eps defaults to 1e-6 for the
-// norms when not given. Throws UsageError naming `option`.
-nlohmann::json parse_args_text(OpType op, const std::string& text, const std::string& option);
 // "k=v,k=v" as a JSON object: numbers where is_number(key), integers elsewhere; a malformed item,
 // a key given twice or a value of the wrong kind is a UsageError naming `option`.
 nlohmann::json parse_key_values(const std::string& text, const std::string& option,

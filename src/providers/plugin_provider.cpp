@@ -8,7 +8,7 @@
 
 #include "caliber/errors.h"
 #include "caliber/plugin_abi.h"
-#include "ops/described_op.h"
+#include "ops/op_catalog.h"
 #include "providers/plugin_v2.h"
 #include "providers/registered_entries.h"
 
@@ -324,7 +324,9 @@ std::string entry_problem(void* entry, const std::string& op_name, bool as_refer
 
 }  // namespace
 
-std::string PluginOp::name() const { return described ? described->description().name : std::string(ops::to_string(type)); }
+PluginOp::PluginOp(ops::OpType shipped) : op(&ops::known_op(ops::to_string(shipped))) {}
+bool PluginOp::abi_v2() const { return !op->shipped(); }
+std::string PluginOp::name() const { return op->description().name; }
 
 LoadedV2 load_plugin_v2(const std::string& library, const std::string& symbol, const std::string& op_name) {
   return load<AbiV2>(library, symbol, op_name);
@@ -333,7 +335,8 @@ LoadedV2 load_plugin_v2(const std::string& library, const std::string& symbol, c
 std::unique_ptr<Provider> load_plugin_provider(const std::string& library, const std::string& symbol,
                                                const PluginOp& op, BackendKind backend) {
   const std::string where = library + ":" + symbol;
-  if (op.described) {
+  // A Python provider's entry speaks ABI v2 for every op: its problem carries the tensor lists.
+  if (op.abi_v2() || is_python_provider_file(library)) {
     return std::make_unique<PluginProvider<AbiV2>>(where, load<AbiV2>(library, symbol, op.name()), backend);
   }
   return std::make_unique<PluginProvider<AbiV1>>(where, load<AbiV1>(library, symbol, op.name()), backend);
@@ -346,7 +349,7 @@ std::string cuda_reference_refusal(const std::string& backend) {
 
 std::string plugin_entry_problem(void* entry, const PluginOp& op, bool as_reference,
                                  std::optional<BackendKind> run_backend) {
-  return op.described ? entry_problem<AbiV2>(entry, op.name(), as_reference, run_backend)
+  return op.abi_v2() ? entry_problem<AbiV2>(entry, op.name(), as_reference, run_backend)
                        : entry_problem<AbiV1>(entry, op.name(), as_reference, run_backend);
 }
 

@@ -1,5 +1,5 @@
 // Providers from plugin libraries (include/caliber/plugin_abi.h, docs/plugins.md): ABI v1 for the
-// shipped ops, ABI v2 for described ops (docs/user-ops.md).
+// shipped ops, ABI v2 for ops of your own (docs/user-ops.md).
 #pragma once
 
 #include <memory>
@@ -14,17 +14,24 @@ class DescribedOp;
 
 namespace caliber::providers {
 
-// Which op a plugin is asked for: a shipped op (ABI v1), or a described op (ABI v2).
+// Which op a plugin is asked for: a shipped op (ABI v1: its fixed problem struct, which plugins
+// built for it keep reading), or an op of your own (ABI v2: its description's tensor lists). A
+// Python provider is asked with ABI v2 whatever the op (load_plugin_provider).
 struct PluginOp {
-  ops::OpType type = ops::OpType::rmsnorm;
-  const ops::DescribedOp* described = nullptr;  // set: the entry is a caliber_plugin_entry_v2
+  PluginOp(const ops::DescribedOp& described) : op(&described) {}  // NOLINT: an op is what a plugin is asked for
+  PluginOp(ops::OpType shipped);                      // NOLINT: the shipped op of that type
+  const ops::DescribedOp* op;
+  // Whether the entry is a caliber_plugin_entry_v2 (an op of your own).
+  bool abi_v2() const;
   std::string name() const;
 };
 
-// Loads `library` (dlopen), finds `symbol`, calls it for `op` and checks the ABI version and the
-// filled struct. A library that does not load, a missing symbol, another ABI version or a
-// malformed provider struct throw UsageError with one line saying which. A plugin that does not
-// offer the op, or is built for another backend than `backend`, loads but reports unavailable().
+// Loads `library` (dlopen; a Python file's registered entry, registered_entries.h), finds
+// `symbol`, calls it for `op` (ABI v2 for an op of your own or a Python provider, else v1) and
+// checks the ABI version and the filled struct. A library that does not load, a missing symbol,
+// another ABI version or a malformed provider struct throw UsageError with one line saying which.
+// A plugin that does not offer the op, or is built for another backend than `backend`, loads but
+// reports unavailable().
 std::unique_ptr<Provider> load_plugin_provider(const std::string& library, const std::string& symbol,
                                                const PluginOp& op, BackendKind backend);
 

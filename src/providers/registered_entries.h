@@ -2,15 +2,14 @@
 // provider (entrypoint python:FILE.py:NAME, docs/python.md "Python providers") is an object of a
 // Python file whose worker, a Python process, registers one entry function per provider through
 // the C API (caliber_register_provider_entry, include/caliber/c_api.h) before it runs caliber's
-// worker. The entry speaks plugin ABI v1 or v2 (include/caliber/plugin_abi.h) like a library's.
+// worker. The entry speaks plugin ABI v2 (include/caliber/plugin_abi.h), for every op.
 #pragma once
 
 #include <string>
 
 namespace caliber::providers {
 
-// Registers `entry` (a caliber_plugin_entry_v1/_v2: it is called with the ABI version it must
-// fill) as the provider `name` of the Python file `file`. A later registration of the same file
+// Registers `entry` (a caliber_plugin_entry_v2: it is called with the ABI version it must fill) as the provider `name` of the Python file `file`. A later registration of the same file
 // and name replaces the earlier one.
 void register_provider_entry(const std::string& file, const std::string& name, void* entry);
 

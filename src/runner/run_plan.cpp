@@ -36,12 +36,9 @@ RunPlan make_run_plan(const RunOptions& o) {
   }
   plan.matrix = read_baseline_matrix(o.baseline_matrix);  // registers its op_description, if any
   plan.op_name = o.op;
-  plan.described = ops::find_described_op(o.op);
-  plan.op = plan.described ? ops::OpType::described
-                           : parse_option<ops::OpType>("--op", o.op, [](const std::string& s) {
-                               ops::check_known_op(s);
-                               return ops::parse_op_type(s);
-                             });
+  plan.described = &parse_option<const ops::DescribedOp&>(
+      "--op", o.op, [](const std::string& s) -> const ops::DescribedOp& { return ops::known_op(s); });
+  plan.op = plan.described->type();
   if (plan.matrix.op_type != o.op) {
     throw UsageError(fmt::format("--baseline-matrix {} is for op {}, not {}", o.baseline_matrix,
                                  plan.matrix.op_type, o.op));
@@ -109,8 +106,8 @@ std::vector<std::pair<std::string, std::string>> plugin_libraries(const RunPlan&
     if (!p.enabled || !p.entrypoint || !p.entrypoint->loaded_from_file()) continue;
     out.emplace_back(p.name, resolved_library(*p.entrypoint, plan.matrix.file));
   }
-  if (plan.described) {
-    const ops::OpDescription& d = plan.described->description();
+  if (!plan.described) return out;  // a plan made by hand (a device server's before its first run)
+  if (const ops::OpDescription& d = plan.described->description(); d.reference.loaded_from_file()) {
     out.emplace_back("op_description.reference", resolved_library(d.reference, d.file));
   }
   return out;
@@ -132,13 +129,15 @@ std::vector<PreflightCheck> plugin_preflight_checks(const RunPlan& plan, SharedL
     spec.path = resolved_library(*p.entrypoint, plan.matrix.file);
     spec.symbol = p.entrypoint->symbol;
     spec.abi_check = [&plan](SharedLibraries&, void*, void* entry) {
-      return providers::plugin_entry_problem(entry, providers::PluginOp{plan.op, plan.described});
+      return providers::plugin_entry_problem(entry, *plan.described);
     };
     spec.origin = origin;
     checks.push_back(check_plugin_loads(spec, libs));
   }
-  if (plan.described) {  // the reference every check compares with: a run cannot do without it
-    const ops::OpDescription& d = plan.described->description();
+  // The reference every check compares with, when it is a plugin or a Python provider (a shipped
+  // op's is compiled in): a run cannot do without it.
+  if (!plan.described) return checks;
+  if (const ops::OpDescription& d = plan.described->description(); d.reference.loaded_from_file()) {
     if (d.reference.kind == Entrypoint::Kind::python) {
       checks.push_back(check_python_provider_file("reference", resolved_library(d.reference, d.file), d.reference.symbol,
                                                   fmt::format("{}: field 'reference.entrypoint': ", d.file)));
@@ -149,7 +148,7 @@ std::vector<PreflightCheck> plugin_preflight_checks(const RunPlan& plan, SharedL
     spec.path = resolved_library(d.reference, d.file);
     spec.symbol = d.reference.symbol;
     spec.abi_check = [&plan, backend](SharedLibraries&, void*, void* entry) {
-      return providers::plugin_entry_problem(entry, providers::PluginOp{plan.op, plan.described}, true, backend);
+      return providers::plugin_entry_problem(entry, *plan.described, true, backend);
     };
     spec.origin = fmt::format("{}: field 'reference.entrypoint': ", d.file);
     checks.push_back(check_plugin_loads(spec, libs));

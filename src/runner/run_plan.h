@@ -21,7 +21,9 @@ namespace caliber::runner {
 struct RunPlan {
   ops::OpType op = ops::OpType::rmsnorm;  // OpType::described for an op of your own
   std::string op_name;                    // --op: a shipped op's name or the description's
-  const ops::DescribedOp* described = nullptr;  // the matrix's op_description, registered
+  // The op of --op (set by make_run_plan; null only in a plan made by hand): a shipped op's
+  // built-in description, or the matrix's op_description, registered.
+  const ops::DescribedOp* described = nullptr;
   BaselineMatrix matrix;
   std::vector<ShapeRow> shapes;           // in ledger order
   std::vector<std::string> notices;       // what the filters left out, one line each

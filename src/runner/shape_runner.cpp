@@ -118,8 +118,8 @@ std::vector<BoundProvider> bind_providers(const RunPlan& plan, BackendKind backe
     if (!p.enabled) {
       b.not_configured = fmt::format("disabled in the baseline matrix: {}", p.skip_reason.value_or(""));
     } else if (p.entrypoint->kind == Entrypoint::Kind::builtin) {
-      if (!plan.described) b.impl = providers::make_builtin_provider(backend, plan.op, p.entrypoint->builtin);
-      if (!b.impl && plan.described) {
+      if (plan.described->shipped()) b.impl = providers::make_builtin_provider(backend, plan.op, p.entrypoint->builtin);
+      if (!b.impl && !plan.described->shipped()) {
         b.not_configured = fmt::format("no built-in provider '{}' for {}: a described op's providers are plugins "
                                        "(docs/user-ops.md)",
                                        p.entrypoint->builtin, plan.op_name);
@@ -131,7 +131,7 @@ std::vector<BoundProvider> bind_providers(const RunPlan& plan, BackendKind backe
     } else {
       try {
         b.impl = providers::load_plugin_provider(resolved_library(*p.entrypoint, plan.matrix.file),
-                                                 p.entrypoint->symbol, providers::PluginOp{plan.op, plan.described},
+                                                 p.entrypoint->symbol, *plan.described,
                                                  backend);
       } catch (const std::exception& e) {
         b.not_configured = e.what();
@@ -275,7 +275,10 @@ bool ShapeRunner::run_one(const ShapeRow& shape, const std::vector<std::string>&
   const std::vector<ops::TensorSpec> output_specs = op.outputs(s);
   const bool updates_in_place = std::any_of(output_specs.begin(), output_specs.end(),
                                             [](const ops::TensorSpec& t) { return t.in_place_of.has_value(); });
-  const ops::Tolerance tol = s.described ? s.described->description().tolerance(s.dtype) : ops::tolerance_for(s.dtype);
+  const ops::Tolerance tol = s.op_description().description().tolerance(s.dtype);
+  // The reference is a provider the description names (an op of your own), not caliber's fp64 row
+  // reference (a shipped op's, ops/row_reference.h).
+  const bool provider_reference = s.op_description().row_reference() == nullptr;
   // Each shape's own seed: --seed mixed with the 64 bits of its id (the same on every platform).
   const std::uint64_t id_bits = std::stoull(shape.shape_id.substr(shape.shape_id.find(':') + 1, 16), nullptr, 16);
   const std::uint64_t seed = ops::mix64(options_.seed ^ ops::mix64(id_bits));
@@ -391,7 +394,7 @@ bool ShapeRunner::run_one(const ShapeRow& shape, const std::vector<std::string>&
   // backend has one (the host's, tens of milliseconds on a big shape, is the last resort).
   const ReferenceProblem problem{std::string(ops::to_string(s.op)), s.dtype, s.m, s.n, s.k, s.eps};
   auto compute_reference = [&](InputSet& set) {
-    if (s.described) {
+    if (provider_reference) {
       if (!described_reference_) described_reference_ = std::make_unique<providers::DescribedReference>(*s.described, &backend_);
       const std::vector<std::vector<double>> values = described_reference_->compute(s, host_tensors(set));
       for (std::size_t k = 0; k < output_specs.size(); ++k) {
@@ -653,7 +656,7 @@ bool ShapeRunner::run_one(const ShapeRow& shape, const std::vector<std::string>&
           } else {
             std::optional<ops::HostTensor>& host_out = cell->host_outs[k];
             if (!host_out) host_out.emplace(out_spec.name, s.dtype, out_spec.rows, out_spec.cols);
-            const ops::Reference& ref = s.described ? set.output_references.at(k) : *set.reference;
+            const ops::Reference& ref = provider_reference ? set.output_references.at(k) : *set.reference;
             copy_checked_rows(backend_, cell->buffers.outputs[k], *host_out, ref.rows());
             one = ops::check_output(ref, *host_out, tol);
           }
@@ -673,7 +676,7 @@ bool ShapeRunner::run_one(const ShapeRow& shape, const std::vector<std::string>&
         return failure;
       };
       subject.judge_description =
-          (s.described ? fmt::format("reference {}, on {} (rows drawn at random where an output exceeds {} elements, "
+          (provider_reference ? fmt::format("reference {}, on {} (rows drawn at random where an output exceeds {} elements, "
                                      "seed {:016x})",
                                      reference_origin(), checked_outputs(), ops::kCheckedElementsBudget, row_seed)
                        : fmt::format("fp64 reference {}, on {} of {} rows, drawn at random (seed {:016x})",

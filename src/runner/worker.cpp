@@ -86,7 +86,7 @@ caliber::RunIdentity start_identity(const RunOptions& options, const RunPlan& pl
   request.contracts = {{"kernel_only", contracts.kernel_only}, {"eager", contracts.eager}};
   request.provider_libraries = plugin_libraries(plan);
   // A described op's description defines what its numbers mean (tensors, bytes, flops, tolerance).
-  if (plan.described) request.provider_libraries.emplace_back("op_description", plan.described->description().file);
+  if (plan.described && !plan.described->shipped()) request.provider_libraries.emplace_back("op_description", plan.described->description().file);
   // A worker Python hosts (runner/worker_command.h): the run is by the caliber executable that
   // started it, and the caliber code that measures is the library this process loaded.
   if (const std::string lib = harness_binary(); lib != self_executable()) {

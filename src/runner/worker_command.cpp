@@ -62,11 +62,9 @@ std::vector<std::string> python_provider_entries(const RunPlan& plan) {
     if (!p.enabled || !p.entrypoint || p.entrypoint->kind != Entrypoint::Kind::python) continue;
     out.push_back(resolved_library(*p.entrypoint, plan.matrix.file) + ":" + p.entrypoint->symbol);
   }
-  if (plan.described) {
-    const Entrypoint& ref = plan.described->description().reference;
-    if (ref.kind == Entrypoint::Kind::python) {
-      out.push_back(resolved_library(ref, plan.described->description().file) + ":" + ref.symbol);
-    }
+  if (plan.described && plan.described->description().reference.kind == Entrypoint::Kind::python) {
+    const ops::OpDescription& d = plan.described->description();
+    out.push_back(resolved_library(d.reference, d.file) + ":" + d.reference.symbol);
   }
   return out;
 }

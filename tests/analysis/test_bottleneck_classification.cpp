@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "caliber/bottleneck_classification.h"
+#include "ops/op_catalog.h"
+#include "ops/op_description.h"
 #include "support/report_rows.h"
 
 namespace caliber {
@@ -187,6 +189,28 @@ TEST(BottleneckClassification, ShapeClassOfNormsAndGemm) {
   EXPECT_EQ(c.work_unit_name, "128x128 output tile(s)");
   EXPECT_EQ(c.vector_aligned, false);  // k = 4100 x 2 B = 8200 B
   EXPECT_EQ(c.alignment_detail, "k = 4100 x 2 B = 8200 B is not a multiple of 16 B");
+}
+
+// An op of your own gets the shape class its description's `work` gives, and none without it.
+TEST(BottleneckClassification, ShapeClassOfAnOpOfYourOwnIsItsDescriptionsWork) {
+  const std::string base =
+      "schema_version: 1\nargs:\n  rows: integer\n  cols: integer\ninputs:\n  - {name: x, shape: [rows, cols]}\n"
+      "outputs:\n  - {name: y, shape: [rows]}\nflops: rows * cols\nreference:\n  entrypoint: \"lib.so:ref\"\n";
+  ops::register_op_description(ops::parse_op_description(
+      "op: row_sums\n" + base + "work: {units: \"ceil(rows / 2)\", unit_name: \"row pair(s)\", vector_extents: [cols]}\n",
+      "row_sums.op.yaml"));
+  ops::register_op_description(ops::parse_op_description("op: row_sums_plain\n" + base, "row_sums_plain.op.yaml"));
+  ShapeRow row = ledger_shape(1, 1);
+  row.op_type = "row_sums";
+  row.args = {{"rows", 5}, {"cols", 12}};  // bf16: 24 bytes per row
+  const ShapeClass c = shape_class(row);
+  EXPECT_EQ(c.work_units, 3);
+  EXPECT_EQ(c.work_unit_name, "row pair(s)");
+  EXPECT_EQ(c.vector_aligned, false);
+  EXPECT_EQ(c.alignment_detail, "cols = 12 x 2 B = 24 B is not a multiple of 16 B");
+  row.op_type = "row_sums_plain";
+  EXPECT_FALSE(shape_class(row).work_units.has_value());
+  EXPECT_FALSE(shape_class(row).vector_aligned.has_value());
 }
 
 TEST(BottleneckClassification, EagerVerdictIsSeparateAndNeedsHalfTheEagerTime) {

@@ -210,8 +210,7 @@ TEST(UserOpCli, ADescribedOpNeedsItsDescriptionAndPluginsOfAbiV2) {
   EXPECT_NE(mismatch.err.find("matrix.yaml:3: field 'op_type'"), std::string::npos) << mismatch.err;
 }
 
-// caliber ledger synthetic for an op of your own: the example description's probes, per dtype;
-// `models` stays the shipped ops' (exit 2, pointing at manual).
+// caliber ledger synthetic for an op of your own: the example description's probes, per dtype.
 TEST(UserOpCli, SyntheticRowsAreTheProbesOfTheDescription) {
   const std::string dir = fresh_dir("user_op_synthetic");
   const auto r = run_caliber({"ledger", "synthetic", "--op", "add_rmsnorm", "--op-description", kDescription,
@@ -228,11 +227,27 @@ TEST(UserOpCli, SyntheticRowsAreTheProbesOfTheDescription) {
   EXPECT_TRUE(std::any_of(rows.begin(), rows.end(), [](const ShapeRow& row) {
     return row.args.dump() == R"({"eps":1e-06,"m":1,"n":4097})" && row.notes.find("not a multiple of 8") != std::string::npos;
   }));
-  const auto models = run_caliber({"ledger", "models", "--op", "add_rmsnorm", "--op-description", kDescription,
-                                   "--ledger", dir + "/ledger.jsonl", "--model-shapes",
-                                   std::string(CALIBER_SOURCE_DIR) + "/data/model_shapes.json"});
-  EXPECT_EQ(models.exit_code, 2) << models.err;
-  EXPECT_NE(models.err.find("caliber ledger manual"), std::string::npos) << models.err;
+}
+
+// `caliber ledger models` derives an op of your own's rows from its description's models entries
+// (add_rmsnorm: tokens x hidden_size in every RMSNorm model; Falcon's LayerNorm gets a notice).
+TEST(UserOpCli, ModelRowsComeFromTheDescriptionsModelsEntries) {
+  const std::string dir = fresh_dir("user_op_models");
+  const auto r = run_caliber({"ledger", "models", "--op", "add_rmsnorm", "--op-description", kDescription, "--ledger",
+                              dir + "/ledger.jsonl", "--model-shapes",
+                              std::string(CALIBER_SOURCE_DIR) + "/data/model_shapes.json", "--models",
+                              "llama-3-8b,falcon-7b", "--prefill-tokens", "512", "--decode-tokens", "32"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("falcon-7b prefill tp=1: no add_rmsnorm shapes: no models entry of"), std::string::npos) << r.err;
+  ops::register_op_description(kDescription);
+  const std::vector<ShapeRow> rows = read_shape_ledger(dir + "/ledger.jsonl");
+  ASSERT_EQ(rows.size(), 2u);  // llama-3-8b, prefill 512 and decode 32, bf16
+  EXPECT_EQ(rows[0].args.dump(), R"({"eps":1e-05,"m":512,"n":4096})");
+  EXPECT_EQ(rows[0].stage, Stage::prefill);
+  EXPECT_EQ(rows[0].source.kind, SourceKind::model_config);
+  EXPECT_NE(rows[0].notes.find("residual add"), std::string::npos) << rows[0].notes;
+  EXPECT_EQ(rows[1].args.dump(), R"({"eps":1e-05,"m":32,"n":4096})");
+  EXPECT_EQ(rows[1].stage, Stage::decode);
 }
 
 // A description whose reference is a cuda plugin, run on the host backend: the preflight refuses

@@ -12,6 +12,7 @@
 #include "caliber/benchmark_results.h"
 #include "caliber/measure.h"
 #include "ops/correctness.h"
+#include "ops/op_catalog.h"
 #include "providers/provider.h"
 #include "runner/run_plan.h"
 
@@ -65,13 +66,7 @@ TEST_P(CudaProviders, EveryProviderThatRunsMatchesTheReference) {
     }
     for (DType d : all_dtypes()) {
       for (const Shape& sh : shapes_for(opt)) {
-        ops::OpShape s;
-        s.op = opt;
-        s.dtype = d;
-        s.m = sh.m;
-        s.n = sh.n;
-        s.k = sh.k;
-        s.eps = opt == ops::OpType::rmsnorm || opt == ops::OpType::layernorm ? 1e-5 : 0;
+        const ops::OpShape s = ops::shipped_shape(opt, d, sh.m, sh.n, sh.k, 1e-5);
         const std::string label = name + " " + std::string(to_string(d)) + " " + s.describe();
         const providers::Support sup = p->supports(s);
         if (!sup.supported()) {
@@ -131,12 +126,7 @@ INSTANTIATE_TEST_SUITE_P(Ops, CudaProviders,
 TEST(CudaProvidersSupport, TheTensorCoreGemmStatesItsAlignmentRule) {
   auto p = providers::make_builtin_provider(BackendKind::cuda, ops::OpType::gemm, "caliber");
   ASSERT_TRUE(p);
-  ops::OpShape s;
-  s.op = ops::OpType::gemm;
-  s.dtype = DType::bf16;
-  s.m = 64;
-  s.n = 64;
-  s.k = 7;
+  ops::OpShape s = ops::shipped_shape(ops::OpType::gemm, DType::bf16, 64, 64, 7);
   const auto sup = p->supports(s);
   EXPECT_FALSE(sup.supported());
   EXPECT_NE(sup.reason.find("multiples of 8"), std::string::npos) << sup.reason;

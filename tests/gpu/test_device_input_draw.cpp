@@ -10,6 +10,7 @@
 #include "caliber/backend.h"
 #include "ops/host_tensor.h"
 #include "ops/op.h"
+#include "ops/op_catalog.h"
 #include "ops/uniform_draw.h"
 #include "support/cuda_device.h"
 
@@ -62,12 +63,7 @@ TEST_F(DeviceInputDraw, EqualsTheHostDrawBitForBit) {
 TEST_F(DeviceInputDraw, EveryOpsInputsAreMakeInputsOnTheHost) {
   for (ops::OpType type : {ops::OpType::rmsnorm, ops::OpType::layernorm, ops::OpType::softmax, ops::OpType::gemm}) {
     const ops::Op& op = ops::op_for(type);
-    ops::OpShape s;
-    s.op = type;
-    s.dtype = DType::bf16;
-    s.m = 70;
-    s.n = 1999;
-    s.k = type == ops::OpType::gemm ? 130 : 0;
+    const ops::OpShape s = ops::shipped_shape(type, DType::bf16, 70, 1999, 130);
     const auto host = op.make_inputs(s, 42);
     const std::vector<ops::InputDraw> draws = op.input_draws(s, 42);
     ASSERT_EQ(draws.size(), host.size());

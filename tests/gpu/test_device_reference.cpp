@@ -17,6 +17,7 @@
 #include "caliber/backend.h"
 #include "ops/correctness.h"
 #include "ops/op.h"
+#include "ops/op_catalog.h"
 #include "support/cuda_device.h"
 
 namespace caliber {
@@ -34,14 +35,7 @@ std::vector<Shape> shapes_for(ops::OpType op) {
 }
 
 ops::OpShape op_shape(ops::OpType op, DType d, const Shape& sh) {
-  ops::OpShape s;
-  s.op = op;
-  s.dtype = d;
-  s.m = sh.m;
-  s.n = sh.n;
-  s.k = sh.k;
-  s.eps = op == ops::OpType::rmsnorm || op == ops::OpType::layernorm ? 1e-6 : 0.0;
-  return s;
+  return ops::shipped_shape(op, d, sh.m, sh.n, sh.k);
 }
 
 // The row sets each shape is checked on: every row, and rows scattered over the tensor (the first,

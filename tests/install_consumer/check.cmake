@@ -33,7 +33,8 @@ set(prefix ${WORK_DIR}/prefix)
 file(REMOVE_RECURSE ${WORK_DIR})
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
 
-foreach(f include/caliber/caliber.h include/caliber/config.h lib/pkgconfig/caliber.pc lib/cmake/caliber/caliberConfig.cmake)
+foreach(f include/caliber/caliber.h include/caliber/config.h lib/pkgconfig/caliber.pc lib/cmake/caliber/caliberConfig.cmake
+        share/caliber/ops/rmsnorm.op.yaml share/caliber/ops/gemm.op.yaml)
   if(NOT EXISTS ${prefix}/${f})
     message(FATAL_ERROR "cmake --install did not install ${f}")
   endif()

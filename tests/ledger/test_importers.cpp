@@ -40,6 +40,16 @@ ModelConfig llama8b() {
   return c;
 }
 
+// The shapes of a shipped op in a model (its description's models entries); an entry left out
+// fails the test.
+std::vector<DerivedShape> derive(const ModelConfig& c, ops::OpType op, const Workload& w,
+                                 std::optional<std::string>& skipped) {
+  std::vector<std::string> left_out;
+  auto shapes = derive_shapes(c, ops::known_op(ops::to_string(op)), w, skipped, left_out);
+  EXPECT_TRUE(left_out.empty()) << left_out.front();
+  return shapes;
+}
+
 std::string text(const std::vector<ShapeRow>& rows) { return shape_ledger_text(rows, "l.jsonl"); }
 
 TEST(Upsert, ReplacingAKindIsIdempotentAndLeavesOtherKindsAlone) {
@@ -110,9 +120,14 @@ TEST(Synthetic, ProbesCoverTheDocumentedBoundaries) {
     m_one = m_one || r.args["m"] == 1;
   }
   EXPECT_EQ(ids.size(), rows.size());  // no duplicate probe
+  // The probes of the op's description (ops/gemm.op.yaml): 20 per dtype.
+  EXPECT_EQ(rows.size(), 2u * 20u);
+  EXPECT_EQ(rows.front().source.detail, "probe of gemm.op.yaml");
+  EXPECT_EQ(rows.front().notes, "square, power of two");
   EXPECT_TRUE(k_not_multiple_of_8);
   EXPECT_TRUE(m_one);
   const auto norm = synthetic_rows(rms_template(), {DType::bf16});
+  EXPECT_EQ(norm.size(), 34u);
   bool short_row = false, long_row = false, odd = false;
   for (const auto& r : norm) {
     const auto n = r.args["n"].get<std::int64_t>();
@@ -168,7 +183,7 @@ TEST(Synthetic, AnOpOfYourOwnGetsTheProbesOfItsDescription) {
 
 TEST(Models, DenseGemmShapesFollowTheFormulas) {
   std::optional<std::string> skipped;
-  const auto shapes = derive_shapes(llama8b(), ops::OpType::gemm, {Stage::decode, 32, 8, 4096}, skipped);
+  const auto shapes = derive(llama8b(), ops::OpType::gemm, {Stage::decode, 32, 8, 4096}, skipped);
   ASSERT_FALSE(skipped) << *skipped;
   std::map<std::string, nlohmann::json> by;
   for (const auto& s : shapes) by[s.tensor] = s.args;
@@ -184,30 +199,104 @@ TEST(Models, KvHeadsAreReplicatedBeyondTheirCountAndIndivisibleTpIsSkipped) {
   ModelConfig c = llama8b();
   std::optional<std::string> skipped;
   // tp 16 > 8 KV heads: one KV head per rank: (32/16 + 2) * 128 = 512.
-  const auto s16 = derive_shapes(c, ops::OpType::gemm, {Stage::prefill, 512, 16, 4096}, skipped);
+  const auto s16 = derive(c, ops::OpType::gemm, {Stage::prefill, 512, 16, 4096}, skipped);
   ASSERT_FALSE(skipped);
   EXPECT_EQ(s16[0].args["n"], 512);
   c.num_attention_heads = 28;
   c.intermediate_size = 18944;
-  derive_shapes(c, ops::OpType::gemm, {Stage::prefill, 512, 8, 4096}, skipped);
+  derive(c, ops::OpType::gemm, {Stage::prefill, 512, 8, 4096}, skipped);
   ASSERT_TRUE(skipped);
   EXPECT_NE(skipped->find("does not divide num_attention_heads=28"), std::string::npos);
 }
 
 TEST(Models, NormsAndSoftmaxShapes) {
   std::optional<std::string> skipped;
-  const auto norms = derive_shapes(llama8b(), ops::OpType::rmsnorm, {Stage::prefill, 4096, 1, 4096}, skipped);
+  const auto norms = derive(llama8b(), ops::OpType::rmsnorm, {Stage::prefill, 4096, 1, 4096}, skipped);
   ASSERT_EQ(norms.size(), 1u);
   EXPECT_EQ(norms[0].args, (nlohmann::json{{"eps", 1e-5}, {"m", 4096}, {"n", 4096}}));
-  derive_shapes(llama8b(), ops::OpType::layernorm, {Stage::prefill, 4096, 1, 4096}, skipped);
+  derive(llama8b(), ops::OpType::layernorm, {Stage::prefill, 4096, 1, 4096}, skipped);
   EXPECT_TRUE(skipped);  // llama uses RMSNorm
-  const auto prefill = derive_shapes(llama8b(), ops::OpType::softmax, {Stage::prefill, 512, 2, 4096}, skipped);
+  const auto prefill = derive(llama8b(), ops::OpType::softmax, {Stage::prefill, 512, 2, 4096}, skipped);
   ASSERT_EQ(prefill.size(), 1u);
   EXPECT_EQ(prefill[0].args, (nlohmann::json{{"m", 16 * 512}, {"n", 512}}));
-  const auto decode = derive_shapes(llama8b(), ops::OpType::softmax, {Stage::decode, 8, 1, 1024}, skipped);
+  const auto decode = derive(llama8b(), ops::OpType::softmax, {Stage::decode, 8, 1, 1024}, skipped);
   ASSERT_EQ(decode.size(), 2u);
   EXPECT_EQ(decode[0].args, (nlohmann::json{{"m", 8}, {"n", 128256}}));
   EXPECT_EQ(decode[1].args, (nlohmann::json{{"m", 32 * 8}, {"n", 1024}}));
+}
+
+ModelConfig deepseek_v3() {
+  ModelConfig c;
+  c.name = "deepseek-v3";
+  c.family = "mla_moe";
+  c.norm = "rmsnorm";
+  c.norm_eps = 1e-6;
+  c.mlp = "gated";
+  c.hidden_size = 7168;
+  c.intermediate_size = 18432;
+  c.num_attention_heads = 128;
+  c.num_key_value_heads = 128;
+  c.vocab_size = 129280;
+  c.q_lora_rank = 1536;
+  c.kv_lora_rank = 512;
+  c.qk_nope_head_dim = 128;
+  c.qk_rope_head_dim = 64;
+  c.v_head_dim = 128;
+  c.moe_intermediate_size = 2048;
+  c.n_routed_experts = 256;
+  c.num_experts_per_tok = 8;
+  c.n_shared_experts = 1;
+  return c;
+}
+
+// MLA + MoE, decode of 32 tokens at tp 8 (16 heads per rank), by hand from docs/ledger.md's table.
+TEST(Models, MlaMoeGemmShapesFollowTheFormulas) {
+  std::optional<std::string> skipped;
+  const auto shapes = derive(deepseek_v3(), ops::OpType::gemm, {Stage::decode, 32, 8, 4096}, skipped);
+  ASSERT_FALSE(skipped) << *skipped;
+  std::vector<std::pair<std::string, nlohmann::json>> got;
+  for (const auto& s : shapes) got.emplace_back(s.tensor, s.args);
+  const auto mkn = [](std::int64_t m, std::int64_t k, std::int64_t n) {
+    return nlohmann::json{{"k", k}, {"m", m}, {"n", n}};
+  };
+  const std::vector<std::pair<std::string, nlohmann::json>> want = {
+      {"q_a_proj", mkn(32, 7168, 1536)},
+      {"q_b_proj", mkn(32, 1536, 16 * (128 + 64))},
+      {"kv_a_proj_with_mqa", mkn(32, 7168, 512 + 64)},
+      {"kv_b_proj", mkn(32, 512, 16 * (128 + 128))},
+      {"o_proj", mkn(32, 16 * 128, 7168)},
+      {"dense gate_up_proj (first layers)", mkn(32, 7168, 2 * 18432 / 8)},
+      {"dense down_proj (first layers)", mkn(32, 18432 / 8, 7168)},
+      {"shared expert gate_up_proj", mkn(32, 7168, 2 * 2048 / 8)},
+      {"shared expert down_proj", mkn(32, 2048 / 8, 7168)},
+      // ceil(32 * 8 / 256) tokens per routed expert
+      {"routed expert gate_up_proj (tokens x top-k spread evenly over the experts)", mkn(1, 7168, 2 * 2048)},
+      {"routed expert down_proj", mkn(1, 2048, 7168)},
+      {"lm_head (vocabulary split over tp)", mkn(32, 7168, 16160)},  // ceil(129280 / 8)
+  };
+  EXPECT_EQ(got, want);
+  const auto norms = derive(deepseek_v3(), ops::OpType::rmsnorm, {Stage::prefill, 512, 8, 4096}, skipped);
+  ASSERT_EQ(norms.size(), 3u);
+  EXPECT_EQ(norms[1].tensor, "q_a_layernorm");
+  EXPECT_EQ(norms[1].args, (nlohmann::json{{"eps", 1e-6}, {"m", 512}, {"n", 1536}}));
+  EXPECT_EQ(norms[2].args["n"], 512);
+}
+
+// An entry whose formula does not come out a whole number is left out, saying which and why; the
+// others are derived.
+TEST(Models, AnEntryThatIsNotWholeIsLeftOutAndSaid) {
+  ModelConfig c = deepseek_v3();
+  c.moe_intermediate_size = 2052;  // 2052 / 8 = 256.5: the shared expert's width does not split over tp 8
+  std::optional<std::string> skipped;
+  std::vector<std::string> left_out;
+  const auto shapes = derive_shapes(c, ops::known_op("gemm"), {Stage::prefill, 512, 8, 4096}, skipped, left_out);
+  ASSERT_FALSE(skipped);
+  ASSERT_EQ(left_out.size(), 1u);
+  EXPECT_EQ(left_out[0].rfind("shared expert down_proj: formula 'moe_intermediate_size * n_shared_experts / tp' = 256.5 "
+                              "is not an integer", 0),
+            0u)
+      << left_out[0];
+  EXPECT_EQ(shapes.size(), 10u);  // 12 in decode, less the lm_head and the one left out
 }
 
 TEST(Models, ShippedFileReadsAndMergesDuplicatesAcrossTp) {

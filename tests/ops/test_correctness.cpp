@@ -8,18 +8,13 @@
 #include <set>
 
 #include "ops/correctness.h"
+#include "ops/op_catalog.h"
 
 namespace caliber::ops {
 namespace {
 
 OpShape rms(DType d, std::int64_t m, std::int64_t n) {
-  OpShape s;
-  s.op = OpType::rmsnorm;
-  s.dtype = d;
-  s.m = m;
-  s.n = n;
-  s.eps = 1e-6;
-  return s;
+  return shipped_shape(OpType::rmsnorm, d, m, n);
 }
 
 // The reference rounded to the dtype: what a perfect kernel writes.
@@ -52,11 +47,7 @@ TEST(Correctness, Fp16SoftmaxOverAVocabularyLivesInTheSubnormalRange) {
   // the representable spacing is 2^-24 whatever the value, and a kernel that rounds its fp32 result
   // once more (or differently) is off by up to one such step. H200, 2026-11-29: the caliber, naive
   // and cuDNN kernels all exceeded rtol |ref| + atol rms(ref) by 1.13x on such elements.
-  OpShape s;
-  s.op = OpType::softmax;
-  s.dtype = DType::fp16;
-  s.m = 2;
-  s.n = 152064;
+  const OpShape s = shipped_shape(OpType::softmax, DType::fp16, 2, 152064);
   const auto inputs = op_for(OpType::softmax).make_inputs(s, 3);
   const Reference ref(op_for(OpType::softmax), s, inputs);
   HostTensor out = rounded_reference(ref, DType::fp16);
@@ -131,12 +122,7 @@ TEST(Correctness, Bf16ToleranceRejectsASystematicThreePercentError) {
 }
 
 TEST(Correctness, LargeGemmsCheckRowsDrawnAtRandomFromTheSeed) {
-  OpShape s;
-  s.op = OpType::gemm;
-  s.dtype = DType::bf16;
-  s.m = 4096;
-  s.n = 8192;
-  s.k = 8192;
+  const OpShape s = shipped_shape(OpType::gemm, DType::bf16, 4096, 8192, 8192);
   const auto rows = rows_to_check(op_for(OpType::gemm), s, 7);
   // 2^28 / (8192 * 8192) = 4 rows affordable: the minimum of 16 applies.
   ASSERT_EQ(rows.size(), 16u);
@@ -151,10 +137,8 @@ TEST(Correctness, LargeGemmsCheckRowsDrawnAtRandomFromTheSeed) {
   std::set<std::int64_t> firsts;
   for (std::uint64_t seed = 0; seed < 64; ++seed) firsts.insert(rows_to_check(op_for(OpType::gemm), s, seed).front());
   EXPECT_GT(firsts.size(), 32u);
-  s.m = 64;
-  s.n = 64;
-  s.k = 64;
-  EXPECT_EQ(rows_to_check(op_for(OpType::gemm), s, 7).size(), 64u);  // small: every row
+  const OpShape small = shipped_shape(OpType::gemm, DType::bf16, 64, 64, 64);
+  EXPECT_EQ(rows_to_check(op_for(OpType::gemm), small, 7).size(), 64u);  // small: every row
 }
 
 // Floyd's algorithm written out with an ordered set: the rows rows_to_check must choose, whichever
@@ -171,19 +155,15 @@ std::vector<std::int64_t> floyd_rows(std::int64_t m, std::int64_t count, std::ui
 }
 
 TEST(Correctness, CheckedRowsAreFloydsWhateverTheShareOfTheRows) {
-  OpShape s;
-  s.op = OpType::layernorm;
-  s.dtype = DType::bf16;
-  s.m = 200000;
-  s.n = 4096;  // 2^28 / (5 * 4096) = 13107 rows: more than m / 64 (the bitmap)
-  EXPECT_EQ(rows_to_check(op_for(OpType::layernorm), s, 9), floyd_rows(200000, 13107, 9));
-  s.op = OpType::gemm;
-  s.m = 4096;
-  s.n = 8192;
-  s.k = 8192;  // 16 rows of 4096: fewer than m / 64 (the hash set)
-  EXPECT_EQ(rows_to_check(op_for(OpType::gemm), s, 9), floyd_rows(4096, 16, 9));
-  s.m = 1000;  // 16 rows of 1000: the bitmap
-  EXPECT_EQ(rows_to_check(op_for(OpType::gemm), s, 9), floyd_rows(1000, 16, 9));
+  // 2^28 / (5 * 4096) = 13107 rows: more than m / 64 (the bitmap)
+  const OpShape norm = shipped_shape(OpType::layernorm, DType::bf16, 200000, 4096);
+  EXPECT_EQ(rows_to_check(op_for(OpType::layernorm), norm, 9), floyd_rows(200000, 13107, 9));
+  // 16 rows of 4096: fewer than m / 64 (the hash set)
+  const OpShape gemm = shipped_shape(OpType::gemm, DType::bf16, 4096, 8192, 8192);
+  EXPECT_EQ(rows_to_check(op_for(OpType::gemm), gemm, 9), floyd_rows(4096, 16, 9));
+  // 16 rows of 1000: the bitmap
+  const OpShape short_gemm = shipped_shape(OpType::gemm, DType::bf16, 1000, 8192, 8192);
+  EXPECT_EQ(rows_to_check(op_for(OpType::gemm), short_gemm, 9), floyd_rows(1000, 16, 9));
 }
 
 TEST(Correctness, TheAbsoluteBoundIsAtolTimesTheReferenceRmsPlusTheSubnormalStep) {
@@ -232,12 +212,7 @@ TEST(Correctness, ACheckFromSumsAppliesTheThreeConditions) {
 TEST(Correctness, SampledRowsAreTheCheckedRowsDrawOfAnyRowCount) {
   // The draw rows_to_check makes for a shape of m rows, for any row count and size (a described
   // op's outputs, docs/user-ops.md).
-  OpShape s;
-  s.op = OpType::gemm;
-  s.dtype = DType::bf16;
-  s.m = 5000;
-  s.n = 8192;
-  s.k = 8192;  // 16 rows checked of 5000
+  const OpShape s = shipped_shape(OpType::gemm, DType::bf16, 5000, 8192, 8192);  // 16 rows checked of 5000
   const auto rows = rows_to_check(op_for(OpType::gemm), s, 11);
   ASSERT_EQ(rows.size(), 16u);
   EXPECT_EQ(sample_rows(5000, static_cast<std::int64_t>(rows.size()), 11), rows);

@@ -224,6 +224,126 @@ TEST(OpCatalog, RegistersADescriptionOnceAndRefusesAnotherUnderTheSameName) {
   EXPECT_THROW(parse_shape_text("catalog_probe", "rows=2,cols=3", "--shape"), UsageError);
 }
 
+// An argument may have a range (min/max inclusive, above/below exclusive) and a default that a
+// shape given as text may leave out.
+TEST(OpDescription, ArgumentsMayHaveARangeAndADefault) {
+  const std::string text = replaced(replaced(kDescription, "  rows: integer\n", "  rows: {type: integer, min: 1, max: 64}\n"),
+                                    "  alpha: number\n", "  alpha: {type: number, above: 0, below: 1, default: 0.25}\n");
+  const OpDescription d = parse_op_description(text, "ranged.op.yaml");
+  ASSERT_EQ(d.args.size(), 3u);
+  EXPECT_EQ(d.args[0].min, 1.0);
+  EXPECT_EQ(d.args[0].max, 64.0);
+  EXPECT_FALSE(d.args[0].default_value.has_value());
+  EXPECT_EQ(d.args[0].range_text(), "[1, 64]");
+  EXPECT_EQ(d.args[1].range_text(), "[0, 2147483647]");  // a plain integer
+  EXPECT_EQ(d.args[2].range_text(), "(0, 1)");
+  EXPECT_EQ(d.args[2].default_value, 0.25);
+  OpArgument plain;
+  plain.name = "beta";
+  plain.integer = false;
+  EXPECT_EQ(plain.range_text(), "(-inf, inf)");
+  EXPECT_TRUE(plain.accepts(-1e300));
+  EXPECT_FALSE(plain.accepts(std::nan("")));
+  EXPECT_TRUE(d.args[0].accepts(64));
+  EXPECT_FALSE(d.args[0].accepts(65));
+  EXPECT_FALSE(d.args[0].accepts(2.5));
+  EXPECT_FALSE(d.args[2].accepts(0));
+  EXPECT_FALSE(d.args[2].accepts(1));
+  EXPECT_TRUE(d.args[2].accepts(0.999));
+
+  const DescribedOp op(d);
+  try {
+    op.parse_shape(DType::fp32, "row_major", {{"rows", 65}, {"cols", 2}, {"alpha", 0.5}}, "l.jsonl", 4, "args");
+    FAIL() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("l.jsonl:4: field 'args.rows': must be in [1, 64] (got 65)"), std::string::npos)
+        << e.what();
+  }
+  const OpDescription registered = parse_op_description(replaced(text, "op: scaled_add", "op: ranged_add"), "r.op.yaml");
+  register_op_description(registered);
+  EXPECT_EQ(parse_shape_text("ranged_add", "rows=2,cols=3", "--shape"),
+            (nlohmann::json{{"rows", 2}, {"cols", 3}, {"alpha", 0.25}}));
+  EXPECT_THROW(parse_shape_text("ranged_add", "cols=3", "--shape"), UsageError);  // rows has no default
+
+  const std::vector<std::pair<std::string, std::string>> mistakes = {
+      {"{type: integer, min: 1, above: 0}", "field 'args.rows.above': give min or above, not both"},
+      {"{type: integer, min: 5, max: 5}", "(accepted)"},
+      {"{type: integer, min: 6, max: 5}", "field 'args.rows.max': the range is empty"},
+      {"{type: integer, min: 1.5}", "field 'args.rows.min': an integer argument's bound is a whole number"},
+      {"{type: integer, min: 1, default: 0}", "field 'args.rows.default': 0 is not in the argument's range [1, 2147483647]"},
+      {"{type: integer, step: 2}", "field 'args.rows.step': unknown field"},
+      {"{type: real}", "field 'args.rows.type': unknown argument type 'real'"},
+      {"{min: 1}", "field 'args.rows.type'"},
+  };
+  for (const auto& [rows, expected] : mistakes) {
+    const std::string e = error_of(replaced(kDescription, "  rows: integer\n", "  rows: " + rows + "\n"));
+    EXPECT_NE(e.find(expected), std::string::npos) << rows << ": " << e;
+  }
+}
+
+// Models entries: the tensor, when it applies, every arg as a formula of the model's numbers.
+TEST(OpDescription, ModelsEntriesGiveEveryArgAsAFormulaOfTheModel) {
+  const std::string models =
+      "models:\n  - {tensor: mlp_out, when: {family: dense, stage: decode}, args: {rows: tokens, cols: hidden_size / tp, "
+      "alpha: norm_eps}}\n";
+  const OpDescription d = parse_op_description(std::string(kDescription) + models, "m.op.yaml");
+  ASSERT_EQ(d.models.size(), 1u);
+  EXPECT_EQ(d.models[0].tensor, "mlp_out");
+  EXPECT_EQ(d.models[0].when, (std::map<std::string, std::string>{{"family", "dense"}, {"stage", "decode"}}));
+  ASSERT_EQ(d.models[0].args.size(), 3u);
+  EXPECT_EQ(d.models[0].args[1].first, "cols");
+  EXPECT_EQ(d.models[0].args[1].second.value({{"hidden_size", 4096}, {"tp", 8}}), 512.0);
+  EXPECT_EQ(d.models[0].line, 20);
+  const std::vector<std::pair<std::string, std::string>> mistakes = {
+      {"{tensor: t, args: {rows: tokens, cols: width, alpha: 1}}",
+       "scaled_add.op.yaml:20: field 'models[0].args.cols': formula 'width': Unexpected token \"width\" found at "
+       "position 0. (the model's numbers: hidden_size, "},
+      {"{tensor: t, args: {rows: tokens, alpha: 1}}", "field 'models[0].args.cols': missing"},
+      {"{tensor: t, args: {rows: tokens, cols: 1, alpha: 1, beta: 2}}", "field 'models[0].args.beta': not an argument"},
+      {"{tensor: t, when: {vendor: amd}, args: {rows: 1, cols: 1, alpha: 1}}", "field 'models[0].when.vendor': unknown condition"},
+      {"{tensor: t, when: {stage: train}, args: {rows: 1, cols: 1, alpha: 1}}",
+       "field 'models[0].when.stage': unknown stage 'train' (expected prefill|decode)"},
+      {"{tensor: t, shape: [1], args: {rows: 1, cols: 1, alpha: 1}}", "field 'models[0].shape': unknown field"},
+      {"{args: {rows: 1, cols: 1, alpha: 1}}", "field 'models[0].tensor'"},
+  };
+  for (const auto& [entry, expected] : mistakes) {
+    const std::string e = error_of(std::string(kDescription) + "models:\n  - " + entry + "\n");
+    EXPECT_NE(e.find(expected), std::string::npos) << entry << ": " << e;
+  }
+  EXPECT_NE(error_of(std::string(kDescription) + "models: []\n").find("field 'models'"), std::string::npos);
+}
+
+// work: the units of independent work (a formula of the args) and the args whose rows should be
+// whole 16-byte vectors.
+TEST(OpDescription, WorkNamesUnitsAndVectorExtents) {
+  const OpDescription d = parse_op_description(
+      std::string(kDescription) + "work: {units: \"ceil(rows / 4)\", unit_name: \"4-row block(s)\", vector_extents: [cols]}\n",
+      "w.op.yaml");
+  ASSERT_TRUE(d.work.has_value());
+  EXPECT_EQ(d.work->units.value({{"rows", 9}, {"cols", 1}, {"alpha", 0}}), 3.0);
+  EXPECT_EQ(d.work->unit_name, "4-row block(s)");
+  EXPECT_EQ(d.work->vector_extents, (std::vector<std::string>{"cols"}));
+  EXPECT_FALSE(parse_op_description(kDescription, "w.op.yaml").work.has_value());
+  const std::vector<std::pair<std::string, std::string>> mistakes = {
+      {"{units: rows, unit_name: r, vector_extents: [alpha]}",
+       "field 'work.vector_extents[0]': 'alpha' is not an integer argument of the op"},
+      {"{units: depth, unit_name: r}", "field 'work.units'"},
+      {"{unit_name: r}", "field 'work.units'"},
+      {"{units: rows, unit_name: r, tile: 4}", "field 'work.tile': unknown field"},
+  };
+  for (const auto& [work, expected] : mistakes) {
+    const std::string e = error_of(std::string(kDescription) + "work: " + work + "\n");
+    EXPECT_NE(e.find(expected), std::string::npos) << work << ": " << e;
+  }
+}
+
+// ceil() and floor() beside muparser's built-ins.
+TEST(ArgFormula, HasCeilAndFloor) {
+  EXPECT_EQ(ArgFormula("ceil(a / b)", {"a", "b"}).value({{"a", 129280}, {"b", 3}}), 43094.0);
+  EXPECT_EQ(ArgFormula("floor(a / b)", {"a", "b"}).value({{"a", 129280}, {"b", 3}}), 43093.0);
+  EXPECT_EQ(ArgFormula("a > 2 ? a : 2", {"a"}).value({{"a", 1}}), 2.0);
+}
+
 // Probes: every arg given, integers whole, a note; each mistake names the line and the field.
 TEST(OpDescription, ProbesGiveEveryArgAndANote) {
   const std::string with = std::string(kDescription) + "probes:\n  - {args: {rows: 1, cols: 7, alpha: 0.5}, note: short}\n";

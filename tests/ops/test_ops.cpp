@@ -5,20 +5,14 @@
 #include <cstring>
 
 #include "ops/op.h"
+#include "ops/op_catalog.h"
 #include "ops/uniform_draw.h"
 
 namespace caliber::ops {
 namespace {
 
-OpShape shape(OpType op, DType d, std::int64_t m, std::int64_t n, std::int64_t k = 0, double eps = 0) {
-  OpShape s;
-  s.op = op;
-  s.dtype = d;
-  s.m = m;
-  s.n = n;
-  s.k = k;
-  s.eps = eps;
-  return s;
+OpShape shape(OpType op, DType d, std::int64_t m, std::int64_t n, std::int64_t k = 0, double eps = 1e-6) {
+  return shipped_shape(op, d, m, n, k, eps);
 }
 
 HostTensor tensor(const char* name, std::int64_t rows, std::int64_t cols, std::vector<float> values) {

@@ -4,6 +4,7 @@
 
 #include "caliber/backend.h"
 #include "ops/correctness.h"
+#include "ops/op_catalog.h"
 #include "providers/provider.h"
 
 namespace caliber::providers {
@@ -16,13 +17,7 @@ struct Case {
 
 void expect_correct(const std::string& name, const Case& c, DType d) {
   auto backend = open_backend(BackendKind::host, 0);
-  ops::OpShape s;
-  s.op = c.op;
-  s.dtype = d;
-  s.m = c.m;
-  s.n = c.n;
-  s.k = c.k;
-  s.eps = c.op == ops::OpType::rmsnorm || c.op == ops::OpType::layernorm ? 1e-6 : 0;
+  const ops::OpShape s = ops::shipped_shape(c.op, d, c.m, c.n, c.k);
   const ops::Op& op = ops::op_for(c.op);
   auto p = make_builtin_provider(BackendKind::host, c.op, name);
   ASSERT_TRUE(p) << name;
@@ -66,9 +61,7 @@ TEST(HostProviders, EveryOpAndDtypeMatchesTheReference) {
 
 TEST(HostProviders, NaiveGemmDeclinesHugeShapesAsSkipped) {
   auto p = make_builtin_provider(BackendKind::host, ops::OpType::gemm, "naive");
-  ops::OpShape s;
-  s.op = ops::OpType::gemm;
-  s.m = s.n = s.k = 4096;
+  const ops::OpShape s = ops::shipped_shape(ops::OpType::gemm, DType::fp32, 4096, 4096, 4096);
   const Support sup = p->supports(s);
   EXPECT_EQ(sup.kind, Support::Kind::skipped);
   EXPECT_NE(sup.reason.find("2^31"), std::string::npos) << sup.reason;

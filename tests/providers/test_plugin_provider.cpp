@@ -29,7 +29,7 @@ ops::OpShape shape(double eps) {
 }
 
 TEST(PluginProviderV2, TheExampleRunsOnHostBuffersAndWritesBothOutputs) {
-  const PluginOp op{ops::OpType::described, &add_rmsnorm()};
+  const PluginOp op{add_rmsnorm()};
   EXPECT_EQ(op.name(), "add_rmsnorm");
   const auto p = load_plugin_provider(kExample, "add_rmsnorm_fused", op, BackendKind::host);
   ASSERT_FALSE(p->unavailable().has_value()) << *p->unavailable();
@@ -63,7 +63,7 @@ std::string problem_of(const std::string& symbol, bool as_reference = false) {
   EXPECT_NE(lib, nullptr) << ::dlerror();
   void* entry = ::dlsym(lib, symbol.c_str());
   EXPECT_NE(entry, nullptr) << symbol;
-  return plugin_entry_problem(entry, PluginOp{ops::OpType::described, &add_rmsnorm()}, as_reference);
+  return plugin_entry_problem(entry, PluginOp{add_rmsnorm()}, as_reference);
 }
 
 TEST(PluginProviderV2, TheLoaderRefusesWhatIsNotAV2ProviderOfTheOp) {
@@ -82,14 +82,14 @@ TEST(PluginProviderV2, TheLoaderRefusesWhatIsNotAV2ProviderOfTheOp) {
   void* lib = ::dlopen(kTestPlugin.c_str(), RTLD_NOW | RTLD_LOCAL);
   ASSERT_NE(lib, nullptr);
   void* cuda_entry = ::dlsym(lib, "add_rmsnorm_test_cuda_backend");
-  const PluginOp op{ops::OpType::described, &add_rmsnorm()};
+  const PluginOp op{add_rmsnorm()};
   EXPECT_EQ(plugin_entry_problem(cuda_entry, op, true, BackendKind::host),
             "is a cuda reference and this run's backend is host: a cuda reference runs on the cuda backend only");
   EXPECT_EQ(plugin_entry_problem(cuda_entry, op, true, BackendKind::cuda), "");
   EXPECT_EQ(plugin_entry_problem(cuda_entry, op, false, BackendKind::host), "");  // a provider: not_configured there
   EXPECT_EQ(problem_of("add_rmsnorm_test_v1", true).rfind("was built for plugin ABI version 1", 0), 0u);
   try {
-    load_plugin_provider(kTestPlugin, "add_rmsnorm_test_v1", {ops::OpType::described, &add_rmsnorm()},
+    load_plugin_provider(kTestPlugin, "add_rmsnorm_test_v1", add_rmsnorm(),
                          BackendKind::host);
     FAIL() << "loaded";
   } catch (const UsageError& e) {

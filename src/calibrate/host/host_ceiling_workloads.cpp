@@ -17,6 +17,7 @@
 #include "caliber/result_table.h"
 #include "calibrate/host/host_ceiling_workloads.h"
 #include "core/parallel_for.h"
+#include "ops/op_catalog.h"
 #include "providers/plugin_provider.h"
 
 namespace caliber::host {
@@ -137,10 +138,7 @@ calibrate::CeilingWorkload make_matmul_ceiling_workload(Backend& backend, const 
     w.unavailable = fmt::format("the openblas provider plugin ({}) is not available: {}", entry.text, *why);
     return w;
   }
-  ops::OpShape shape;
-  shape.op = ops::OpType::gemm;
-  shape.dtype = DType::fp32;
-  shape.m = shape.n = shape.k = n;
+  const ops::OpShape shape = ops::shipped_shape(ops::OpType::gemm, DType::fp32, n, n, n);
   if (const providers::Support s = provider->supports(shape); !s.supported()) {
     w.unavailable = fmt::format("the openblas provider plugin declines m=n=k={}: {}", n, s.reason);
     return w;

@@ -1,22 +1,7 @@
-// The ops by type, and what every op shares (its byte count).
+// What every op shares: its byte count's default and its inputs drawn on the host.
 #include "ops/op.h"
 
 namespace caliber::ops {
-
-const Op& rmsnorm_op();
-const Op& layernorm_op();
-const Op& softmax_op();
-const Op& gemm_op();
-
-const Op& op_for(OpType type) {
-  switch (type) {
-    case OpType::rmsnorm: return rmsnorm_op();
-    case OpType::layernorm: return layernorm_op();
-    case OpType::softmax: return softmax_op();
-    case OpType::gemm: return gemm_op();
-  }
-  return rmsnorm_op();
-}
 
 std::uint64_t Op::bytes(const OpShape& s) const {
   std::uint64_t elements = 0;
@@ -39,18 +24,6 @@ std::vector<HostTensor> Op::make_inputs(const OpShape& s, std::uint64_t seed) co
     fill_uniform(t.back(), draws.at(k).seed, draws[k].lo, draws[k].hi);
   }
   return t;
-}
-
-}  // namespace caliber::ops
-
-namespace caliber::ops {
-
-void Op::reference_rows(const OpShape& s, const std::vector<HostTensor>& inputs, const std::int64_t* rows,
-                        std::size_t count, double* out) const {
-  std::vector<double> scratch;
-  for (std::size_t i = 0; i < count; ++i) {
-    reference_row(s, inputs, rows[i], out + i * static_cast<std::size_t>(s.n), scratch);
-  }
 }
 
 }  // namespace caliber::ops

@@ -1,24 +1,13 @@
-// rmsnorm and layernorm: per-row normalization of x[m, n] with a weight (and a bias) of [n].
+// The fp64 row references of rmsnorm and layernorm: per-row normalization of x[m, n] with a weight (and a bias) of [1, n].
 #include <cmath>
 
-#include "ops/op.h"
+#include "ops/row_reference.h"
 
 namespace caliber::ops {
 namespace {
 
-class RmsNorm final : public Op {
+class RmsNorm final : public RowReference {
  public:
-  OpType type() const override { return OpType::rmsnorm; }
-  std::vector<TensorSpec> inputs(const OpShape& s) const override {
-    return {{"x", s.m, s.n, {}, {}}, {"weight", 1, s.n, {}, {}}};
-  }
-  // Per element: square, accumulate, scale by rstd, multiply by weight.
-  std::uint64_t flops(const OpShape& s) const override {
-    return 4ull * static_cast<std::uint64_t>(s.m) * static_cast<std::uint64_t>(s.n);
-  }
-  std::vector<InputDraw> input_draws(const OpShape&, std::uint64_t seed) const override {
-    return {{mix64(seed + 1), -1.0f, 1.0f}, {mix64(seed + 2), 0.5f, 1.5f}};
-  }
   void reference_row(const OpShape& s, const std::vector<HostTensor>& in, std::int64_t row, double* out,
                      std::vector<double>& scratch) const override {
     const auto n = static_cast<std::size_t>(s.n);
@@ -35,20 +24,8 @@ class RmsNorm final : public Op {
   double reference_row_work(const OpShape& s) const override { return 3.0 * static_cast<double>(s.n); }
 };
 
-class LayerNorm final : public Op {
+class LayerNorm final : public RowReference {
  public:
-  OpType type() const override { return OpType::layernorm; }
-  std::vector<TensorSpec> inputs(const OpShape& s) const override {
-    return {{"x", s.m, s.n, {}, {}}, {"weight", 1, s.n, {}, {}}, {"bias", 1, s.n, {}, {}}};
-  }
-  // Per element: accumulate (mean), subtract, square, accumulate (variance), scale, weight, bias.
-  std::uint64_t flops(const OpShape& s) const override {
-    return 7ull * static_cast<std::uint64_t>(s.m) * static_cast<std::uint64_t>(s.n);
-  }
-  std::vector<InputDraw> input_draws(const OpShape&, std::uint64_t seed) const override {
-    // An offset mean makes a one-pass E[x^2] - E[x]^2 variance visibly less accurate.
-    return {{mix64(seed + 1), -0.75f, 1.25f}, {mix64(seed + 2), 0.5f, 1.5f}, {mix64(seed + 3), -0.5f, 0.5f}};
-  }
   void reference_row(const OpShape& s, const std::vector<HostTensor>& in, std::int64_t row, double* out,
                      std::vector<double>& scratch) const override {
     const auto n = static_cast<std::size_t>(s.n);
@@ -72,13 +49,13 @@ class LayerNorm final : public Op {
 
 }  // namespace
 
-const Op& rmsnorm_op() {
-  static const RmsNorm op;
-  return op;
+const RowReference& rmsnorm_reference() {
+  static const RmsNorm reference;
+  return reference;
 }
-const Op& layernorm_op() {
-  static const LayerNorm op;
-  return op;
+const RowReference& layernorm_reference() {
+  static const LayerNorm reference;
+  return reference;
 }
 
 }  // namespace caliber::ops

@@ -1,24 +1,15 @@
-// softmax over the last dimension of x[m, n]; gemm C[m, n] = A[m, k] B[k, n].
+// The fp64 row references of softmax over the last dimension of x[m, n] and of gemm C[m, n] = A[m, k] B[k, n].
 #include <algorithm>
 #include <cmath>
 
 #include "core/parallel_for.h"
-#include "ops/op.h"
+#include "ops/row_reference.h"
 
 namespace caliber::ops {
 namespace {
 
-class Softmax final : public Op {
+class Softmax final : public RowReference {
  public:
-  OpType type() const override { return OpType::softmax; }
-  std::vector<TensorSpec> inputs(const OpShape& s) const override { return {{"x", s.m, s.n, {}, {}}}; }
-  // Per element: max, subtract, exp (counted as one), accumulate, divide.
-  std::uint64_t flops(const OpShape& s) const override {
-    return 5ull * static_cast<std::uint64_t>(s.m) * static_cast<std::uint64_t>(s.n);
-  }
-  std::vector<InputDraw> input_draws(const OpShape&, std::uint64_t seed) const override {
-    return {{mix64(seed + 1), -4.0f, 4.0f}};
-  }
   void reference_row(const OpShape& s, const std::vector<HostTensor>& in, std::int64_t row, double* out,
                      std::vector<double>& scratch) const override {
     const auto n = static_cast<std::size_t>(s.n);
@@ -36,19 +27,8 @@ class Softmax final : public Op {
   double reference_row_work(const OpShape& s) const override { return 8.0 * static_cast<double>(s.n); }
 };
 
-class Gemm final : public Op {
+class Gemm final : public RowReference {
  public:
-  OpType type() const override { return OpType::gemm; }
-  std::vector<TensorSpec> inputs(const OpShape& s) const override {
-    return {{"a", s.m, s.k, {}, {}}, {"b", s.k, s.n, {}, {}}};
-  }
-  std::uint64_t flops(const OpShape& s) const override {
-    return 2ull * static_cast<std::uint64_t>(s.m) * static_cast<std::uint64_t>(s.n) *
-           static_cast<std::uint64_t>(s.k);
-  }
-  std::vector<InputDraw> input_draws(const OpShape&, std::uint64_t seed) const override {
-    return {{mix64(seed + 1), -1.0f, 1.0f}, {mix64(seed + 2), -1.0f, 1.0f}};
-  }
   // out[j] = sum_p a[row, p] b[p, j] in fp64, streaming B by rows (contiguous).
   void reference_row(const OpShape& s, const std::vector<HostTensor>& in, std::int64_t row, double* out,
                      std::vector<double>& scratch) const override {
@@ -104,13 +84,13 @@ class Gemm final : public Op {
 
 }  // namespace
 
-const Op& softmax_op() {
-  static const Softmax op;
-  return op;
+const RowReference& softmax_reference() {
+  static const Softmax reference;
+  return reference;
 }
-const Op& gemm_op() {
-  static const Gemm op;
-  return op;
+const RowReference& gemm_reference() {
+  static const Gemm reference;
+  return reference;
 }
 
 }  // namespace caliber::ops
