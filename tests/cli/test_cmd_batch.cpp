@@ -240,7 +240,9 @@ TEST(BatchCli, KillNineThenResumeLosesAndDuplicatesNothing) {
 
 // A cell that hangs past the shard's time limit (its caliber run is killed as a process group,
 // --cell-timeout-s far away): the batch writes its failed row, naming it the cell the run was
-// running (from the run's cell_in_flight.json), with the time from its start to the kill.
+// running (from the run's cell_in_flight.json), with the time from its start to the kill. The limit
+// also bounds the canary's run (one cell), so it leaves room for a loaded 2-core CI machine: at
+// 3 s the canary itself once timed out there.
 TEST(BatchCli, AShardTimeoutCostsTheCellItWasRunningWithItsWallTime) {
   const std::string dir = fresh_dir("batch_in_flight");
   const std::string out = dir + "/campaign";
@@ -248,7 +250,7 @@ TEST(BatchCli, AShardTimeoutCostsTheCellItWasRunningWithItsWallTime) {
   write_text(dir + "/softmax.baseline_matrix.yaml", matrix("softmax", plugin("hangs", "caliber_test_hang")));
   const auto r = run_caliber({"batch", "--op", "softmax", "--backend", "host", "--devices", "0", "--shape-ledger",
                               dir + "/shape_ledger.jsonl", "--baseline-matrix", dir + "/softmax.baseline_matrix.yaml",
-                              "--out", out, "--retries", "0", "--shard-timeout-s", "3", "--kill-after-s", "1",
+                              "--out", out, "--retries", "0", "--shard-timeout-s", "12", "--kill-after-s", "1",
                               "--cell-timeout-s", "600", "--min-time-ms", "0", "--max-time-ms", "2", "--min-samples",
                               "6", "--warmup", "1", "--verification-seed", "1234"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -262,7 +264,7 @@ TEST(BatchCli, AShardTimeoutCostsTheCellItWasRunningWithItsWallTime) {
     if (row.provider == "hangs" && row.args.at("m") == 13) hung = row;
   }
   ASSERT_TRUE(hung);
-  EXPECT_EQ(hung->status_reason, "the shard's caliber run was stopped at --shard-timeout-s 3 s before this cell's "
+  EXPECT_EQ(hung->status_reason, "the shard's caliber run was stopped at --shard-timeout-s 12 s before this cell's "
                                  "row was written (caliber batch: the cell it was running, per its "
                                  "cell_in_flight.json)");
   // From the cell's start to the kill: more than nothing, less than the attempt.
