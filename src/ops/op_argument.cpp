@@ -31,8 +31,8 @@ bool OpArgument::accepts(double v) const {
 
 std::string OpArgument::range_text() const {
   const auto bound = [](double v) { return std::isinf(v) ? std::string(v < 0 ? "-inf" : "inf") : fmt::format("{}", v); };
-  const std::string lo = above ? "(" + bound(*above) : "[" + bound(min ? *min : lowest(*this));
-  const std::string hi = below ? bound(*below) + ")" : bound(max ? *max : highest(*this)) + "]";
+  const std::string lo = above ? fmt::format("({}", bound(*above)) : fmt::format("[{}", bound(min ? *min : lowest(*this)));
+  const std::string hi = below ? fmt::format("{})", bound(*below)) : fmt::format("{}]", bound(max ? *max : highest(*this)));
   std::string text = lo + ", " + hi;
   if (text.front() == '[' && std::isinf(min ? *min : lowest(*this))) text.front() = '(';
   if (text.back() == ']' && std::isinf(max ? *max : highest(*this))) text.back() = ')';
