@@ -69,6 +69,9 @@ set(CALIBER_INSTALL_PYTHONDIR ${CMAKE_INSTALL_LIBDIR}/caliber/python CACHE STRIN
 # (src/runner/worker_command.cpp): <prefix>/<this>, the prefix being the executable's bin/..
 set_property(SOURCE ${PROJECT_SOURCE_DIR}/src/runner/worker_command.cpp TARGET_DIRECTORY caliber_lib APPEND PROPERTY
              COMPILE_DEFINITIONS CALIBER_INSTALL_PYTHONDIR="${CALIBER_INSTALL_PYTHONDIR}")
+# Where an installed caliber finds its plugins (@plugins/, src/matrix/entrypoint.cpp): <prefix>/<this>.
+set_property(SOURCE ${PROJECT_SOURCE_DIR}/src/matrix/entrypoint.cpp TARGET_DIRECTORY caliber_lib APPEND PROPERTY
+             COMPILE_DEFINITIONS CALIBER_INSTALL_PLUGINDIR="${CALIBER_INSTALL_PLUGINDIR}")
 
 function(caliber_install_libraries)
   include(CMakePackageConfigHelpers)

@@ -59,10 +59,11 @@ Decision decide(const DecisionInput& in) {
   }
   if (hot_compared == 0 || !in.hot_geomean) {
     return verdict(Verdict::blocked, "D3",
-                   hot == 0 ? std::string("the ledger has no hot (model-derived) shape: synthetic and diagnostic "
-                                          "shapes alone never decide")
+                   hot == 0 ? std::string("the ledger has no hot (model-derived) shape: shapes without a model "
+                                          "(give rows one with caliber ledger manual --model, or take them from "
+                                          "caliber ledger models), synthetic and diagnostic shapes never decide")
                             : fmt::format("none of the {} hot (model-derived) shapes has a kernel-only comparison; "
-                                          "synthetic and diagnostic shapes alone never decide",
+                                          "shapes without a model, synthetic and diagnostic shapes never decide",
                                           hot));
   }
   if (static_cast<double>(hot_measurement) > kMaxMeasurementIssueShare * static_cast<double>(hot)) {

@@ -74,7 +74,8 @@ const RegisterCommand registration{60, [](CLI::App& root, int& exit_code) {
       ->required();
   cmd->add_option("--op-description", o->op_descriptions,
                   "The description of an op of your own that a ledger names, when no matrix given names it "
-                  "(repeatable; docs/user-ops.md)");
+                  "(repeatable; docs/user-ops.md)")
+      ->allow_extra_args(false);  // one file per --op-description: the files after it are the files to check
   cmd->add_option("--kind", o->kind,
                   "shape_ledger | baseline_matrix | benchmark_results_jsonl | benchmark_results_csv");
   cmd->callback([o, &exit_code] { exit_code = run_validate(*o); });

@@ -53,7 +53,11 @@ std::string plugin_directory() {
   if (ec) return "plugins";
   const fs::path beside = exe.parent_path() / "plugins";
   if (fs::is_directory(beside, ec)) return beside.string();
+#ifdef CALIBER_INSTALL_PLUGINDIR
+  return (exe.parent_path().parent_path() / CALIBER_INSTALL_PLUGINDIR).string();
+#else
   return (exe.parent_path().parent_path() / "lib" / "caliber" / "plugins").string();
+#endif
 }
 
 std::string resolved_library(const Entrypoint& e, const std::string& matrix_file) {
@@ -63,9 +67,11 @@ std::string resolved_library(const Entrypoint& e, const std::string& matrix_file
   }
   const fs::path p(e.library);
   if (p.is_absolute()) return p.string();
-  fs::path base = fs::path(matrix_file).parent_path();
-  if (base.empty()) base = ".";
-  return (base / p).lexically_normal().string();
+  const fs::path resolved = (fs::path(matrix_file).parent_path() / p).lexically_normal();
+  // A name without a directory ("libx.so" beside a matrix given as "m.yaml" or "./m.yaml") would
+  // send dlopen to the system's library search path instead of the matrix's folder.
+  if (!resolved.has_parent_path()) return (fs::path(".") / resolved).string();
+  return resolved.string();
 }
 
 }  // namespace caliber

@@ -105,6 +105,9 @@ WorkerCommand worker_command(const RunPlan& plan) {
   std::error_code ec;
   if (fs::is_regular_file(beside, ec)) c.environment.emplace_back("CALIBER_LIBRARY", beside.string());
   c.environment.emplace_back("CALIBER_HARNESS_BUILD", harness_version());
+  // @plugins/ is found from the running executable, which in the worker is the interpreter: the
+  // worker gets this executable's plugin directory.
+  c.environment.emplace_back("CALIBER_PLUGIN_DIR", plugin_directory());
   return c;
 }
 

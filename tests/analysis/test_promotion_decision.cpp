@@ -60,11 +60,12 @@ TEST(PromotionDecision, RuleTable) {
        "the candidate failed or ran out of memory on 1 of 2 hot shapes (50%)"},
       {"synthetic shapes alone never decide", input({synthetic(B::ok, 3.0), synthetic(B::ok, 2.0)}, std::nullopt),
        Verdict::blocked, "D3",
-       "the ledger has no hot (model-derived) shape: synthetic and diagnostic shapes alone never decide"},
+       "the ledger has no hot (model-derived) shape: shapes without a model (give rows one with caliber ledger manual "
+       "--model, or take them from caliber ledger models), synthetic and diagnostic shapes never decide"},
       {"hot shapes without a comparison", input({hot(B::measurement_issue, std::nullopt), synthetic(B::ok, 2.0)}, std::nullopt),
        Verdict::blocked, "D3",
-       "none of the 1 hot (model-derived) shapes has a kernel-only comparison; synthetic and diagnostic shapes alone "
-       "never decide"},
+       "none of the 1 hot (model-derived) shapes has a kernel-only comparison; shapes without a model, synthetic and "
+       "diagnostic shapes never decide"},
       {"too many measurement issues",
        input({hot(B::ok, 1.2), hot(B::ok, 1.2), hot(B::measurement_issue, std::nullopt)}, 1.2), Verdict::blocked, "D4",
        "measurement_issue on 1 of 3 hot shapes (33%) (> 25%): re-measure before deciding"},

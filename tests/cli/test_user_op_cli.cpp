@@ -111,6 +111,11 @@ TEST(UserOpCli, TheExampleOpRunsThroughLedgerRunAndReportAndEveryOutputIsChecked
   EXPECT_NE(alone.err.find("unknown op 'add_rmsnorm'"), std::string::npos) << alone.err;
   const auto given = run_caliber({"validate", dir + "/shape_ledger.jsonl", "--op-description", kDescription});
   EXPECT_EQ(given.exit_code, 0) << given.err;
+  // Given first, --op-description takes one file: the files after it are the files to check.
+  const auto first = run_caliber({"validate", "--op-description", kDescription, dir + "/shape_ledger.jsonl",
+                                  dir + "/out/benchmark_results.csv"});
+  EXPECT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_NE(first.out.find("valid benchmark_results_csv"), std::string::npos) << first.out;
 
   // The regression gate pairs two runs of the op like any other (same identity, same contracts).
   const auto again = run_caliber({"run", "--op", "add_rmsnorm", "--backend", "host", "--shape-ledger",

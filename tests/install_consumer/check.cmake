@@ -49,6 +49,45 @@ string(REGEX MATCHALL "\n" lines "${run_output}")
 list(LENGTH lines line_count)
 message(STATUS "<caliber/caliber.h> preprocesses to ${line_count} lines, without nlohmann/json")
 
+# An op of your own from the installed tree alone (docs/user-ops.md): the installed example's host
+# plugin source, built against the installed headers, runs next to the installed example plugin,
+# from a matrix named by its bare file name in the working directory (its ./ entrypoints resolve there).
+set(example ${prefix}/share/caliber/examples/user_op)
+set(own ${WORK_DIR}/own_op)
+file(MAKE_DIRECTORY ${own})
+run(${CXX} -x c -shared -fPIC -O2 -I${prefix}/include ${example}/add_rmsnorm_plugin.c -lm -o ${own}/libmine.so)
+file(WRITE ${own}/matrix.yaml "schema_version: 1
+kernel: add_rmsnorm
+op_type: add_rmsnorm
+op_description: ${example}/add_rmsnorm.op.yaml
+dtype: [fp32]
+reference_provider: installed
+layout_contract: row_major
+providers:
+  installed: {enabled: true, entrypoint: \"@plugins/libcaliber_add_rmsnorm.so:add_rmsnorm_twopass\", provider: plugin}
+  mine: {enabled: true, entrypoint: \"./libmine.so:add_rmsnorm_fused\", provider: plugin}
+")
+function(run_in dir)
+  execute_process(COMMAND ${ARGN} WORKING_DIRECTORY ${dir} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    string(REPLACE ";" " " cmd "${ARGN}")
+    message(FATAL_ERROR "failed (${rc}) in ${dir}: ${cmd}\n${out}\n${err}")
+  endif()
+endfunction()
+run_in(${own} ${prefix}/bin/caliber ledger manual --op add_rmsnorm --op-description ${example}/add_rmsnorm.op.yaml
+       --ledger ledger.jsonl --shape m=8,n=256,eps=1e-6 --dtype fp32)
+run_in(${own} ${prefix}/bin/caliber run --op add_rmsnorm --backend host --shape-ledger ledger.jsonl
+       --baseline-matrix matrix.yaml --out run --max-time-ms 20)
+file(READ ${own}/run/benchmark_results.jsonl rows)
+string(REGEX MATCHALL "\"benchmark_status\":\"[a-z_]+\"" all_rows "${rows}")
+string(REGEX MATCHALL "\"benchmark_status\":\"ok\"" ok_rows "${rows}")
+list(LENGTH all_rows row_count)
+list(LENGTH ok_rows ok_count)
+if(NOT row_count EQUAL 2 OR NOT ok_count EQUAL 2)
+  message(FATAL_ERROR "an op of your own from the installed tree: ${ok_count} of ${row_count} rows ok (expected 2 of 2)")
+endif()
+message(STATUS "an op of your own from the installed tree: 2 of 2 rows ok")
+
 # 1. find_package(caliber CONFIG) -> caliber::caliber
 run(${CMAKE_COMMAND} -S ${CONSUMER_DIR} -B ${WORK_DIR}/find_package -G ${GENERATOR}
     -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release)

@@ -141,6 +141,17 @@ TEST(Entrypoint, ParsesPythonProvidersAndResolvesTheirFilesBesideTheMatrix) {
   EXPECT_EQ(message("python:libmine.so:fn"), "'python:libmine.so:fn': 'libmine.so' is not a Python file (expected a .py path)");
 }
 
+TEST(Entrypoint, ALibraryBesideAMatrixInTheWorkingDirectoryKeepsItsDirectory) {
+  // dlopen("libx.so") searches the system's library path; "./libx.so" is the file beside the matrix.
+  const Entrypoint p = Entrypoint::parse("./libx.so:entry");
+  EXPECT_EQ(resolved_library(p, "m.yaml"), "./libx.so");
+  EXPECT_EQ(resolved_library(p, "./m.yaml"), "./libx.so");
+  EXPECT_EQ(resolved_library(Entrypoint::parse("libx.so:entry"), "m.yaml"), "./libx.so");
+  EXPECT_EQ(resolved_library(Entrypoint::parse("python:mine.py:fused"), "./m.yaml"), "./mine.py");
+  EXPECT_EQ(resolved_library(Entrypoint::parse("../libx.so:entry"), "m.yaml"), "../libx.so");
+  EXPECT_EQ(resolved_library(Entrypoint::parse("libx.so:entry"), "runs/m.yaml"), "runs/libx.so");
+}
+
 TEST(Entrypoint, OwnPluginsResolveInThePluginDirectory) {
   ::setenv("CALIBER_PLUGIN_DIR", "/opt/caliber/plugins", 1);
   EXPECT_EQ(resolved_library(Entrypoint::parse("@plugins/libcaliber_openblas.so:sym"), "m.yaml"),

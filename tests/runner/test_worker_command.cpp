@@ -89,6 +89,17 @@ TEST(WorkerCommand, PythonProvidersRunInAPythonWorkerThatRegistersEachOfThem) {
   EXPECT_TRUE(package_first);
   EXPECT_EQ(harness, self_executable());
   EXPECT_EQ(build, harness_version());  // the worker's library must be this build
+  // @plugins/ resolves in this executable's plugin directory, not the interpreter's.
+  const auto plugin_dir = [](const WorkerCommand& w) {
+    for (const auto& [name, value] : w.environment) {
+      if (name == "CALIBER_PLUGIN_DIR") return value;
+    }
+    return std::string("(not set)");
+  };
+  EXPECT_EQ(plugin_dir(c), plugin_directory());
+  EnvironmentGuard plugins("CALIBER_PLUGIN_DIR");
+  ::setenv("CALIBER_PLUGIN_DIR", "/opt/caliber/plugins", 1);
+  EXPECT_EQ(plugin_dir(worker_command(plan)), "/opt/caliber/plugins");
 
   ::setenv("CALIBER_PYTHON", "no-such-python-interpreter", 1);
   try {
