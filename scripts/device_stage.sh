@@ -14,6 +14,8 @@ done
 NVCC=${CUDACXX:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 "$NVCC" -O2 -std=c++17 -arch=sm_90 -o .device/bin/cupti_span_probe scripts/device/cupti_span_probe.cu \
   -lcublas -lcupti -Xlinker -rpath=/usr/local/cuda/lib64
+# The op written from the docs alone (scripts/device/acceptance.sh): its plugins, built against include/.
+CALIBER_PREFIX=$PWD NVCC="$NVCC" bash scripts/device/acceptance/row_cumsum/build.sh .device/lib
 # Plugins and other shared objects built by the project travel too.
 find build -name '*.so' -not -path '*/CMakeFiles/*' -exec cp {} .device/lib/ \; 2>/dev/null || true
 # Shared libraries from Debian packages the binaries need and the device machine lacks (muparser:

@@ -21,6 +21,12 @@
  *    softmax: x[m,n]; gemm: a[m,k], b[k,n]. Output: y[m,n] (gemm: c[m,n]). fp32 accumulation.
  *  - Strings a plugin returns (detail) must stay valid until destroy().
  *  - Error and reason texts are written NUL-terminated into the caller's buffer (one line).
+ *
+ * The above is version 1, the ABI of the four shipped ops. Version 2 (below) is for ops of your
+ * own, defined by an op description (docs/user-ops.md): its entry fills a caliber_provider_v2,
+ * whose callbacks get a caliber_problem_v2 (the op's args by name, any number of input and output
+ * tensors with their extents) and a caliber_buffers_v2 (one pointer per tensor). v1 plugins still
+ * load for the shipped ops.
  */
 #ifndef CALIBER_PLUGIN_ABI_H
 #define CALIBER_PLUGIN_ABI_H
