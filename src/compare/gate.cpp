@@ -1,5 +1,6 @@
 #include "compare/gate.h"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <set>
@@ -211,6 +212,10 @@ CompareReport evaluate_gate(const std::vector<CompareRow>& baseline, const std::
   for (const RowComparison& row : report.rows) {
     ++s.rows;
     if (row.contract_refused) ++s.contract_refused;
+    if (row.contract_refused && std::any_of(row.contract_differences.begin(), row.contract_differences.end(),
+                                            [](const ContractDifference& d) { return d.field == "graph_calls"; })) {
+      ++s.graph_calls_refused;
+    }
     if (row.config_refused) ++s.config_refused;
     const bool in_scope = row.gated() || thresholds.file.empty();
     refused_contract = refused_contract || (in_scope && row.contract_refused);

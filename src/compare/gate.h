@@ -52,6 +52,7 @@ std::string_view to_string(GateResult r);
 struct GateSummary {
   std::size_t rows = 0, gated = 0, passed = 0, failed = 0, skipped = 0, unknown = 0;
   std::size_t report_only = 0, contract_refused = 0, config_refused = 0;
+  std::size_t graph_calls_refused = 0;  // of contract_refused: graph_calls among the differences
 };
 
 struct GateOptions {

@@ -21,6 +21,12 @@ std::string gate_summary_line(const CompareReport& r) {
   if (s.contract_refused > 0) {
     line += fmt::format("; {} rows not compared: contract differs", s.contract_refused);
   }
+  if (s.graph_calls_refused > 0) {
+    line += fmt::format(" ({} in graph_calls: --graph-calls auto chooses them from each run's eager medians; "
+                        "run the current side with --replay-configs BASELINE_DIR to take the baseline's, or "
+                        "fix them with --graph-calls N)",
+                        s.graph_calls_refused);
+  }
   if (s.config_refused > 0) {
     line += fmt::format("; {} rows not compared: config differs (record-vs-record or one-sided)", s.config_refused);
   }

@@ -30,6 +30,9 @@ ConfigReplaySource read_config_replay_source(const std::string& dir, const std::
       throw UsageError(fmt::format("--replay-configs {}: its rows come from more than one device ({} {} {} and {} {} {})",
                                    file, source.backend, source.gpu, source.arch, r.backend, r.gpu, r.arch));
     }
+    if (r.kernel_only && r.kernel_only->contract.schedule == Schedule::graph) {
+      source.graph_calls[{r.shape_id, r.provider}] = r.kernel_only->contract.graph_calls;
+    }
     if (!r.config) continue;
     ProviderConfig c = *r.config;
     if (c.pinning != ConfigPinning::replayed) c.source = r.run_id;  // recorded there: that run is the source
@@ -59,6 +62,13 @@ std::optional<ProviderConfig> pinned_config_for(const ConfigReplaySource& source
                                                 const std::string& provider) {
   const auto it = source.configs.find({shape_id, provider});
   if (it == source.configs.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<std::int64_t> pinned_graph_calls_for(const ConfigReplaySource& source, const std::string& shape_id,
+                                                   const std::string& provider) {
+  const auto it = source.graph_calls.find({shape_id, provider});
+  if (it == source.graph_calls.end()) return std::nullopt;
   return it->second;
 }
 

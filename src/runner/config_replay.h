@@ -4,6 +4,7 @@
 // run recorded for it, so two runs compared differ only in what is under test.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -21,6 +22,10 @@ struct ConfigReplaySource {
   std::string dir;
   std::string backend, gpu, arch;  // of its rows
   std::map<std::pair<std::string, std::string>, ProviderConfig> configs;
+  // The calls per graph of each cell's kernel-only measurement (graph schedule only): a run that
+  // replays DIR takes them instead of choosing them afresh (--graph-calls auto), so the two runs'
+  // contracts are the same.
+  std::map<std::pair<std::string, std::string>, std::int64_t> graph_calls;
 };
 
 // Reads DIR/benchmark_results.jsonl (the strict reader). Throws UsageError when DIR holds no
@@ -35,6 +40,10 @@ std::optional<std::string> config_replay_refusal(const ConfigReplaySource& sourc
 // The key to pin for a cell, when the source recorded one.
 std::optional<ProviderConfig> pinned_config_for(const ConfigReplaySource& source, const std::string& shape_id,
                                                 const std::string& provider);
+
+// The calls per graph the source's kernel-only measurement of the cell used, when it was a graph.
+std::optional<std::int64_t> pinned_graph_calls_for(const ConfigReplaySource& source, const std::string& shape_id,
+                                                   const std::string& provider);
 
 // The row's config from what the provider reports after prepare() and what was pinned:
 // nothing when it chose nothing and nothing was pinned; replayed when it ran the pinned key;

@@ -758,8 +758,11 @@ bool ShapeRunner::run_one(const ShapeRow& shape, const std::vector<std::string>&
       integrity.merge(row.eager->integrity);
       Contract ko = contracts_.kernel_only;
       if (contracts_.auto_graph_calls && ko.schedule == Schedule::graph) {
-        // An op updated in place is verified one call per graph (integrity/checked_subject.h).
-        ko.graph_calls = updates_in_place ? 1 : graph_calls_for(row.eager->summary.median_us);
+        // An op updated in place is verified one call per graph (integrity/checked_subject.h); a
+        // replayed run takes the count its source measured the cell with (same contract).
+        const auto replayed = config_replay_ ? pinned_graph_calls_for(*config_replay_, shape.shape_id, name)
+                                             : std::nullopt;
+        ko.graph_calls = updates_in_place ? 1 : replayed ? *replayed : graph_calls_for(row.eager->summary.median_us);
       }
       // A failed kernel-only measurement is classified (runner/capture_failure.h): only a
       // recoverable one lets the row report its eager median, marked and kept apart.

@@ -169,5 +169,19 @@ TEST(GateSummaryLine, SaysRefusedAndCountsRowsNotCompared) {
             "unknown); 1 report-only rows; 1 rows not compared: contract differs");
 }
 
+TEST(GateSummaryLine, NamesTheRemedyWhenCallsPerGraphDiffer) {
+  CompareRow base = row("copy", 100);
+  base.contract["schedule"] = "graph";
+  base.contract["graph_calls"] = "2";
+  CompareRow cur = base;
+  cur.contract["graph_calls"] = "4";
+  const auto r = evaluate_gate({base}, {cur}, Thresholds{}, GateOptions{}, "a", "b");
+  EXPECT_EQ(gate_summary_line(r),
+            "gate REFUSED (contract mismatch): 0 of 0 gated rows failed (0 passed, 0 skipped, 0 "
+            "unknown); 1 report-only rows; 1 rows not compared: contract differs (1 in graph_calls: --graph-calls "
+            "auto chooses them from each run's eager medians; run the current side with --replay-configs "
+            "BASELINE_DIR to take the baseline's, or fix them with --graph-calls N)");
+}
+
 }  // namespace
 }  // namespace caliber::compare

@@ -291,6 +291,24 @@ TEST(CudaRunner, CublasLtAlgorithmsAreRecordedAndReplayed) {
     ++replayed;
   }
   EXPECT_EQ(replayed, 2);
+  // The calls per graph are replayed too (--graph-calls auto would choose them from this run's eager
+  // medians): a source that says 3 for every cell gives every kernel-only contract 3.
+  std::string three;
+  for (auto& x : read_benchmark_results(dir + "/rec/benchmark_results.jsonl")) {
+    if (x.kernel_only) x.kernel_only->contract.graph_calls = 3;
+    three += to_json(x).dump() + "\n";
+  }
+  std::filesystem::create_directories(dir + "/three");
+  write_text(dir + "/three/benchmark_results.jsonl", three);
+  const auto calls = run_caliber(args(dir + "/calls", {"--replay-configs", dir + "/three"}));
+  ASSERT_EQ(calls.exit_code, 0) << calls.err;
+  int pinned_calls = 0;
+  for (const auto& x : read_benchmark_results(dir + "/calls/benchmark_results.jsonl")) {
+    ASSERT_TRUE(x.kernel_only.has_value()) << x.provider;
+    EXPECT_EQ(x.kernel_only->contract.graph_calls, 3) << x.provider << " " << x.shape_id;
+    ++pinned_calls;
+  }
+  EXPECT_EQ(pinned_calls, 4);
   // A key of another library version: the cell fails, nothing is measured with another algorithm.
   std::string edited;
   for (auto& x : read_benchmark_results(dir + "/rec/benchmark_results.jsonl")) {

@@ -80,6 +80,14 @@ TEST(ConfigReplay, PinsByShapeAndProvider) {
   EXPECT_FALSE(pinned_config_for(source, "sha1:cc", "cublaslt").has_value());
 }
 
+TEST(ConfigReplay, ASourceKeepsEachCellsCallsPerGraph) {
+  // The fixture's rows were measured with 20 calls per graph; a replay takes that count.
+  const ConfigReplaySource source = read_config_replay_source(std::string(CALIBER_TEST_DATA) + "/report/fixture", "rmsnorm");
+  EXPECT_EQ(pinned_graph_calls_for(source, "sha1:3818b886b870d9a2", "caliber"), std::optional<std::int64_t>(20));
+  EXPECT_FALSE(pinned_graph_calls_for(source, "sha1:3818b886b870d9a2", "nobody").has_value());
+  EXPECT_FALSE(pinned_graph_calls_for(source, "sha1:0000000000000000", "caliber").has_value());
+}
+
 TEST(ConfigReplay, ASourceWithoutResultsIsAUsageError) {
   const std::string dir = (std::filesystem::path(::testing::TempDir()) / "config_replay_empty").string();
   std::filesystem::create_directories(dir);

@@ -86,7 +86,9 @@ RUN=("$CAL" run --op row_cumsum --backend "$BACKEND" --device "$DEVICE" --shape-
 step run1 "${RUN[@]}" --out "$OUT/run1"
 step report "$CAL" report --shape-ledger "$LEDGER" --results "$OUT/run1/benchmark_results.jsonl" \
   --out "$OUT/report" --candidate "$CANDIDATE" --op-description "$HERE/row_cumsum.op.yaml"
-step run2 "${RUN[@]}" --out "$OUT/run2"
+# The second run takes the first run's calls per graph (--graph-calls auto chooses them from each
+# run's eager medians, and compare refuses rows whose counts differ: docs/runner.md).
+step run2 "${RUN[@]}" --out "$OUT/run2" --replay-configs "$OUT/run1"
 step compare "$CAL" compare "$OUT/run1" "$OUT/run2"
 "$CAL" compare "$OUT/run1" "$OUT/run2" --format markdown --out "$OUT/compare.md" >/dev/null 2>&1 || true
 step report_against "$CAL" report --shape-ledger "$LEDGER" --results "$OUT/run2/benchmark_results.jsonl" \
