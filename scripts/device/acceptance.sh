@@ -26,7 +26,7 @@ rc=$?
 echo "acceptance: device_run.sh exit $rc after $(( $(date +%s) - start )) s"
 tail -n 60 "$D/device_run.txt"
 python3 scripts/device/summarize_op_rows.py "$D/out/run1/benchmark_results.jsonl" "$OUT/acceptance_h200.md" \
-  "row_cumsum on the H200, written from the docs alone: CUDA plugin, torch and Triton providers (scripts/device/acceptance.sh)" \
+  "row_cumsum on the GPU, written from the docs alone: CUDA plugin, torch and Triton providers (scripts/device/acceptance.sh)" \
   "Through \`caliber run\` with the matrix scripts/device/acceptance/row_cumsum/baseline_matrix_cuda.yaml; the reference is the host C plugin in fp64; run 1 of 2 (the script also compares run 2 with it)." \
   "device_run.sh=$rc" --append="$D/out/compare.md:30"
 # The summary's own exit is not the verdict: torch_cumsum_native (torch's 16-bit running sum) is in
