@@ -288,12 +288,33 @@ void CheckedSubject::check_outputs(Integrity& integ, bool untimed, bool fresh) {
     }
     const bool was_correct = !untimed && untimed_.find(check::output_before_timing) &&
                              untimed_.find(check::output_before_timing)->outcome == CheckOutcome::passed;
+    std::string when;
+    if (fresh) {
+      // Before the call on fresh inputs its outputs held the previous call's result (and its in-place
+      // buffers then took their fresh values): what the call left there says what it did.
+      const std::vector<const BufferRef*> judged = judged_buffers();
+      const bool known = !judged.empty() && held_output_sums_.size() == judged.size() &&
+                         start_output_sums_.size() == judged.size();
+      bool as_previous = known, as_started = known;
+      for (std::size_t k = 0; known && k < judged.size(); ++k) {
+        const std::uint64_t now = backend_.checksum(judged[k]->data, judged[k]->bytes);
+        as_previous = as_previous && now == held_output_sums_[k];
+        as_started = as_started && now == start_output_sums_[k];
+      }
+      if (!known) {
+        when = " (a verified call on fresh inputs, made while its output held the previous call's result)";
+      } else if (as_previous) {
+        when = " (a verified call on fresh inputs left its output bit for bit the previous call's result: a result "
+               "computed for other inputs)";
+      } else if (as_started) {
+        when = " (a verified call on fresh inputs left its output as it was before the call)";
+      } else {
+        when = " (a verified call on fresh inputs: its output changed during the call and is wrong for these input "
+               "values)";
+      }
+    }
     integ.record(name, CheckOutcome::failed,
-                 was_correct ? fmt::format("correct before timing, wrong after the timed calls{}: {}",
-                                           fresh ? " (a verified call on fresh inputs, its output still holding the "
-                                                   "previous call's result)"
-                                                 : "",
-                                           why)
+                 was_correct ? fmt::format("correct before timing, wrong after the timed calls{}: {}", when, why)
                              : why);
     return;
   }
@@ -717,7 +738,11 @@ Result CheckedSubject::measure_checked(const Contract& contract, const MeasureOp
       if (stages[k] == Stage::poisoned) {
         poison_outputs();
       } else {
+        held_output_sums_.clear();
+        start_output_sums_.clear();
+        for (const BufferRef* o : judged_buffers()) held_output_sums_.push_back(backend_.checksum(o->data, o->bytes));
         subject_.load_fresh_inputs();
+        for (const BufferRef* o : judged_buffers()) start_output_sums_.push_back(backend_.checksum(o->data, o->bytes));
         fresh_loaded = true;
         fresh_sums = input_checksums();
       }

@@ -119,6 +119,11 @@ class CheckedSubject {
   // Outputs of the untimed call when there is no judge: checksums (bitwise), host copies (tolerance).
   std::vector<std::uint64_t> golden_sums_;
   std::vector<std::vector<unsigned char>> golden_copies_;
+  // The judged outputs' checksums around loading the fresh inputs: before (the previous call's
+  // result) and after (what the verified call on fresh inputs starts from; they differ for buffers
+  // updated in place). They tell a reused result and a skipped call from a wrong one.
+  std::vector<std::uint64_t> held_output_sums_;
+  std::vector<std::uint64_t> start_output_sums_;
   std::size_t calls_ = 0;
 };
 

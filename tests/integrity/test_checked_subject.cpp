@@ -230,6 +230,50 @@ TEST(CheckedSubject, AnInPlaceUpdateThatSkipsItsWorkIsCaught) {
       << after->detail;
 }
 
+TEST(CheckedSubject, AnInPlaceUpdateThatSkipsOnFreshValuesIsSaidToHaveLeftThem) {
+  // acc += x, skipped whenever acc starts negative, which only the fresh set does: the verified
+  // call on fresh inputs leaves acc as it started, not as the previous call's result.
+  InPlaceHarness h;
+  const std::vector<float> x0 = h.x, acc0 = h.acc;
+  std::vector<float> x1(kN, 0.25f), acc1(kN);
+  for (std::size_t i = 0; i < kN; ++i) acc1[i] = -1.0f - static_cast<float>(i % 7);
+  Subject s;
+  s.call = [&](const LaunchContext&) {
+    if (h.acc[0] >= 0) h.work();
+    h.clock.advance_us(kComputeUs);
+  };
+  s.buffers.inputs.push_back({"x", h.x.data(), kN * sizeof(float), DType::fp32});
+  s.buffers.in_place.push_back({"acc", h.acc.data(), kN * sizeof(float), DType::fp32});
+  s.judge = [&](bool fresh) -> std::string {
+    const std::vector<float>& start = fresh ? acc1 : acc0;
+    for (std::size_t i = 0; i < kN; ++i) {
+      if (h.acc[i] != start[i] + h.x[i]) return "acc != acc0 + x at element " + std::to_string(i);
+    }
+    return {};
+  };
+  s.judge_description = "acc == acc0 + x";
+  s.load_fresh_inputs = [&] {
+    h.x = x1;
+    h.acc = acc1;
+  };
+  s.restore_inputs = [&] {
+    h.x = x0;
+    h.acc = acc0;
+  };
+  CheckedSubject checked(h.backend, std::move(s));
+  MeasureOptions o;
+  o.clock = &h.clock;
+  o.telemetry = false;
+  const Result r = checked.measure(fixed_host(), o);
+  const IntegrityCheck* after = r.integrity.find(check::output_after_timing);
+  ASSERT_NE(after, nullptr);
+  EXPECT_EQ(after->outcome, CheckOutcome::failed);
+  EXPECT_NE(after->detail.find("(a verified call on fresh inputs left its output as it was before the call): acc != "
+                               "acc0 + x at element 0"),
+            std::string::npos)
+      << after->detail;
+}
+
 TEST(CheckedSubject, AnInPlaceUpdateIsVerifiedOneCallAtATime) {
   // A pipelined window (or a graph of several calls) would apply the update several times before
   // the check, whose expectation is one update of the original values.
@@ -414,10 +458,48 @@ TEST(CheckedSubject, FreshInputsCatchACallableThatRemembersItsResultByAddress) {
   const IntegrityCheck* after = r.integrity.find(check::output_after_timing);
   ASSERT_NE(after, nullptr);
   EXPECT_EQ(after->outcome, CheckOutcome::failed);
-  EXPECT_NE(after->detail.find("correct before timing, wrong after the timed calls (a verified call on fresh inputs"),
+  EXPECT_NE(after->detail.find("correct before timing, wrong after the timed calls (a verified call on fresh inputs "
+                               "left its output bit for bit the previous call's result: a result computed for other "
+                               "inputs): y != 2x at element 0"),
             std::string::npos)
       << after->detail;
   EXPECT_EQ(h.buf.x, original);  // restored after the verified call
+}
+
+TEST(CheckedSubject, ACallWrongOnlyForTheFreshValuesIsNotCalledARememberedResult) {
+  // Honest about running, inaccurate for negative inputs: the fresh set has them, the original not.
+  Harness h;
+  std::vector<float> original = h.buf.x, fresh(kN);
+  for (std::size_t i = 0; i < kN; ++i) fresh[i] = -1.0f - static_cast<float>(i);
+  Subject s;
+  s.call = [&](const LaunchContext&) {
+    for (std::size_t i = 0; i < kN; ++i) h.buf.y[i] = h.buf.x[i] < 0 ? 2.0f * h.buf.x[i] + 1.0f : 2.0f * h.buf.x[i];
+    h.clock.advance_us(kComputeUs);
+  };
+  s.buffers = h.buf.declared();
+  s.judge = [&](bool) -> std::string {
+    for (std::size_t i = 0; i < kN; ++i) {
+      if (h.buf.y[i] != 2.0f * h.buf.x[i]) return "y != 2x at element " + std::to_string(i);
+    }
+    return {};
+  };
+  s.judge_description = "y == 2x";
+  s.load_fresh_inputs = [&] { h.buf.x = fresh; };
+  s.restore_inputs = [&] { h.buf.x = original; };
+  CheckedSubject checked(h.backend, std::move(s));
+  MeasureOptions o;
+  o.clock = &h.clock;
+  o.telemetry = false;
+  const Result r = checked.measure(fixed_host(), o);
+  const IntegrityCheck* after = r.integrity.find(check::output_after_timing);
+  ASSERT_NE(after, nullptr);
+  EXPECT_EQ(after->outcome, CheckOutcome::failed);
+  EXPECT_NE(after->detail.find("correct before timing, wrong after the timed calls (a verified call on fresh inputs: "
+                               "its output changed during the call and is wrong for these input values): y != 2x "
+                               "at element 0"),
+            std::string::npos)
+      << after->detail;
+  EXPECT_EQ(after->detail.find("previous call's result"), std::string::npos) << after->detail;
 }
 
 // An asynchronous device whose census is scripted: what a tracer would have seen.
