@@ -64,6 +64,10 @@ def cli(*args, check=True, capture=False):
     return done
 
 
+# The statuses for which caliber run --strict exits 1 (docs/runner.md, exit codes).
+_FAILED_STATUSES = ("failed", "incorrect", "faster_than_physical")
+
+
 class RunResult:
     """What a run wrote: ``out`` (the directory), ``exit_code``, ``rows`` (benchmark_results.jsonl,
     one dict per cell), ``identity`` (run_identity.json)."""
@@ -195,7 +199,13 @@ def run(*, op, out, shape_ledger=None, baseline_matrix=None, providers=None, ref
         elif value is not None and value is not False:
             args += [flag, value]
     proc = cli(*args, check=False)
+    last = (proc.stderr or "").strip().splitlines()
+    error = CaliberError("caliber run exited {}: {}".format(proc.returncode, last[-1] if last else "(no message)"))
     if proc.returncode != 0 and not (strict and proc.returncode == 1):
-        last = (proc.stderr or "").strip().splitlines()
-        raise CaliberError("caliber run exited {}: {}".format(proc.returncode, last[-1] if last else "(no message)"))
-    return RunResult(out, proc.returncode)
+        raise error
+    result = RunResult(out, proc.returncode)
+    # Exit 1 under strict is a cell that failed its checks, which its row says; a worker that could
+    # not start exits 1 as well, and then no row says why.
+    if proc.returncode == 1 and not any(r.get("benchmark_status") in _FAILED_STATUSES for r in result.rows):
+        raise error
+    return result

@@ -394,6 +394,12 @@ class PythonProviders(unittest.TestCase):
         again = caliber.run(providers={"honest": module.Honest, "wrong": module.Wrong, "raises": module.raises},
                             resume=True, **kwargs)
         self.assertEqual(len(again.rows), 6)
+        # strict: exit 1, and the rows say which cells failed, so the result is returned.
+        strict = caliber.run(providers={"honest": module.Honest, "wrong": module.Wrong}, strict=True,
+                             **dict(kwargs, out=self.path("strict")))
+        self.assertEqual(strict.exit_code, 1)
+        self.assertEqual(sorted((row["provider"], row["benchmark_status"]) for row in strict.rows),
+                         [("honest", "ok"), ("honest", "ok"), ("wrong", "incorrect"), ("wrong", "incorrect")])
         # What the worker cannot import is refused before anything runs.
         class Local(module.Honest):
             pass
@@ -443,6 +449,11 @@ class PythonProviders(unittest.TestCase):
                         backend="host", options=RUN_OPTIONS)
         self.assertIn("No module named 'no_such_module_here'", str(ctx.exception))
         self.assertFalse(os.path.exists(self.path("out/benchmark_results.jsonl")))
+        # strict returns on exit 1 only when a row says which cell failed: here none does.
+        with self.assertRaises(caliber.CaliberError) as ctx:
+            caliber.run(op="scale_add", shape_ledger=ledger, baseline_matrix=matrix, out=self.path("strict"),
+                        backend="host", strict=True, options=RUN_OPTIONS)
+        self.assertIn("No module named 'no_such_module_here'", str(ctx.exception))
 
     def test_a_missing_provider_file_fails_the_preflight_naming_the_matrix_line(self):
         ledger = self.ledger("scale_add", "m=2,n=8")
