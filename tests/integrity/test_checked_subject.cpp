@@ -423,14 +423,39 @@ TEST(CheckedSubject, ANondeterministicCallableNeedsADeclaredTolerance) {
   EXPECT_THROW(caliber::measure(tolerant.backend, [](const LaunchContext&) {}, fixed_host(), o), ContractError);
 }
 
+// y = 2x with a second, fresh input set for the verified call: the output_after_timing check of a
+// call `body` (which computes into h.buf.y and advances the clock), its x restored afterwards.
+IntegrityCheck fresh_input_check(Harness& h, const std::vector<float>& fresh, const std::function<void()>& body) {
+  const std::vector<float> original = h.buf.x;
+  Subject s;
+  s.call = [&](const LaunchContext&) { body(); };
+  s.buffers = h.buf.declared();
+  s.judge = [&](bool) -> std::string {
+    for (std::size_t i = 0; i < kN; ++i) {
+      if (h.buf.y[i] != 2.0f * h.buf.x[i]) return "y != 2x at element " + std::to_string(i);
+    }
+    return {};
+  };
+  s.judge_description = "y == 2x";
+  s.load_fresh_inputs = [&] { h.buf.x = fresh; };
+  s.restore_inputs = [&] { h.buf.x = original; };
+  CheckedSubject checked(h.backend, std::move(s));
+  MeasureOptions o;
+  o.clock = &h.clock;
+  o.telemetry = false;
+  const Result r = checked.measure(fixed_host(), o);
+  EXPECT_EQ(h.buf.x, original);  // restored after the verified call
+  const IntegrityCheck* after = r.integrity.find(check::output_after_timing);
+  return after ? *after : IntegrityCheck{};
+}
+
 TEST(CheckedSubject, FreshInputsCatchACallableThatRemembersItsResultByAddress) {
   Harness h;
-  std::vector<float> fresh(kN), original = h.buf.x;
-  for (std::size_t i = 0; i < kN; ++i) fresh[i] = -original[i] + 0.25f;
+  std::vector<float> fresh(kN);
+  for (std::size_t i = 0; i < kN; ++i) fresh[i] = -h.buf.x[i] + 0.25f;
   std::vector<float> memo;
   const void* last = nullptr;
-  Subject s;
-  s.call = [&](const LaunchContext&) {
+  const IntegrityCheck after = fresh_input_check(h, fresh, [&] {
     if (h.buf.x.data() == last && !memo.empty()) {
       std::copy(memo.begin(), memo.end(), h.buf.y.begin());  // right for the inputs it saw before
     } else {
@@ -439,67 +464,31 @@ TEST(CheckedSubject, FreshInputsCatchACallableThatRemembersItsResultByAddress) {
       last = h.buf.x.data();
     }
     h.clock.advance_us(kComputeUs);
-  };
-  s.buffers = h.buf.declared();
-  s.judge = [&](bool) -> std::string {
-    for (std::size_t i = 0; i < kN; ++i) {
-      if (h.buf.y[i] != 2.0f * h.buf.x[i]) return "y != 2x at element " + std::to_string(i);
-    }
-    return {};
-  };
-  s.judge_description = "y == 2x";
-  s.load_fresh_inputs = [&] { h.buf.x = fresh; };
-  s.restore_inputs = [&] { h.buf.x = original; };
-  CheckedSubject checked(h.backend, std::move(s));
-  MeasureOptions o;
-  o.clock = &h.clock;
-  o.telemetry = false;
-  const Result r = checked.measure(fixed_host(), o);
-  const IntegrityCheck* after = r.integrity.find(check::output_after_timing);
-  ASSERT_NE(after, nullptr);
-  EXPECT_EQ(after->outcome, CheckOutcome::failed);
-  EXPECT_NE(after->detail.find("correct before timing, wrong after the timed calls (a verified call on fresh inputs "
-                               "left its output bit for bit the previous call's result: a result computed for other "
-                               "inputs): y != 2x at element 0"),
+  });
+  EXPECT_EQ(after.outcome, CheckOutcome::failed);
+  EXPECT_NE(after.detail.find("correct before timing, wrong after the timed calls (a verified call on fresh inputs "
+                              "left its output bit for bit the previous call's result: a result computed for other "
+                              "inputs): y != 2x at element 0"),
             std::string::npos)
-      << after->detail;
-  EXPECT_EQ(h.buf.x, original);  // restored after the verified call
+      << after.detail;
 }
 
 TEST(CheckedSubject, ACallWrongOnlyForTheFreshValuesIsNotCalledARememberedResult) {
   // Honest about running, inaccurate for negative inputs: the fresh set has them, the original not.
   Harness h;
-  std::vector<float> original = h.buf.x, fresh(kN);
+  std::vector<float> fresh(kN);
   for (std::size_t i = 0; i < kN; ++i) fresh[i] = -1.0f - static_cast<float>(i);
-  Subject s;
-  s.call = [&](const LaunchContext&) {
+  const IntegrityCheck after = fresh_input_check(h, fresh, [&] {
     for (std::size_t i = 0; i < kN; ++i) h.buf.y[i] = h.buf.x[i] < 0 ? 2.0f * h.buf.x[i] + 1.0f : 2.0f * h.buf.x[i];
     h.clock.advance_us(kComputeUs);
-  };
-  s.buffers = h.buf.declared();
-  s.judge = [&](bool) -> std::string {
-    for (std::size_t i = 0; i < kN; ++i) {
-      if (h.buf.y[i] != 2.0f * h.buf.x[i]) return "y != 2x at element " + std::to_string(i);
-    }
-    return {};
-  };
-  s.judge_description = "y == 2x";
-  s.load_fresh_inputs = [&] { h.buf.x = fresh; };
-  s.restore_inputs = [&] { h.buf.x = original; };
-  CheckedSubject checked(h.backend, std::move(s));
-  MeasureOptions o;
-  o.clock = &h.clock;
-  o.telemetry = false;
-  const Result r = checked.measure(fixed_host(), o);
-  const IntegrityCheck* after = r.integrity.find(check::output_after_timing);
-  ASSERT_NE(after, nullptr);
-  EXPECT_EQ(after->outcome, CheckOutcome::failed);
-  EXPECT_NE(after->detail.find("correct before timing, wrong after the timed calls (a verified call on fresh inputs: "
-                               "its output changed during the call and is wrong for these input values): y != 2x "
-                               "at element 0"),
+  });
+  EXPECT_EQ(after.outcome, CheckOutcome::failed);
+  EXPECT_NE(after.detail.find("correct before timing, wrong after the timed calls (a verified call on fresh inputs: "
+                              "its output changed during the call and is wrong for these input values): y != 2x "
+                              "at element 0"),
             std::string::npos)
-      << after->detail;
-  EXPECT_EQ(after->detail.find("previous call's result"), std::string::npos) << after->detail;
+      << after.detail;
+  EXPECT_EQ(after.detail.find("previous call's result"), std::string::npos) << after.detail;
 }
 
 // An asynchronous device whose census is scripted: what a tracer would have seen.
