@@ -17,6 +17,7 @@
 
 #include "caliber/errors.h"
 #include "caliber/result_flags.h"
+#include "core/distinct_numbers.h"
 #include "telemetry/telemetry_sampler.h"
 
 namespace caliber {
@@ -428,14 +429,18 @@ class Engine {
         !(precision <= contract_.iterations.target_rel_halfwidth)) {
       r.stop_reason = "precision not established";
       if (r.median_ci95_us) {
+        // The verified samples that follow the rule (docs/integrity.md) can move the interval
+        // just past the target: enough digits to show which way.
+        const auto [reached, target] =
+            distinct_texts(precision * 100.0, contract_.iterations.target_rel_halfwidth * 100.0);
         r.warnings.push_back(fmt::format(
-            "precision not established: the {} samples reported{} give a median 95% CI of +/-{:.3g}%, "
-            "the target is +/-{:.3g}%",
+            "precision not established: the {} samples reported{} give a median 95% CI of +/-{}%, "
+            "the target is +/-{}%",
             r.summary.n,
             r.telemetry.discarded_samples > 0
                 ? fmt::format(" (after {} throttled ones were discarded)", r.telemetry.discarded_samples)
                 : "",
-            precision * 100.0, contract_.iterations.target_rel_halfwidth * 100.0));
+            reached, target));
       }
     }
     if (contract_.schedule != Schedule::pipelined && r.summary.n < 10) {
