@@ -1,7 +1,8 @@
-// What a kernel's duration is, by three clocks, on the device: CUDA events around the kernel alone
+// What a kernel's duration is, by four clocks, on the device: CUDA events around the kernel alone
 // (its launch gated by a spinning kernel, tracing off), CUPTI's concurrent-kernel record (what
-// caliber's cupti instrument reads, docs/cupti.md) and CUPTI's serialized-kernel record, in rounds
-// that alternate the three in one process; scripts/device/cupti_span.sh adds ncu's
+// caliber's cupti instrument reads, docs/cupti.md), CUPTI's serialized-kernel record and events
+// around a graph of back-to-back launches (per call), in rounds that alternate the four in one
+// process; scripts/device/cupti_span.sh adds ncu's
 // gpu__time_duration of the same kernels from `cupti_span_probe ncu`. A standalone probe (CUDA
 // runtime, cuBLAS and CUPTI only), not part of caliber: it shows what the instruments' rows of
 // docs/h200/instruments.md cannot, where CUPTI's record starts and ends against the others.
@@ -105,6 +106,8 @@ struct Workloads {
   __nv_bfloat16 *a{}, *b{}, *c{};
   cublasHandle_t blas{};
   static constexpr int kSmem = 200 * 1024;
+  static constexpr size_t kWorkspace = size_t{32} << 20;
+  void* workspace{};
 
   Workloads() {
     CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
@@ -121,6 +124,10 @@ struct Workloads {
     CHECK(cudaDeviceSynchronize());
     CHECK(cublasCreate(&blas));
     CHECK(cublasSetStream(blas, stream));
+    // A workspace of its own, so that the GEMM captured into a graph (events_graph) uses the same
+    // memory as the GEMM launched directly.
+    CHECK(cudaMalloc(&workspace, kWorkspace));
+    CHECK(cublasSetWorkspace(blas, workspace, kWorkspace));
     CHECK(cudaFuncSetAttribute(fma_smem_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
   }
 
@@ -194,12 +201,44 @@ int main(int argc, char** argv) {
   CHECK(cudaEventCreate(&stop));
   CHECK(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed));
   const int rounds = 3, calls = 31;
-  const char* clocks[] = {"events_isolated", "cupti_concurrent", "cupti_serialized"};
+  // events_graph: a graph of kGraphCalls back-to-back launches, replayed behind the gate, the time per
+  // call: the period at which the device runs the kernel back to back (no host launch in it), an
+  // upper bound on the kernel's own duration that neither CUPTI nor ncu produces.
+  const char* clocks[] = {"events_isolated", "cupti_concurrent", "cupti_serialized", "events_graph"};
+  constexpr int kGraphCalls = 20, kGraphReplays = 11;
   for (int round = 1; round <= rounds; ++round) {
     for (const auto& name : workloads) {
-      for (int clock = 0; clock < 3; ++clock) {
+      for (int clock = 0; clock < 4; ++clock) {
         for (int i = 0; i < 3; ++i) w.launch(name);  // warm: the caches hold the operands
         CHECK(cudaStreamSynchronize(w.stream));
+        if (clock == 3) {
+          cudaGraph_t graph{};
+          cudaGraphExec_t exec{};
+          CHECK(cudaStreamBeginCapture(w.stream, cudaStreamCaptureModeThreadLocal));
+          for (int i = 0; i < kGraphCalls; ++i) w.launch(name);
+          CHECK(cudaStreamEndCapture(w.stream, &graph));
+          CHECK(cudaGraphInstantiate(&exec, graph, 0));
+          CHECK(cudaGraphLaunch(exec, w.stream));  // uploads the graph; warm
+          CHECK(cudaStreamSynchronize(w.stream));
+          std::vector<double> values;
+          for (int i = 0; i < kGraphReplays; ++i) {
+            *reinterpret_cast<volatile int*>(host_flag) = 0;
+            gate_kernel<<<1, 1, 0, w.stream>>>(device_flag);
+            CHECK(cudaEventRecord(start, w.stream));
+            CHECK(cudaGraphLaunch(exec, w.stream));
+            CHECK(cudaEventRecord(stop, w.stream));
+            *reinterpret_cast<volatile int*>(host_flag) = 1;
+            CHECK(cudaStreamSynchronize(w.stream));
+            float ms = 0;
+            CHECK(cudaEventElapsedTime(&ms, start, stop));
+            values.push_back(ms * 1e3 / kGraphCalls);
+          }
+          CHECK(cudaGraphExecDestroy(exec));
+          CHECK(cudaGraphDestroy(graph));
+          std::printf("%d %s %s %.3f %zu\n", round, name.c_str(), clocks[clock], median(values), values.size());
+          std::fflush(stdout);
+          continue;
+        }
         const CUpti_ActivityKind kind =
             clock == 1 ? CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL : CUPTI_ACTIVITY_KIND_KERNEL;
         if (clock > 0) {
