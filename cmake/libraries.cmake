@@ -69,8 +69,8 @@ set(CALIBER_INSTALL_PYTHONDIR ${CMAKE_INSTALL_LIBDIR}/caliber/python CACHE STRIN
 # (src/runner/worker_command.cpp): <prefix>/<this>, the prefix being the executable's bin/..
 set_property(SOURCE ${PROJECT_SOURCE_DIR}/src/runner/worker_command.cpp TARGET_DIRECTORY caliber_lib APPEND PROPERTY
              COMPILE_DEFINITIONS CALIBER_INSTALL_PYTHONDIR="${CALIBER_INSTALL_PYTHONDIR}")
-# Where an installed caliber finds its plugins (@plugins/, src/matrix/entrypoint.cpp): <prefix>/<this>.
-set_property(SOURCE ${PROJECT_SOURCE_DIR}/src/matrix/entrypoint.cpp TARGET_DIRECTORY caliber_lib APPEND PROPERTY
+# Where an installed caliber finds its plugins (@plugins/, src/ops/entrypoint.cpp): <prefix>/<this>.
+set_property(SOURCE ${PROJECT_SOURCE_DIR}/src/ops/entrypoint.cpp TARGET_DIRECTORY caliber_lib APPEND PROPERTY
              COMPILE_DEFINITIONS CALIBER_INSTALL_PLUGINDIR="${CALIBER_INSTALL_PLUGINDIR}")
 
 function(caliber_install_libraries)
@@ -78,7 +78,20 @@ function(caliber_install_libraries)
   install(TARGETS caliber_shared caliber_c EXPORT caliberTargets
           LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
           INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-  install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/caliber DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  # The API, and only the API: every other header is the library's own (src/).
+  set(_api_headers backend.h c_api.h caliber.h caliber_check.h clock.h contract.h device.h dtype.h errors.h
+      instrument_policy.h integrity.h measure.h params.h plugin_abi.h result.h result_json.h result_table.h
+      run_identity.h run_identity_json.h statistics.h telemetry.h)
+  list(TRANSFORM _api_headers PREPEND ${PROJECT_SOURCE_DIR}/include/caliber/)
+  # A header in include/caliber is the API: adding one is a decision made here, not by accident.
+  file(GLOB _in_folder ${PROJECT_SOURCE_DIR}/include/caliber/*.h)
+  set(_unlisted ${_in_folder})
+  list(REMOVE_ITEM _unlisted ${_api_headers})
+  if(_unlisted)
+    message(FATAL_ERROR "include/caliber holds headers that are not in the API list of cmake/libraries.cmake: "
+                        "${_unlisted} (internal headers live under src/)")
+  endif()
+  install(FILES ${_api_headers} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/caliber)
   install(FILES ${PROJECT_BINARY_DIR}/generated/caliber/config.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/caliber)
   install(EXPORT caliberTargets NAMESPACE caliber:: DESTINATION ${CALIBER_INSTALL_CMAKEDIR})
   configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/caliberConfig.cmake.in

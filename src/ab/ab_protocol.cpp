@@ -11,7 +11,7 @@
 
 #include "ab/ab_report.h"
 #include "ab/config_replay_check.h"
-#include "caliber/atomic_file.h"
+#include "core/atomic_file.h"
 #include "caliber/caliber_check.h"
 #include "caliber/config.h"
 #include "caliber/errors.h"

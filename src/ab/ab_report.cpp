@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "caliber/result_table.h"
+#include "core/unit_text.h"
 
 namespace caliber {
 

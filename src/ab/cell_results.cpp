@@ -5,9 +5,10 @@
 
 #include <fmt/format.h>
 
-#include "caliber/benchmark_results.h"
+#include "results/benchmark_results.h"
 #include "caliber/errors.h"
 #include "caliber/result_json.h"
+#include "io/benchmark_results_json.h"
 
 namespace caliber {
 namespace {

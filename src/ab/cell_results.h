@@ -11,7 +11,7 @@
 #include <string>
 
 #include "ab/ab_aggregate.h"
-#include "caliber/benchmark_results.h"
+#include "results/benchmark_results.h"
 
 namespace caliber {
 

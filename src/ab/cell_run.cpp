@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "caliber/atomic_file.h"
+#include "core/atomic_file.h"
 #include "caliber/errors.h"
 
 namespace caliber {

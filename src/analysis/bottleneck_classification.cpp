@@ -1,10 +1,10 @@
 // The bottleneck rule table (docs/reports.md, "Bottleneck classification"). First match wins.
-#include "caliber/bottleneck_classification.h"
+#include "analysis/bottleneck_classification.h"
 
 #include <fmt/format.h>
 
 #include "caliber/dtype.h"
-#include "caliber/roofline.h"
+#include "analysis/roofline.h"
 #include "core/enum_names.h"
 #include "ops/op_catalog.h"
 

@@ -1,5 +1,5 @@
 // The decision table (docs/reports.md, "Decision"). First match wins.
-#include "caliber/promotion_decision.h"
+#include "analysis/promotion_decision.h"
 
 #include <fmt/format.h>
 

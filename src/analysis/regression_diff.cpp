@@ -1,5 +1,5 @@
 // Per-shape speedup moves between two runs of one frozen ledger.
-#include "caliber/regression_diff.h"
+#include "analysis/regression_diff.h"
 
 #include <cmath>
 #include <map>

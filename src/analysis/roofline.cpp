@@ -1,4 +1,4 @@
-#include "caliber/roofline.h"
+#include "analysis/roofline.h"
 
 namespace caliber {
 

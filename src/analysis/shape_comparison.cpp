@@ -1,5 +1,5 @@
 // Speedups of the candidate against each baseline and the best one, per ledger shape.
-#include "caliber/shape_comparison.h"
+#include "analysis/shape_comparison.h"
 
 #include <algorithm>
 #include <cctype>

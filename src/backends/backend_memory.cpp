@@ -7,7 +7,7 @@
 
 #include "caliber/backend.h"
 #include "caliber/errors.h"
-#include "integrity/buffer_digest.h"
+#include "core/buffer_digest.h"
 
 namespace caliber {
 namespace {

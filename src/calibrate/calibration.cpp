@@ -5,14 +5,15 @@
 
 #include <fmt/format.h>
 
-#include "calibrate/ceiling_workloads.h"
+#include "kernels/ceiling_workloads.h"
 #include "caliber/config.h"
 #include "caliber/errors.h"
 #include "caliber/measure.h"
 #include "integrity/checked_subject.h"
-#include "caliber/result_table.h"
 #include "core/utc_time.h"
 #include "report/report_text.h"
+#include "core/unit_text.h"
+#include "modules/builtins.h"
 
 namespace caliber::calibrate {
 namespace {
@@ -47,7 +48,7 @@ Ceiling measure_ceiling(Backend& backend, CeilingWorkload w, const std::string& 
   c.method = w.method;
   c.work_per_call = w.work_per_call;
   c.rate_per_s = static_cast<double>(w.work_per_call) / (r.value_us * 1e-6);
-  log << fmt::format("  {}: {} ({} {} us, n={}{})\n", work.name, report_text::rate(c.rate_per_s, unit),
+  log << fmt::format("  {}: {} ({} {} us, n={}{})\n", work.name, format_rate(c.rate_per_s, unit),
                      r.contract.statistic.name(), format_us(r.value_us), r.summary.n, r.stable ? "" : ", UNSTABLE");
   r.samples_us.clear();
   c.measurement = std::move(r);

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "caliber/backend.h"
-#include "caliber/device_ceilings.h"
+#include "integrity/device_ceilings.h"
 
 namespace caliber::calibrate {
 

@@ -11,8 +11,8 @@
 
 #include <fmt/format.h>
 
-#include "caliber/atomic_file.h"
-#include "caliber/baseline_matrix.h"
+#include "core/atomic_file.h"
+#include "matrix/baseline_matrix.h"
 #include "caliber/errors.h"
 #include "caliber/run_identity.h"
 #include "campaign/campaign_manifest.h"
@@ -27,6 +27,7 @@
 #include "core/utc_time.h"
 #include "identity/collect_run_identity.h"
 #include "results/time_breakdown.h"
+#include "io/baseline_matrix_yaml.h"
 
 namespace caliber::campaign {
 namespace {

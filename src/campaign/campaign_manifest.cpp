@@ -5,14 +5,15 @@
 
 #include <fmt/format.h>
 
-#include "caliber/atomic_file.h"
-#include "caliber/baseline_matrix.h"
+#include "core/atomic_file.h"
+#include "matrix/baseline_matrix.h"
 #include "caliber/config.h"
 #include "caliber/errors.h"
 #include "caliber/result_json.h"
 #include "core/json_fields.h"
 #include "core/sha256.h"
 #include "core/subprocess.h"
+#include "io/shape_ledger_json.h"
 
 namespace caliber::campaign {
 namespace {

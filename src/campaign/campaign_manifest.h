@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "caliber/shape_ledger.h"
+#include "ledger/shape_ledger.h"
 #include "campaign/campaign_plan.h"
 
 namespace caliber::campaign {

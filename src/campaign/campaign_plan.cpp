@@ -8,12 +8,14 @@
 
 #include <fmt/format.h>
 
-#include "caliber/atomic_file.h"
-#include "caliber/baseline_matrix.h"
+#include "core/atomic_file.h"
+#include "matrix/baseline_matrix.h"
 #include "caliber/errors.h"
-#include "caliber/shape_ledger.h"
+#include "ledger/shape_ledger.h"
 #include "core/json_fields.h"
 #include "core/option_list.h"
+#include "io/shape_ledger_json.h"
+#include "io/baseline_matrix_yaml.h"
 
 namespace caliber::campaign {
 namespace {

@@ -1,6 +1,6 @@
 // What a campaign runs (docs/batch.md): ops x ledgers x matrices x devices, as jobs (one op over
 // the campaign's ledger with that op's matrix) cut into shards (one per device slot, shapes by
-// their stable hash, campaign/shard.h), and cells (shape x provider). Built identically by
+// their stable hash, ledger/shard.h), and cells (shape x provider). Built identically by
 // `caliber batch`, its --resume and every Slurm task, from the same options, without a device.
 #pragma once
 
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "campaign/shard.h"
+#include "ledger/shard.h"
 #include "runner/run_options.h"
 #include "runner/run_plan.h"
 

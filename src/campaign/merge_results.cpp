@@ -5,11 +5,12 @@
 
 #include <fmt/format.h>
 
-#include "caliber/atomic_file.h"
+#include "core/atomic_file.h"
 #include "caliber/caliber_check.h"
 #include "caliber/errors.h"
 #include "caliber/run_identity.h"
 #include "identity/collect_run_identity.h"
+#include "io/benchmark_results_csv.h"
 
 namespace caliber::campaign {
 namespace {

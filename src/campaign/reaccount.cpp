@@ -58,12 +58,15 @@ BenchmarkResultRow apply_decision(BenchmarkResultRow row, const ReaccountDecisio
 #include <map>
 #include <ostream>
 
-#include "caliber/atomic_file.h"
+#include "core/atomic_file.h"
 #include "caliber/errors.h"
 #include "caliber/run_identity.h"
 #include "campaign/receipts.h"
 #include "campaign/result_lines.h"
 #include "core/json_fields.h"
+#include "io/benchmark_results_csv.h"
+#include "io/benchmark_results_json.h"
+#include "io/device_ceilings_file.h"
 
 namespace caliber::campaign {
 

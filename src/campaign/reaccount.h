@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "caliber/benchmark_results.h"
-#include "caliber/device_ceilings.h"
+#include "results/benchmark_results.h"
+#include "integrity/device_ceilings.h"
 
 namespace caliber::campaign {
 

@@ -7,6 +7,7 @@
 
 #include "caliber/errors.h"
 #include "core/json_fields.h"
+#include "io/benchmark_results_json.h"
 
 namespace caliber::campaign {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "caliber/benchmark_results.h"
+#include "results/benchmark_results.h"
 
 namespace caliber::campaign {
 

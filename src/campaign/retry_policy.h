@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-#include "caliber/benchmark_results.h"
+#include "results/benchmark_results.h"
 
 namespace caliber::campaign {
 

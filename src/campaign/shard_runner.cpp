@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "caliber/atomic_file.h"
+#include "core/atomic_file.h"
 #include "caliber/errors.h"
 #include "caliber/run_identity.h"
 #include "campaign/retry_policy.h"
@@ -17,6 +17,7 @@
 #include "core/utc_time.h"
 #include "runner/capture_failure.h"
 #include "runner/result_rows.h"
+#include "io/benchmark_results_json.h"
 
 namespace caliber::campaign {
 namespace {

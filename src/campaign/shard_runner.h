@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "caliber/benchmark_results.h"
+#include "results/benchmark_results.h"
 #include "campaign/campaign_manifest.h"
 #include "core/subprocess.h"
 #include "runner/cell_in_flight.h"

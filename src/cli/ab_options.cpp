@@ -6,13 +6,15 @@
 
 #include <fmt/format.h>
 
-#include "caliber/baseline_matrix.h"
+#include "matrix/baseline_matrix.h"
 #include "caliber/errors.h"
-#include "caliber/shape_ledger.h"
+#include "ledger/shape_ledger.h"
 #include "cli/cli_common.h"
 #include "core/sampling_limits.h"
 #include "core/subprocess.h"
 #include "preflight/preflight.h"
+#include "io/shape_ledger_json.h"
+#include "io/baseline_matrix_yaml.h"
 
 namespace caliber::cli {
 namespace {

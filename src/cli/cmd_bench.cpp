@@ -8,13 +8,13 @@
 
 #include <fmt/format.h>
 
-#include "bench/workload.h"
-#include "caliber/atomic_file.h"
+#include "kernels/workload.h"
+#include "core/atomic_file.h"
 #include "caliber/backend.h"
 #include "caliber/errors.h"
 #include "caliber/instrument_policy.h"
 #include "caliber/measure.h"
-#include "caliber/result_csv.h"
+#include "io/result_csv.h"
 #include "caliber/result_json.h"
 #include "caliber/result_table.h"
 #include "caliber/run_identity.h"
@@ -25,6 +25,8 @@
 #include "identity/collect_run_identity.h"
 #include "integrity/checked_subject.h"
 #include "preflight/preflight.h"
+#include "core/unit_text.h"
+#include "modules/builtins.h"
 
 namespace caliber::cli {
 namespace {

@@ -8,12 +8,14 @@
 
 #include "calibrate/calibration.h"
 #include "caliber/backend.h"
-#include "caliber/device_ceilings.h"
+#include "integrity/device_ceilings.h"
 #include "caliber/errors.h"
 #include "cli/cli_common.h"
 #include "cli/command.h"
 #include "core/sampling_limits.h"
 #include "report/report_text.h"
+#include "core/unit_text.h"
+#include "io/device_ceilings_file.h"
 
 namespace caliber::cli {
 namespace {
@@ -32,7 +34,7 @@ struct CalibrateOptions {
 void print_ceilings(const DeviceCeilings& d) {
   auto line = [](const std::string& what, const Ceiling& c) {
     if (!c.available) return fmt::format("  {}: not available ({})\n", what, c.reason);
-    return fmt::format("  {}: {}  [{}]\n", what, report_text::rate(c.rate_per_s, c.unit), c.method);
+    return fmt::format("  {}: {}  [{}]\n", what, format_rate(c.rate_per_s, c.unit), c.method);
   };
   std::cout << fmt::format("{} (measured {})\n", d.device_key, d.measured_at);
   std::cout << line("memory bandwidth", d.memory_bandwidth);

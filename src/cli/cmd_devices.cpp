@@ -5,8 +5,8 @@
 
 #include "caliber/backend.h"
 #include "caliber/result_json.h"
-#include "caliber/result_table.h"
 #include "cli/command.h"
+#include "core/unit_text.h"
 
 namespace caliber::cli {
 namespace {

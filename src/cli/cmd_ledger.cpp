@@ -6,13 +6,14 @@
 
 #include <fmt/format.h>
 
-#include "caliber/atomic_file.h"
+#include "core/atomic_file.h"
 #include "caliber/errors.h"
-#include "caliber/shape_ledger.h"
+#include "ledger/shape_ledger.h"
 #include "cli/cli_common.h"
 #include "cli/command.h"
 #include "core/number_text.h"
 #include "ledger/importers.h"
+#include "io/shape_ledger_json.h"
 
 namespace caliber::cli {
 namespace {

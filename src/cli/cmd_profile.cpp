@@ -7,12 +7,14 @@
 
 #include <fmt/format.h>
 
-#include "caliber/baseline_matrix.h"
+#include "matrix/baseline_matrix.h"
 #include "caliber/errors.h"
-#include "caliber/shape_ledger.h"
+#include "ledger/shape_ledger.h"
 #include "cli/command.h"
 #include "profile/ncu_profile.h"
 #include "core/subprocess.h"  // self_executable
+#include "io/shape_ledger_json.h"
+#include "io/baseline_matrix_yaml.h"
 
 namespace caliber::cli {
 namespace {

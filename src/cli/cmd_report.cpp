@@ -7,14 +7,17 @@
 
 #include <fmt/format.h>
 
-#include "caliber/atomic_file.h"
-#include "caliber/benchmark_report.h"
+#include "core/atomic_file.h"
+#include "report/benchmark_report.h"
 #include "caliber/caliber_check.h"
 #include "caliber/errors.h"
 #include "cli/command.h"
 #include "core/json_fields.h"
 #include "core/jsonl.h"
 #include "ops/op_catalog.h"
+#include "io/benchmark_results_json.h"
+#include "io/device_ceilings_file.h"
+#include "io/shape_ledger_json.h"
 
 namespace caliber::cli {
 namespace {

@@ -4,12 +4,13 @@
 
 #include <fmt/format.h>
 
-#include "caliber/baseline_matrix.h"
+#include "matrix/baseline_matrix.h"
 #include "caliber/errors.h"
 #include "cli/command.h"
 #include "ops/op_catalog.h"
 #include "core/one_line.h"
-#include "validate/validate_file.h"
+#include "io/validate_file.h"
+#include "io/baseline_matrix_yaml.h"
 
 namespace caliber::cli {
 namespace {

@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "caliber/benchmark_results.h"
+#include "results/benchmark_results.h"
 #include "caliber/result.h"
 
 namespace caliber::compare {

@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "caliber/result_table.h"
 #include "compare/config_check.h"
+#include "core/unit_text.h"
 
 namespace caliber::compare {
 

@@ -16,12 +16,14 @@
 //   (compare/config_check.h).
 #include <fmt/format.h>
 
-#include "caliber/benchmark_results.h"
+#include "results/benchmark_results.h"
 #include "caliber/errors.h"
 #include "compare/importers.h"
 #include "core/contract_fields.h"
 #include "core/json_text.h"
 #include "core/jsonl.h"
+#include "io/benchmark_results_json.h"
+#include "io/benchmark_results_csv.h"
 
 namespace caliber::compare {
 namespace {

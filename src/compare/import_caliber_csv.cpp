@@ -12,7 +12,7 @@
 
 #include "caliber/contract.h"
 #include "caliber/errors.h"
-#include "caliber/result_csv.h"
+#include "io/result_csv.h"
 #include "compare/importers.h"
 #include "core/contract_fields.h"
 #include "core/csv_records.h"

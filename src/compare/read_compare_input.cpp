@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-#include "caliber/benchmark_results.h"
+#include "results/benchmark_results.h"
 #include "caliber/errors.h"
 #include "compare/importers.h"
 #include "compare/row_matching.h"

@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "caliber/result_table.h"
 #include "compare/report_renderers.h"
+#include "core/unit_text.h"
 
 namespace caliber::compare {
 

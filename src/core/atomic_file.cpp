@@ -1,4 +1,4 @@
-#include "caliber/atomic_file.h"
+#include "core/atomic_file.h"
 
 #include <fcntl.h>
 #include <stdio.h>  // renameat2

@@ -16,7 +16,7 @@
 #include <fmt/format.h>
 
 #include "caliber/errors.h"
-#include "caliber/result_flags.h"
+#include "core/result_flags.h"
 #include "core/distinct_numbers.h"
 #include "telemetry/telemetry_sampler.h"
 

@@ -1,4 +1,4 @@
-#include "caliber/result_flags.h"
+#include "core/result_flags.h"
 
 #include <algorithm>
 #include <vector>

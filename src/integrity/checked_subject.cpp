@@ -9,7 +9,7 @@
 
 #include "caliber/errors.h"
 #include "core/measurement_engine.h"
-#include "ops/dtype_convert.h"
+#include "core/dtype_convert.h"
 
 namespace caliber::integrity {
 namespace {

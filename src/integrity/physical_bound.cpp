@@ -5,8 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "caliber/result_table.h"
-#include "report/report_text.h"
+#include "core/unit_text.h"
 
 namespace caliber::integrity {
 
@@ -44,12 +43,12 @@ IntegrityCheck physical_bound_check(const MeasuredWork& w, const DeviceCeilings&
           "spread): faster than the device can go, so the call did not do its work",
           unit == "bytes/s" ? format_bytes(static_cast<std::uint64_t>(amount)) : fmt::format("{:.3g} flop", amount),
           unit == "bytes/s" ? "moved" : "computed", w.time_us,
-          report_text::rate(rate, unit), rate / ceiling.rate_per_s, what, report_text::rate(ceiling.rate_per_s, unit),
-          report_text::rate(*bound, unit));
+          format_rate(rate, unit), rate / ceiling.rate_per_s, what, format_rate(ceiling.rate_per_s, unit),
+          format_rate(*bound, unit));
       return;
     }
     compared += fmt::format("{}{} {:.0f}% of the {} ceiling", compared.empty() ? "" : ", ",
-                            report_text::rate(rate, unit), 100.0 * rate / ceiling.rate_per_s, what);
+                            format_rate(rate, unit), 100.0 * rate / ceiling.rate_per_s, what);
   };
   const bool cached = served_from_cache(w);
   judge(static_cast<double>(w.bytes), cached ? ceilings.cache_bandwidth : ceilings.memory_bandwidth,

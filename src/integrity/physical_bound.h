@@ -8,7 +8,7 @@
 #include <optional>
 
 #include "caliber/contract.h"
-#include "caliber/device_ceilings.h"
+#include "integrity/device_ceilings.h"
 #include "caliber/dtype.h"
 #include "caliber/integrity.h"
 

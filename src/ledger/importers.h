@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "caliber/shape_ledger.h"
+#include "ledger/shape_ledger.h"
 #include "ledger/model_shapes.h"
 #include "ops/op_catalog.h"
 

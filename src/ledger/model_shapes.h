@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "caliber/shape_ledger.h"
+#include "ledger/shape_ledger.h"
 #include "ops/op_shape.h"
 
 namespace caliber::ops {

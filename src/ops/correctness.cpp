@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/parallel_for.h"
-#include "ops/dtype_convert.h"
+#include "core/dtype_convert.h"
 
 namespace caliber::ops {
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "caliber/backend.h"
-#include "caliber/benchmark_results.h"
+#include "ops/correctness_check.h"
 #include "ops/op.h"
 
 namespace caliber::ops {

@@ -6,7 +6,7 @@
 
 #include "caliber/errors.h"
 #include "core/parallel_for.h"
-#include "ops/dtype_convert.h"
+#include "core/dtype_convert.h"
 #include "ops/uniform_draw.h"
 
 namespace caliber::ops {

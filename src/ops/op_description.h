@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "caliber/dtype.h"
-#include "caliber/entrypoint.h"
+#include "ops/entrypoint.h"
 #include "ops/correctness.h"
 #include "ops/op_expression.h"
 

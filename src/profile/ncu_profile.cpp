@@ -11,11 +11,13 @@
 #include <fmt/format.h>
 
 #include "ab/cell_command.h"  // shell_quote
-#include "caliber/atomic_file.h"
-#include "caliber/benchmark_results.h"
+#include "core/atomic_file.h"
+#include "results/benchmark_results.h"
 #include "core/json_fields.h"
 #include "core/subprocess.h"
 #include "core/utc_time.h"
+#include "io/benchmark_results_json.h"
+#include "io/shape_ledger_json.h"
 
 namespace caliber::profile {
 namespace {

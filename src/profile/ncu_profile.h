@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "caliber/profiler_gate.h"
-#include "caliber/shape_ledger.h"
+#include "profile/profiler_gate.h"
+#include "ledger/shape_ledger.h"
 
 namespace caliber::profile {
 

@@ -1,5 +1,5 @@
 // Profile diagnoses: the stored outcome of `caliber profile` for one cell, and ncu's raw CSV.
-#include "caliber/profiler_gate.h"
+#include "profile/profiler_gate.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -9,12 +9,12 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "caliber/atomic_file.h"
+#include "core/atomic_file.h"
 #include "caliber/errors.h"
-#include "caliber/result_table.h"
 #include "core/csv_reader.h"
 #include "core/json_fields.h"
 #include "core/number_text.h"
+#include "core/unit_text.h"
 
 namespace caliber {
 namespace {

@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "caliber/entrypoint.h"
+#include "ops/entrypoint.h"
 #include "caliber/errors.h"
 #include "core/parallel_for.h"
 #include "providers/plugin_provider.h"

@@ -98,12 +98,4 @@ class ConfigRefused : public ProviderError {
   using ProviderError::ProviderError;
 };
 
-// The built-in providers of an op on a backend: "caliber", "naive" and, on cuda, "cublas",
-// "cublaslt" (gemm) and "cudnn" (where cuDNN offers the op). Null when there is no such
-// built-in (the runner records not_configured with the reason).
-std::unique_ptr<Provider> make_builtin_provider(BackendKind backend, ops::OpType op, const std::string& name);
-
-// Names make_builtin_provider knows for an op on a backend, in a stable order.
-std::vector<std::string> builtin_provider_names(BackendKind backend, ops::OpType op);
-
 }  // namespace caliber::providers

@@ -1,6 +1,6 @@
 // Builds the report model: comparison, classification, eager verdicts, roofline points, stored
 // profiles, and the decision.
-#include "caliber/benchmark_report.h"
+#include "report/benchmark_report.h"
 
 #include <fmt/format.h>
 

@@ -6,8 +6,9 @@
 
 #include <fmt/format.h>
 
-#include "caliber/benchmark_report.h"
+#include "report/benchmark_report.h"
 #include "report/report_text.h"
+#include "core/unit_text.h"
 
 namespace caliber {
 namespace {
@@ -86,7 +87,7 @@ void header(std::ostream& out, const BenchmarkReport& r) {
     std::vector<std::string> parts;
     // A ceiling whose own measurement was unstable is still used, and says so.
     auto value = [](const Ceiling& c) {
-      return rt::rate(c.rate_per_s, c.unit) + (c.measurement && !c.measurement->stable ? " (unstable)" : "");
+      return format_rate(c.rate_per_s, c.unit) + (c.measurement && !c.measurement->stable ? " (unstable)" : "");
     };
     const Ceiling& bw = r.ceilings->memory_bandwidth;
     parts.push_back(bw.available ? "memory " + value(bw) : "memory n/a (" + bw.reason + ")");

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "caliber/benchmark_report.h"
+#include "report/benchmark_report.h"
 #include "report/report_text.h"
 
 namespace caliber {

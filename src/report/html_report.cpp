@@ -11,11 +11,12 @@
 
 #include <fmt/format.h>
 
-#include "caliber/benchmark_report.h"
+#include "report/benchmark_report.h"
 #include "caliber/config.h"
 #include "caliber/statistics.h"
 #include "report/report_text.h"
 #include "report/svg_chart.h"
+#include "core/unit_text.h"
 
 namespace caliber {
 namespace {
@@ -211,8 +212,8 @@ void roofline_chart(std::ostream& out, const BenchmarkReport& r) {
       dots.push_back({provider_index(set, c.provider), set.provider_label(c.provider),
                       static_cast<double>(c.row->flops) / static_cast<double>(c.row->bytes), p.achieved_flops_per_s,
                       fmt::format("shape {} ({}) {}: {} us, {}, {}{}", i + 1, s.shape.shape_id, set.provider_label(c.provider),
-                                  rt::us(t), rt::rate(p.achieved_bytes_per_s, "bytes/s"),
-                                  rt::rate(p.achieved_flops_per_s, "flop/s"),
+                                  rt::us(t), format_rate(p.achieved_bytes_per_s, "bytes/s"),
+                                  format_rate(p.achieved_flops_per_s, "flop/s"),
                                   p.fraction ? fmt::format(", {} of the {} roofline", rt::percent(p.fraction), p.bound)
                                              : std::string())});
     };
@@ -252,7 +253,7 @@ void roofline_chart(std::ostream& out, const BenchmarkReport& r) {
   chart.y_axis(y, left, right, "GFLOP/s (log)");
   std::vector<std::string> ceiling_lines;
   if (bw) {
-    ceiling_lines.push_back(fmt::format("memory ceiling {}: {}", rt::rate(bw->rate_per_s, bw->unit), bw->method));
+    ceiling_lines.push_back(fmt::format("memory ceiling {}: {}", format_rate(bw->rate_per_s, bw->unit), bw->method));
     // The memory roof y = bandwidth x intensity, clipped to the plot and to the highest peak's ridge.
     const double b = bw->rate_per_s / 1e9;
     double x_end = std::min(x.hi, y.hi / b);
@@ -265,16 +266,16 @@ void roofline_chart(std::ostream& out, const BenchmarkReport& r) {
     if (x_end > x_start) {
       chart.polyline({{x.map(x_start), y.map(b * x_start)}, {x.map(x_end), y.map(b * x_end)}}, "roof");
       chart.text(x.map(x_start) + 6, y.map(b * x_start) - 8,
-                 "memory " + rt::rate(bw->rate_per_s, bw->unit), "roof-label", "start");
+                 "memory " + format_rate(bw->rate_per_s, bw->unit), "roof-label", "start");
     }
   }
   for (const auto& [dt, c] : peaks) {
-    ceiling_lines.push_back(fmt::format("matmul {} ceiling {}: {}", dt, rt::rate(c->rate_per_s, c->unit), c->method));
+    ceiling_lines.push_back(fmt::format("matmul {} ceiling {}: {}", dt, format_rate(c->rate_per_s, c->unit), c->method));
     const double p = c->rate_per_s / 1e9;
     const double x_start = bw ? std::max(x.lo, p / (bw->rate_per_s / 1e9)) : x.lo;
     if (x.hi > x_start) {
       chart.polyline({{x.map(x_start), y.map(p)}, {x.map(x.hi), y.map(p)}}, "roof");
-      chart.text(x.map(x.hi) - 4, y.map(p) - 6, fmt::format("{} matmul {}", dt, rt::rate(c->rate_per_s, c->unit)),
+      chart.text(x.map(x.hi) - 4, y.map(p) - 6, fmt::format("{} matmul {}", dt, format_rate(c->rate_per_s, c->unit)),
                  "roof-label", "end");
     }
   }
@@ -307,8 +308,8 @@ void roofline_chart(std::ostream& out, const BenchmarkReport& r) {
     if (!p) continue;
     out << fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
                        i + 1, html(s.shape.shape_id), html(s.args_label()), rt::us(s.candidate.kernel_only_us()),
-                       rt::rate(p->achieved_bytes_per_s, "bytes/s"), rt::percent(p->memory_fraction),
-                       rt::rate(p->achieved_flops_per_s, "flop/s"), rt::percent(p->compute_fraction));
+                       format_rate(p->achieved_bytes_per_s, "bytes/s"), rt::percent(p->memory_fraction),
+                       format_rate(p->achieved_flops_per_s, "flop/s"), rt::percent(p->compute_fraction));
   }
   out << "</table>\n";
 }

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "caliber/result_table.h"
+#include "core/unit_text.h"
 
 namespace caliber::report_text {
 
@@ -13,14 +13,6 @@ std::string speedup(std::optional<double> s) { return s ? fmt::format("{:.3f}x",
 std::string us(std::optional<double> v) { return v ? format_us(*v) : "-"; }
 
 std::string percent(std::optional<double> f) { return f ? fmt::format("{:.0f}%", *f * 100) : "-"; }
-
-std::string rate(double per_s, const std::string& unit) {
-  const std::string base = unit == "flop/s" ? "FLOP/s" : "B/s";
-  if (per_s >= 1e12) return fmt::format("{:.2f} T{}", per_s / 1e12, base);
-  if (per_s >= 1e9) return fmt::format("{:.2f} G{}", per_s / 1e9, base);
-  if (per_s >= 1e6) return fmt::format("{:.2f} M{}", per_s / 1e6, base);
-  return fmt::format("{:.2f} {}", per_s, base);
-}
 
 std::string contract(const Contract& c) {
   std::string schedule(to_string(c.schedule));

@@ -17,8 +17,6 @@ std::string speedup(std::optional<double> s);
 std::string us(std::optional<double> v);
 // "60%", or "-" when absent.
 std::string percent(std::optional<double> fraction);
-// 4.0e12 bytes/s -> "4.00 TB/s"; 8.0e14 flop/s -> "800.00 TFLOP/s" (decimal prefixes).
-std::string rate(double per_s, const std::string& unit);
 // "event/graph(20 calls)/warm, median, warmup 10, iterations adaptive:..." (backend left out).
 std::string contract(const Contract& c);
 // "NVIDIA H200 (sm_90, cuda backend, 132 multiprocessors), driver 13.0, runtime 13.0"

@@ -7,28 +7,9 @@
 #include <fmt/format.h>
 
 #include "report/text_table.h"
+#include "core/unit_text.h"
 
 namespace caliber {
-
-std::string format_us(double us) {
-  const double a = std::fabs(us);
-  if (a >= 1000) return fmt::format("{:.0f}", us);
-  if (a >= 100) return fmt::format("{:.1f}", us);
-  if (a >= 10) return fmt::format("{:.2f}", us);
-  return fmt::format("{:.3f}", us);
-}
-
-std::string format_bytes(std::uint64_t bytes) {
-  static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double v = static_cast<double>(bytes);
-  int u = 0;
-  while (v >= 1024 && u < 4) {
-    v /= 1024;
-    ++u;
-  }
-  if (u == 0) return fmt::format("{} B", bytes);
-  return fmt::format("{:.{}f} {}", v, v >= 100 ? 0 : v >= 10 ? 1 : 2, units[u]);
-}
 
 namespace {
 

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "caliber/benchmark_results.h"
+#include "results/benchmark_results.h"
 
 namespace caliber {
 

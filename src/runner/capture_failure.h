@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "caliber/benchmark_results.h"
+#include "results/benchmark_results.h"
 #include "caliber/errors.h"
 
 namespace caliber::runner {

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "caliber/atomic_file.h"
+#include "core/atomic_file.h"
 #include "caliber/errors.h"
 #include "core/input_file.h"
 #include "core/json_fields.h"

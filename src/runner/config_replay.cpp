@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "caliber/errors.h"
+#include "io/benchmark_results_json.h"
 
 namespace caliber::runner {
 

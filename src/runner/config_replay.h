@@ -10,7 +10,7 @@
 #include <string>
 #include <utility>
 
-#include "caliber/benchmark_results.h"
+#include "results/benchmark_results.h"
 #include "caliber/device.h"
 #include "providers/provider.h"
 

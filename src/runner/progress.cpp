@@ -4,8 +4,8 @@
 
 #include <fmt/format.h>
 
-#include "caliber/result_table.h"
 #include "ops/op_shape.h"
+#include "core/unit_text.h"
 
 namespace caliber::runner {
 

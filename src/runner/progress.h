@@ -6,9 +6,9 @@
 #include <iosfwd>
 #include <string>
 
-#include "caliber/benchmark_results.h"
+#include "results/benchmark_results.h"
 #include "caliber/clock.h"
-#include "caliber/shape_ledger.h"
+#include "ledger/shape_ledger.h"
 
 namespace caliber::runner {
 

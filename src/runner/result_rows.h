@@ -4,9 +4,9 @@
 
 #include <string>
 
-#include "caliber/benchmark_results.h"
+#include "results/benchmark_results.h"
 #include "caliber/device.h"
-#include "caliber/shape_ledger.h"
+#include "ledger/shape_ledger.h"
 #include "ops/op.h"
 
 namespace caliber::runner {

@@ -10,9 +10,10 @@
 
 #include <fmt/format.h>
 
-#include "caliber/atomic_file.h"
+#include "core/atomic_file.h"
 #include "caliber/errors.h"
 #include "core/json_fields.h"
+#include "io/benchmark_results_json.h"
 
 namespace caliber::runner {
 

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "caliber/benchmark_results.h"
+#include "results/benchmark_results.h"
 
 namespace caliber::runner {
 

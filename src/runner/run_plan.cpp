@@ -6,10 +6,12 @@
 #include <fmt/format.h>
 
 #include "caliber/errors.h"
-#include "campaign/shard.h"
+#include "ledger/shard.h"
 #include "core/number_text.h"
 #include "core/option_list.h"
 #include "providers/plugin_provider.h"
+#include "io/shape_ledger_json.h"
+#include "io/baseline_matrix_yaml.h"
 
 namespace caliber::runner {
 namespace {

@@ -9,9 +9,9 @@
 #include <utility>
 #include <vector>
 
-#include "caliber/baseline_matrix.h"
+#include "matrix/baseline_matrix.h"
 #include "caliber/contract.h"
-#include "caliber/shape_ledger.h"
+#include "ledger/shape_ledger.h"
 #include "ops/op_catalog.h"
 #include "preflight/preflight.h"
 #include "runner/run_options.h"

@@ -18,6 +18,7 @@
 #include "providers/plugin_provider.h"
 #include "runner/capture_failure.h"
 #include "runner/config_replay.h"
+#include "modules/builtins.h"
 
 namespace caliber::runner {
 namespace {

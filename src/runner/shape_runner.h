@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "caliber/backend.h"
-#include "caliber/benchmark_results.h"
-#include "caliber/device_ceilings.h"
+#include "results/benchmark_results.h"
+#include "integrity/device_ceilings.h"
 #include "providers/described_reference.h"
 #include "providers/provider.h"
 #include "runner/config_replay.h"

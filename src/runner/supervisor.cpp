@@ -12,8 +12,8 @@
 
 #include <fmt/format.h>
 
-#include "caliber/atomic_file.h"
-#include "caliber/benchmark_results.h"
+#include "core/atomic_file.h"
+#include "results/benchmark_results.h"
 #include "caliber/caliber_check.h"
 #include "caliber/clock.h"
 #include "caliber/config.h"
@@ -41,6 +41,8 @@
 #include "runner/worker.h"
 #include "runner/worker_command.h"
 #include "runner/worker_process.h"
+#include "io/benchmark_results_json.h"
+#include "io/benchmark_results_csv.h"
 
 namespace caliber::runner {
 namespace {

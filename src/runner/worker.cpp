@@ -13,7 +13,7 @@
 
 #include <fmt/format.h>
 
-#include "caliber/benchmark_results.h"
+#include "results/benchmark_results.h"
 #include "caliber/clock.h"
 #include "caliber/config.h"
 #include "caliber/errors.h"
@@ -27,9 +27,11 @@
 #include "runner/shape_runner.h"
 #include "caliber/config.h"
 #include "core/subprocess.h"
-#include "caliber/device_ceilings.h"
-#include "backends/backend_module.h"
+#include "integrity/device_ceilings.h"
+#include "modules/backend_module.h"
 #include "fingerprint/code_fingerprint.h"
+#include "io/device_ceilings_file.h"
+#include "io/benchmark_results_json.h"
 
 namespace caliber::runner {
 namespace {

@@ -26,7 +26,7 @@
 #include <memory>
 #include <string>
 
-#include "backends/backend_module.h"
+#include "modules/backend_module.h"
 #include "caliber/backend.h"
 #include "fingerprint/code_fingerprint.h"
 #include "runner/run_options.h"

@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "caliber/entrypoint.h"
+#include "ops/entrypoint.h"
 #include "caliber/errors.h"
 #include "core/subprocess.h"
 #include "runner/result_rows.h"

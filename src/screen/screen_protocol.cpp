@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "ab/ab_report.h"
-#include "caliber/atomic_file.h"
+#include "core/atomic_file.h"
 #include "caliber/caliber_check.h"
 #include "core/tee_stream.h"
 

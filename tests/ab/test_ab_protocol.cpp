@@ -9,7 +9,7 @@
 #include <functional>
 #include <sstream>
 
-#include "caliber/atomic_file.h"
+#include "core/atomic_file.h"
 #include "caliber/errors.h"
 #include "caliber/result_json.h"
 #include "core/json_fields.h"

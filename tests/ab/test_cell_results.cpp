@@ -11,6 +11,7 @@
 #include "support/report_rows.h"
 #include "support/run_cli.h"
 #include "support/sample_results.h"
+#include "io/benchmark_results_json.h"
 
 namespace caliber {
 namespace {

@@ -2,7 +2,7 @@
 // and evidence text; the shape class; the eager verdict; inputs built from a comparison.
 #include <gtest/gtest.h>
 
-#include "caliber/bottleneck_classification.h"
+#include "analysis/bottleneck_classification.h"
 #include "ops/op_catalog.h"
 #include "ops/op_description.h"
 #include "support/report_rows.h"

@@ -1,7 +1,7 @@
 // The decision table: one case per rule and its boundaries, exact verdicts and reasons.
 #include <gtest/gtest.h>
 
-#include "caliber/promotion_decision.h"
+#include "analysis/promotion_decision.h"
 
 namespace caliber {
 namespace {

@@ -2,7 +2,7 @@
 // of what a run identity cannot know (which rows a results file holds).
 #include <gtest/gtest.h>
 
-#include "caliber/regression_diff.h"
+#include "analysis/regression_diff.h"
 #include "support/report_rows.h"
 
 namespace caliber {

@@ -1,7 +1,7 @@
 // Roofline fractions: achieved rates against the measured ceilings, the larger fraction wins.
 #include <gtest/gtest.h>
 
-#include "caliber/roofline.h"
+#include "analysis/roofline.h"
 
 namespace caliber {
 namespace {

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "caliber/errors.h"
-#include "caliber/shape_comparison.h"
+#include "analysis/shape_comparison.h"
 #include "support/report_rows.h"
 
 namespace caliber {

@@ -10,12 +10,13 @@
 #include <string>
 #include <thread>
 
-#include "caliber/benchmark_results.h"
+#include "results/benchmark_results.h"
 #include "caliber/run_identity_json.h"
 #include "ledger/importers.h"
 #include "runner/cell_in_flight.h"
 #include "runner/result_rows.h"
 #include "support/sample_identity.h"
+#include "io/benchmark_results_json.h"
 
 namespace caliber::campaign {
 namespace {

@@ -7,12 +7,14 @@
 #include <sstream>
 
 #include "caliber/backend.h"
-#include "caliber/benchmark_results.h"
-#include "caliber/shape_ledger.h"
+#include "results/benchmark_results.h"
+#include "ledger/shape_ledger.h"
 #include "ledger/importers.h"
 #include "support/ab_fixture.h"
 #include "support/run_cli.h"
 #include "support/text_lines.h"
+#include "io/benchmark_results_json.h"
+#include "io/shape_ledger_json.h"
 
 namespace caliber {
 namespace {

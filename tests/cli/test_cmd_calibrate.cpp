@@ -6,8 +6,9 @@
 #include <sstream>
 
 #include "backends/host/host_device_info.h"
-#include "caliber/device_ceilings.h"
+#include "integrity/device_ceilings.h"
 #include "support/run_cli.h"
+#include "io/device_ceilings_file.h"
 
 namespace caliber {
 namespace {

@@ -7,10 +7,12 @@
 #include <fstream>
 #include <sstream>
 
-#include "caliber/benchmark_results.h"
-#include "caliber/profiler_gate.h"
-#include "caliber/shape_ledger.h"
+#include "results/benchmark_results.h"
+#include "profile/profiler_gate.h"
+#include "ledger/shape_ledger.h"
 #include "support/run_cli.h"
+#include "io/benchmark_results_json.h"
+#include "io/shape_ledger_json.h"
 
 namespace caliber {
 namespace {

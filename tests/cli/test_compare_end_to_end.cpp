@@ -14,7 +14,7 @@
 #include <fmt/format.h>
 
 #include "support/run_cli.h"
-#include "caliber/atomic_file.h"
+#include "core/atomic_file.h"
 #include "caliber/backend.h"
 #include "caliber/measure.h"
 #include "caliber/result_json.h"

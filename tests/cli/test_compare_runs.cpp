@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "caliber/benchmark_results.h"
+#include "results/benchmark_results.h"
 #include "caliber/run_identity.h"
 #include "support/report_rows.h"
 #include "support/run_cli.h"

@@ -9,9 +9,11 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "caliber/benchmark_results.h"
+#include "results/benchmark_results.h"
 #include "ledger/importers.h"
 #include "support/cli_run.h"
+#include "io/benchmark_results_json.h"
+#include "io/shape_ledger_json.h"
 
 namespace caliber {
 namespace {

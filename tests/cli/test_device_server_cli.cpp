@@ -10,12 +10,14 @@
 
 #include <gtest/gtest.h>
 
-#include "caliber/benchmark_results.h"
+#include "results/benchmark_results.h"
 #include "core/json_fields.h"
 #include "ledger/importers.h"
 #include "support/cli_run.h"
 #include "support/device_server_process.h"
 #include "support/manual_row.h"
+#include "io/benchmark_results_json.h"
+#include "io/shape_ledger_json.h"
 
 namespace caliber {
 namespace {

@@ -10,11 +10,13 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "caliber/benchmark_results.h"
-#include "caliber/shape_ledger.h"
+#include "results/benchmark_results.h"
+#include "ledger/shape_ledger.h"
 #include "ledger/importers.h"
 #include "support/alias_bomb.h"
 #include "support/cli_run.h"
+#include "io/benchmark_results_json.h"
+#include "io/shape_ledger_json.h"
 
 namespace caliber {
 namespace {

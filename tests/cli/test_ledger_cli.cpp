@@ -3,8 +3,9 @@
 
 #include <map>
 
-#include "caliber/shape_ledger.h"
+#include "ledger/shape_ledger.h"
 #include "support/cli_run.h"
+#include "io/shape_ledger_json.h"
 
 namespace caliber {
 namespace {

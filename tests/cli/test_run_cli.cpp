@@ -13,7 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "caliber/backend.h"
-#include "caliber/benchmark_results.h"
+#include "results/benchmark_results.h"
 #include "caliber/config.h"
 #include "caliber/run_identity.h"
 #include "core/sha256.h"
@@ -22,6 +22,9 @@
 #include "runner/cell_in_flight.h"
 #include "runner/out_lock.h"
 #include "support/cli_run.h"
+#include "io/benchmark_results_json.h"
+#include "io/benchmark_results_csv.h"
+#include "io/shape_ledger_json.h"
 
 namespace caliber {
 namespace {

@@ -2,12 +2,15 @@
 // problem naming file, line and field; the kind comes from the name or --kind.
 #include <gtest/gtest.h>
 
-#include "caliber/baseline_matrix.h"
+#include "matrix/baseline_matrix.h"
 #include "ledger/importers.h"
 #include "support/cli_run.h"
-#include "validate/embedded_schemas.h"
-#include "validate/validate_file.h"
-#include "caliber/benchmark_results.h"
+#include "io/embedded_schemas.h"
+#include "io/validate_file.h"
+#include "results/benchmark_results.h"
+#include "io/benchmark_results_csv.h"
+#include "io/benchmark_results_json.h"
+#include "io/shape_ledger_json.h"
 
 namespace caliber {
 namespace {

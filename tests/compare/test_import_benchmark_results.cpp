@@ -7,12 +7,13 @@
 #include <filesystem>
 #include <fstream>
 
-#include "caliber/benchmark_results.h"
+#include "results/benchmark_results.h"
 #include "caliber/errors.h"
 #include "compare/importers.h"
 #include "support/report_rows.h"
 #include "support/run_cli.h"
 #include "support/run_directory.h"
+#include "io/benchmark_results_json.h"
 
 namespace caliber::compare {
 namespace {

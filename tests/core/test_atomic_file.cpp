@@ -1,5 +1,5 @@
 // Outputs: atomic, only onto regular files or new paths, and multi-file outputs all or nothing.
-#include "caliber/atomic_file.h"
+#include "core/atomic_file.h"
 
 #include <sys/stat.h>
 #include <unistd.h>

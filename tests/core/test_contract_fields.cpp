@@ -11,10 +11,10 @@
 #include <set>
 #include <sstream>
 
-#include "caliber/benchmark_results.h"
+#include "results/benchmark_results.h"
 #include "caliber/caliber_check.h"
 #include "caliber/errors.h"
-#include "caliber/result_csv.h"
+#include "io/result_csv.h"
 #include "caliber/result_json.h"
 #include "compare/compare_row.h"
 #include "compare/importers.h"
@@ -23,7 +23,9 @@
 #include "support/report_rows.h"
 #include "support/sample_identity.h"
 #include "support/sample_results.h"
-#include "validate/embedded_schemas.h"
+#include "io/embedded_schemas.h"
+#include "io/benchmark_results_csv.h"
+#include "io/benchmark_results_json.h"
 
 namespace caliber {
 namespace {

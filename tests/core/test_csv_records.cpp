@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "caliber/errors.h"
-#include "caliber/result_csv.h"
+#include "io/result_csv.h"
 #include "core/csv_records.h"
 
 namespace caliber {

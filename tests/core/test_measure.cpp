@@ -6,7 +6,7 @@
 
 #include "caliber/errors.h"
 #include "caliber/measure.h"
-#include "caliber/result_flags.h"
+#include "core/result_flags.h"
 #include "support/fixed_contract.h"
 #include "support/recording_backend.h"
 

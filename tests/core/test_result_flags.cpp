@@ -2,9 +2,9 @@
 // results: a throttled result is never explained by a spread it does not have.
 #include <gtest/gtest.h>
 
-#include "caliber/benchmark_results.h"
-#include "caliber/result_flags.h"
-#include "caliber/shape_comparison.h"
+#include "results/benchmark_results.h"
+#include "core/result_flags.h"
+#include "analysis/shape_comparison.h"
 #include "support/report_rows.h"
 
 namespace caliber {

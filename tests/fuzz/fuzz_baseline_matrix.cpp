@@ -1,6 +1,7 @@
 // libFuzzer target: the baseline matrix reader (YAML, caliber/baseline_matrix.h), aliases included.
-#include "caliber/baseline_matrix.h"
+#include "matrix/baseline_matrix.h"
 #include "fuzz_input.h"
+#include "io/baseline_matrix_yaml.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   return caliber::fuzz::parse_text(data, size, [](const std::string& text) {

@@ -1,7 +1,8 @@
 // libFuzzer target: caliber run's benchmark_results.csv, through both of its readers.
-#include "caliber/benchmark_results.h"
+#include "results/benchmark_results.h"
 #include "compare/importers.h"
 #include "fuzz_input.h"
+#include "io/benchmark_results_csv.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   caliber::fuzz::parse_text(data, size, [](const std::string& text) {

@@ -1,8 +1,9 @@
 // libFuzzer target: caliber run's benchmark_results.jsonl, through both of its readers (the
 // runner's and report's parse_benchmark_results, and compare's importer).
-#include "caliber/benchmark_results.h"
+#include "results/benchmark_results.h"
 #include "compare/importers.h"
 #include "fuzz_input.h"
+#include "io/benchmark_results_json.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   caliber::fuzz::parse_text(data, size, [](const std::string& text) {

@@ -11,13 +11,14 @@
 #include <vector>
 
 #include "support/run_cli.h"
-#include "bench/workload.h"
+#include "kernels/workload.h"
 #include "caliber/backend.h"
 #include "caliber/errors.h"
 #include "caliber/measure.h"
 #include "support/fixed_contract.h"
 #include "support/cuda_device.h"
 #include "user_kernel/saxpy.h"
+#include "modules/builtins.h"
 
 namespace caliber {
 namespace {

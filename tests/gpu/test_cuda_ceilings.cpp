@@ -7,9 +7,10 @@
 #include <sstream>
 
 #include "calibrate/calibration.h"
-#include "calibrate/ceiling_workloads.h"
+#include "kernels/ceiling_workloads.h"
 #include "caliber/backend.h"
 #include "caliber/errors.h"
+#include "modules/builtins.h"
 
 namespace caliber {
 namespace {

@@ -9,11 +9,13 @@
 #include <vector>
 
 #include "caliber/backend.h"
-#include "caliber/benchmark_results.h"
+#include "results/benchmark_results.h"
 #include "fingerprint/code_fingerprint.h"
 #include "ledger/importers.h"
 #include "support/cli_run.h"
 #include "support/device_server_process.h"
+#include "io/benchmark_results_json.h"
+#include "io/shape_ledger_json.h"
 
 namespace caliber {
 namespace {

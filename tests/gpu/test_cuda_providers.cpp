@@ -9,12 +9,13 @@
 #include <set>
 
 #include "caliber/backend.h"
-#include "caliber/benchmark_results.h"
+#include "results/benchmark_results.h"
 #include "caliber/measure.h"
 #include "ops/correctness.h"
 #include "ops/op_catalog.h"
 #include "providers/provider.h"
 #include "runner/run_plan.h"
+#include "modules/builtins.h"
 
 namespace caliber {
 namespace {

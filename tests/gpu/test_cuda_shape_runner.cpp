@@ -8,11 +8,12 @@
 
 #include "backends/cuda/cupti_session.h"
 #include "caliber/backend.h"
-#include "caliber/benchmark_results.h"
+#include "results/benchmark_results.h"
 #include "ledger/importers.h"
 #include "runner/shape_runner.h"
 #include "support/cli_run.h"
 #include "support/cuda_device.h"
+#include "io/shape_ledger_json.h"
 
 namespace caliber {
 namespace {

@@ -10,9 +10,10 @@
 #include <filesystem>
 #include <map>
 
-#include "caliber/benchmark_results.h"
+#include "results/benchmark_results.h"
 #include "support/cli_run.h"
 #include "support/cuda_device.h"
+#include "io/benchmark_results_json.h"
 
 namespace caliber {
 namespace {

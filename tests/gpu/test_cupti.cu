@@ -15,12 +15,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "bench/workload.h"
+#include "kernels/workload.h"
 #include "caliber/backend.h"
 #include "caliber/errors.h"
 #include "caliber/instrument_policy.h"
 #include "caliber/measure.h"
 #include "support/fixed_contract.h"
+#include "modules/builtins.h"
 
 namespace caliber {
 namespace {

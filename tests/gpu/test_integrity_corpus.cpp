@@ -12,11 +12,13 @@
 #include <string>
 #include <vector>
 
-#include "caliber/benchmark_results.h"
+#include "results/benchmark_results.h"
 #include "caliber/result_json.h"
 #include "ledger/importers.h"
 #include "support/cli_run.h"
 #include "support/cuda_device.h"
+#include "io/benchmark_results_json.h"
+#include "io/shape_ledger_json.h"
 
 namespace caliber {
 namespace {

@@ -9,6 +9,7 @@
 #include "ledger/importers.h"
 #include "ops/op_catalog.h"
 #include "ops/op_description.h"
+#include "io/shape_ledger_json.h"
 
 namespace caliber::ledger {
 namespace {

@@ -6,7 +6,8 @@
 #include <fstream>
 
 #include "caliber/errors.h"
-#include "caliber/shape_ledger.h"
+#include "ledger/shape_ledger.h"
+#include "io/shape_ledger_json.h"
 
 namespace caliber {
 namespace {

@@ -3,8 +3,9 @@
 
 #include <cstdlib>
 
-#include "caliber/baseline_matrix.h"
+#include "matrix/baseline_matrix.h"
 #include "caliber/errors.h"
+#include "io/baseline_matrix_yaml.h"
 
 namespace caliber {
 namespace {

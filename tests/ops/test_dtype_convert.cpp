@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "ops/dtype_convert.h"
+#include "core/dtype_convert.h"
 
 namespace caliber::ops {
 namespace {

@@ -4,7 +4,7 @@
 #include <filesystem>
 
 #include "caliber/errors.h"
-#include "caliber/profiler_gate.h"
+#include "profile/profiler_gate.h"
 #include "profile/ncu_profile.h"
 #include "support/run_cli.h"
 

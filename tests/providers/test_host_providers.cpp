@@ -6,6 +6,7 @@
 #include "ops/correctness.h"
 #include "ops/op_catalog.h"
 #include "providers/provider.h"
+#include "modules/builtins.h"
 
 namespace caliber::providers {
 namespace {

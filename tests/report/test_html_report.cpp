@@ -3,7 +3,7 @@
 
 #include <sstream>
 
-#include "caliber/benchmark_report.h"
+#include "report/benchmark_report.h"
 #include "support/headless_chromium.h"
 #include "support/report_rows.h"
 

@@ -11,10 +11,12 @@
 #include <vector>
 
 #include "backends/host/host_backend.h"
-#include "caliber/benchmark_results.h"
-#include "caliber/shape_ledger.h"
+#include "results/benchmark_results.h"
+#include "ledger/shape_ledger.h"
 #include "support/headless_chromium.h"
 #include "support/run_cli.h"
+#include "io/benchmark_results_json.h"
+#include "io/shape_ledger_json.h"
 
 namespace caliber {
 namespace {

@@ -39,16 +39,5 @@ TEST(ResultTable, GoldenWithContractColumnsNotesAndWarnings) {
   EXPECT_EQ(out.str(), want);
 }
 
-TEST(ResultTable, Units) {
-  EXPECT_EQ(format_us(0.0404), "0.040");
-  EXPECT_EQ(format_us(12.345), "12.35");
-  EXPECT_EQ(format_us(537.25), "537.2");
-  EXPECT_EQ(format_us(12345.6), "12346");
-  EXPECT_EQ(format_bytes(512), "512 B");
-  EXPECT_EQ(format_bytes(16384), "16.0 KiB");
-  EXPECT_EQ(format_bytes(1ull << 30), "1.00 GiB");
-  EXPECT_EQ(format_bytes(256ull << 20), "256 MiB");
-}
-
 }  // namespace
 }  // namespace caliber

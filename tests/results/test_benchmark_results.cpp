@@ -5,8 +5,10 @@
 #include <filesystem>
 #include <sstream>
 
-#include "caliber/benchmark_results.h"
+#include "results/benchmark_results.h"
 #include "caliber/errors.h"
+#include "io/benchmark_results_json.h"
+#include "io/benchmark_results_csv.h"
 
 namespace caliber {
 namespace {

@@ -5,6 +5,7 @@
 #include "ledger/importers.h"
 #include "runner/run_plan.h"
 #include "support/cli_run.h"
+#include "io/shape_ledger_json.h"
 
 namespace caliber::runner {
 namespace {

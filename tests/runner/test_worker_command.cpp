@@ -14,6 +14,7 @@
 #include "runner/result_rows.h"
 #include "runner/worker_command.h"
 #include "support/cli_run.h"
+#include "io/shape_ledger_json.h"
 
 namespace caliber::runner {
 namespace {

@@ -4,8 +4,8 @@
 #include <optional>
 #include <string>
 
-#include "caliber/benchmark_results.h"
-#include "caliber/shape_ledger.h"
+#include "results/benchmark_results.h"
+#include "ledger/shape_ledger.h"
 
 namespace caliber::testing_support {
 

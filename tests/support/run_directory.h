@@ -8,9 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "caliber/benchmark_results.h"
+#include "results/benchmark_results.h"
 #include "caliber/run_identity.h"
 #include "support/run_cli.h"
+#include "io/benchmark_results_csv.h"
+#include "io/benchmark_results_json.h"
 
 namespace caliber::testing_support {
 

@@ -11,7 +11,7 @@
 #include "backends/cuda/cupti_session.h"
 #include "backends/cuda/cupti_timer.h"
 #include "backends/cuda/device_input_draw.cuh"
-#include "ops/cuda/device_reference.cuh"
+#include "backends/cuda/device_reference.cuh"
 #include "backends/cuda/launch_gate.h"
 #include "backends/cuda/row_gather.cuh"
 #include "backends/cuda/str_cat.h"

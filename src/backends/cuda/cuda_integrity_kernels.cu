@@ -1,7 +1,7 @@
 #include "backends/cuda/cuda_integrity_kernels.cuh"
 
 #include "backends/cuda/cuda_check.cuh"
-#include "integrity/buffer_digest.h"
+#include "core/buffer_digest.h"
 
 namespace caliber::cuda {
 namespace {

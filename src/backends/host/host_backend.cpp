@@ -7,7 +7,7 @@
 
 #include "backends/host/host_device_info.h"
 #include "caliber/errors.h"
-#include "integrity/buffer_digest.h"
+#include "core/buffer_digest.h"
 
 namespace caliber::host {
 namespace {

@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "caliber/dtype.h"
-#include "ops/dtype_convert.h"
+#include "core/dtype_convert.h"
 
 namespace caliber::providers::host {
 

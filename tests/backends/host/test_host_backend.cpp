@@ -6,9 +6,10 @@
 
 #include "backends/host/host_backend.h"
 #include "backends/host/host_device_info.h"
-#include "bench/workload.h"
+#include "kernels/workload.h"
 #include "caliber/errors.h"
 #include "caliber/measure.h"
+#include "modules/builtins.h"
 
 namespace caliber::host {
 namespace {

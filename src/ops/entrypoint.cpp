@@ -1,0 +1,77 @@
+// How a provider is reached: "builtin:NAME", a Python file's provider or a plugin library's
+// symbol, and where plugin libraries and Python files are found.
+#include "ops/entrypoint.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <regex>
+
+#include <fmt/format.h>
+
+#include "caliber/errors.h"
+
+namespace caliber {
+
+namespace fs = std::filesystem;
+
+Entrypoint Entrypoint::parse(const std::string& text) {
+  Entrypoint e;
+  e.text = text;
+  const std::string builtin_prefix = "builtin:";
+  if (text.rfind(builtin_prefix, 0) == 0) {
+    e.kind = Kind::builtin;
+    e.builtin = text.substr(builtin_prefix.size());
+    if (e.builtin.empty()) throw UsageError(fmt::format("'{}': builtin: needs a provider name", text));
+    return e;
+  }
+  static const std::regex symbol_re("[A-Za-z_][A-Za-z0-9_]*");
+  const std::string python_prefix = "python:";
+  const bool python = text.rfind(python_prefix, 0) == 0;
+  const std::string rest = python ? text.substr(python_prefix.size()) : text;
+  const std::size_t colon = rest.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == rest.size()) {
+    throw UsageError(fmt::format("'{}': expected {}", text,
+                                 python ? "python:path/to/file.py:NAME"
+                                        : "builtin:NAME, python:path/to/file.py:NAME or path/to/lib.so:symbol"));
+  }
+  e.kind = python ? Kind::python : Kind::plugin;
+  e.library = rest.substr(0, colon);
+  e.symbol = rest.substr(colon + 1);
+  if (!std::regex_match(e.symbol, symbol_re)) {
+    throw UsageError(fmt::format("'{}': '{}' is not a {} name", text, e.symbol, python ? "Python" : "C symbol"));
+  }
+  if (python && !e.library.ends_with(".py")) {
+    throw UsageError(fmt::format("'{}': '{}' is not a Python file (expected a .py path)", text, e.library));
+  }
+  return e;
+}
+
+std::string plugin_directory() {
+  if (const char* env = std::getenv("CALIBER_PLUGIN_DIR"); env && *env) return env;
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return "plugins";
+  const fs::path beside = exe.parent_path() / "plugins";
+  if (fs::is_directory(beside, ec)) return beside.string();
+#ifdef CALIBER_INSTALL_PLUGINDIR
+  return (exe.parent_path().parent_path() / CALIBER_INSTALL_PLUGINDIR).string();
+#else
+  return (exe.parent_path().parent_path() / "lib" / "caliber" / "plugins").string();
+#endif
+}
+
+std::string resolved_library(const Entrypoint& e, const std::string& matrix_file) {
+  const std::string own = "@plugins/";
+  if (e.library.rfind(own, 0) == 0) {
+    return (fs::path(plugin_directory()) / e.library.substr(own.size())).string();
+  }
+  const fs::path p(e.library);
+  if (p.is_absolute()) return p.string();
+  const fs::path resolved = (fs::path(matrix_file).parent_path() / p).lexically_normal();
+  // A name without a directory ("libx.so" beside a matrix given as "m.yaml" or "./m.yaml") would
+  // send dlopen to the system's library search path instead of the matrix's folder.
+  if (!resolved.has_parent_path()) return (fs::path(".") / resolved).string();
+  return resolved.string();
+}
+
+}  // namespace caliber
