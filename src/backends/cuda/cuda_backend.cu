@@ -15,6 +15,7 @@
 #include "backends/cuda/launch_gate.h"
 #include "backends/cuda/row_gather.cuh"
 #include "backends/cuda/str_cat.h"
+#include "backends/host_clock_timer.h"
 #include "caliber/clock.h"
 #include "core/kernel_attribution.h"
 
@@ -139,27 +140,6 @@ class EventTimer final : public SampleTimer {
   cudaStream_t stream_;
   LaunchGate* gate_;
   std::vector<cudaEvent_t> events_;
-};
-
-// Host steady clock; the engine drains the device before stop() (launch + run + sync).
-class HostClockTimer final : public SampleTimer {
- public:
-  Instrument instrument() const override { return Instrument::wallclock; }
-  void reset(std::size_t count) override {
-    start_us_.assign(count, 0.0);
-    stop_us_.assign(count, 0.0);
-  }
-  void start(std::size_t i) override { start_us_.at(i) = steady_clock().now_us(); }
-  void stop(std::size_t i) override { stop_us_.at(i) = steady_clock().now_us(); }
-  bool reads_host_clock() const override { return true; }
-  std::vector<double> collect_us(std::size_t count) override {
-    std::vector<double> d(count);
-    for (std::size_t i = 0; i < count; ++i) d[i] = stop_us_.at(i) - start_us_.at(i);
-    return d;
-  }
-
- private:
-  std::vector<double> start_us_, stop_us_;
 };
 
 // Kernel, copy and fill nodes of a graph, child graphs counted through.
@@ -302,7 +282,7 @@ class CudaBackend final : public Backend {
         if (contract.schedule == Schedule::isolated && !launch_gate_) launch_gate_ = std::make_unique<LaunchGate>();
         return std::make_unique<EventTimer>(stream_, contract.schedule == Schedule::isolated ? launch_gate_.get()
                                                                                              : nullptr);
-      case Instrument::wallclock: return std::make_unique<HostClockTimer>();
+      case Instrument::wallclock: return std::make_unique<HostClockTimer>(steady_clock());
       case Instrument::cupti: break;
     }
     if (auto why = cupti::unavailable_reason()) {
