@@ -22,6 +22,7 @@
 #include "caliber/run_identity_json.h"
 #include "cli/cli_common.h"
 #include "cli/command.h"
+#include "core/iteration_bounds.h"
 #include "core/sampling_limits.h"
 #include "identity/collect_run_identity.h"
 #include "preflight/preflight.h"
@@ -90,17 +91,8 @@ IterationRule iteration_rule(const BenchOptions& o) {
     require_time_option(*o.max_time_ms, "--max-time-ms", /*positive=*/true);
     rule.max_time_ms = *o.max_time_ms;
   }
-  if (rule.min_time_ms > rule.max_time_ms) {
-    throw UsageError(fmt::format("--min-time-ms ({}) exceeds --max-time-ms ({})", rule.min_time_ms,
-                                 rule.max_time_ms));
-  }
-  if (o.target_precision) {
-    if (!(*o.target_precision > 0 && *o.target_precision < 1)) {
-      throw UsageError(fmt::format("--target-precision must be in (0, 1), e.g. 0.005 for +/-0.5% (got {})",
-                                   *o.target_precision));
-    }
-    rule.target_rel_halfwidth = *o.target_precision;
-  }
+  if (o.target_precision) rule.target_rel_halfwidth = *o.target_precision;
+  if (auto why = why_invalid_adaptive_bounds(rule, kAdaptiveBoundOptions)) throw UsageError(*why);
   return rule;
 }
 

@@ -10,6 +10,7 @@
 #include "caliber/errors.h"
 #include "caliber/statistics.h"
 #include "core/enum_names.h"
+#include "core/iteration_bounds.h"
 #include "core/number_text.h"
 
 namespace caliber {
@@ -174,16 +175,7 @@ std::optional<std::string> why_invalid(const Contract& c, bool per_call_prepare)
                          "(--iters) for fewer samples",
                          needed, it.min_samples, needed);
     }
-    if (!(it.min_time_ms >= 0)) return fmt::format("min time must be >= 0 ms (got {})", it.min_time_ms);
-    if (!(it.max_time_ms > 0)) return fmt::format("max time must be > 0 ms (got {})", it.max_time_ms);
-    if (it.min_time_ms > it.max_time_ms) {
-      return fmt::format("min time ({} ms) exceeds max time ({} ms)", it.min_time_ms, it.max_time_ms);
-    }
-    if (!(it.target_rel_halfwidth > 0 && it.target_rel_halfwidth < 1)) {
-      return fmt::format("target precision must be in (0, 1) (got {}); 0.005 means +/-0.5% of the "
-                         "median",
-                         it.target_rel_halfwidth);
-    }
+    if (auto why = why_invalid_adaptive_bounds(it)) return why;
   }
   if (c.schedule == Schedule::graph && c.graph_calls < 1) {
     return fmt::format("graph calls must be >= 1 (got {})", c.graph_calls);
