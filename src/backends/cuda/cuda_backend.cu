@@ -381,8 +381,6 @@ std::vector<DeviceInfo> list_devices() {
   return out;
 }
 
-void synchronize_current_device() { CALIBER_CUDA_CHECK(cudaDeviceSynchronize()); }
-
 std::unique_ptr<Backend> open_backend(int index) { return std::make_unique<CudaBackend>(index); }
 
 std::optional<std::string> cupti_unavailable_reason() { return cupti::unavailable_reason(); }
