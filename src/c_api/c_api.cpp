@@ -15,6 +15,8 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -27,6 +29,7 @@
 #include "caliber/instrument_policy.h"
 #include "caliber/measure.h"
 #include "caliber/result_json.h"
+#include "core/contract_fields.h"
 #include "core/sampling_limits.h"
 
 namespace caliber::c_api {
@@ -112,7 +115,7 @@ class Request {
 
 // Runs a core parser (UsageError on an unknown name) on a request field.
 template <typename Parse>
-auto parse_field(const char* field, const std::string& value, Parse parse) -> decltype(parse(value)) {
+auto parse_field(const std::string& field, const std::string& value, Parse parse) -> decltype(parse(value)) {
   try {
     return parse(value);
   } catch (const UsageError& e) {
@@ -120,71 +123,143 @@ auto parse_field(const char* field, const std::string& value, Parse parse) -> de
   }
 }
 
-// The contract fields a request may set, applied to a contract: used to build the request's
-// contract, and to find which given fields a refusal is about.
-struct ContractFields {
-  std::optional<std::string> schedule, cache, statistic, cupti_reduction, cupti_value, throttle_policy, measure;
-  std::optional<std::int64_t> warmup, iterations, min_samples, graph_calls;
+// A count a request gives: >= 1 and <= max, else a usage error naming the field.
+void require_count(const char* field, const std::optional<std::int64_t>& value, std::int64_t max) {
+  if (!value) return;
+  try {
+    require_count_option(*value, field, max);
+  } catch (const UsageError& e) {
+    throw RequestError{"usage", e.what(), {field}};
+  }
+}
+
+bool is_host_dispatch(const std::string& measure) { return measure == "host-dispatch" || measure == "host_dispatch"; }
+
+// The iteration rule as a request gives it: a fixed count, or the adaptive rule's bounds.
+struct IterationRequest {
+  std::optional<std::int64_t> iterations, min_samples;
   std::optional<double> min_time_ms, max_time_ms, target_precision;
 
-  // The names of the fields given, in request order of the docs.
+  bool adaptive_given() const { return min_samples || min_time_ms || max_time_ms || target_precision; }
+  void add_given(std::vector<std::string>& out) const {
+    if (iterations) out.emplace_back("iterations");
+    if (min_samples) out.emplace_back("min_samples");
+    if (min_time_ms) out.emplace_back("min_time_ms");
+    if (max_time_ms) out.emplace_back("max_time_ms");
+    if (target_precision) out.emplace_back("target_precision");
+  }
+  void apply(IterationRule& rule, const std::string& skip) const {
+    if (iterations && skip != "iterations") {
+      rule.mode = IterationRule::Mode::fixed;
+      rule.count = *iterations;
+    }
+    if (min_samples && skip != "min_samples") rule.min_samples = *min_samples;
+    if (min_time_ms && skip != "min_time_ms") rule.min_time_ms = *min_time_ms;
+    if (max_time_ms && skip != "max_time_ms") rule.max_time_ms = *max_time_ms;
+    if (target_precision && skip != "target_precision") rule.target_rel_halfwidth = *target_precision;
+  }
+};
+
+// The contract fields a request may set, read through the contract field table
+// (core/contract_fields.h) in its order: a field the table sets from text is given under its
+// own name, in caliber's spelling (a count as a JSON integer). Two are spelled as caliber bench
+// spells them: the quantity is `measure` (device | host-dispatch), the iteration rule its numbers.
+// The backend and the instrument are chosen apart (auto, and the instrument's recorded reason).
+// Used to build the request's contract, and to find which given fields a refusal is about.
+class ContractRequest {
+ public:
+  explicit ContractRequest(Request& req) {
+    for (const ContractField& f : contract_field_table()) {
+      if (f.name == "backend" || f.name == "instrument") continue;
+      if (f.name == "quantity") {
+        measure_ = req.text("measure");
+      } else if (f.type == ContractFieldType::iteration_rule) {
+        read_iteration_rule(req);
+      } else if (f.type == ContractFieldType::integer) {
+        if (const auto v = req.integer(std::string(f.name).c_str())) values_.push_back({&f, std::to_string(*v), *v});
+      } else if (const auto v = req.text(std::string(f.name).c_str())) {
+        values_.push_back({&f, *v, std::nullopt});
+      }
+    }
+  }
+
+  bool host_dispatch() const { return measure_ && is_host_dispatch(*measure_); }
+
+  // A fixed count with adaptive bounds, and counts out of range, are usage errors.
+  void check_counts() const {
+    if (rule_.iterations && rule_.adaptive_given()) {
+      throw RequestError{"usage",
+                         "iterations (a fixed count) cannot be combined with min_samples, min_time_ms, max_time_ms "
+                         "or target_precision (the adaptive rule)",
+                         {"iterations"}};
+    }
+    require_count("warmup", count("warmup"), kMaxWarmupCalls);
+    require_count("iterations", rule_.iterations, kMaxSampleCount);
+    require_count("min_samples", rule_.min_samples, kMaxSampleCount);
+    require_count("graph_calls", count("graph_calls"), kMaxSampleCount);
+  }
+
+  // The names of the fields given, in the table's order.
   std::vector<std::string> given() const {
     std::vector<std::string> out;
-    auto add = [&](const char* name, bool present) {
-      if (present) out.emplace_back(name);
-    };
-    add("measure", measure.has_value());
-    add("schedule", schedule.has_value());
-    add("cache", cache.has_value());
-    add("statistic", statistic.has_value());
-    add("warmup", warmup.has_value());
-    add("iterations", iterations.has_value());
-    add("min_samples", min_samples.has_value());
-    add("min_time_ms", min_time_ms.has_value());
-    add("max_time_ms", max_time_ms.has_value());
-    add("target_precision", target_precision.has_value());
-    add("graph_calls", graph_calls.has_value());
-    add("cupti_reduction", cupti_reduction.has_value());
-    add("cupti_value", cupti_value.has_value());
-    add("throttle_policy", throttle_policy.has_value());
+    for (const ContractField& f : contract_field_table()) {
+      if (f.name == "quantity" && measure_) out.emplace_back("measure");
+      if (f.type == ContractFieldType::iteration_rule) rule_.add_given(out);
+      if (find(f.name)) out.emplace_back(f.name);
+    }
     return out;
   }
 
   // Applies every field but `skip` (a name of given()) to `c`.
   void apply(Contract& c, const std::string& skip = "") const {
-    auto use = [&](const char* name) { return skip != name; };
-    if (measure && use("measure")) {
-      if (*measure == "host-dispatch" || *measure == "host_dispatch") {
-        c.quantity = Quantity::host_dispatch;
-        if (!schedule) c.schedule = Schedule::isolated;  // bench: host dispatch is one launch per sample
-      } else if (*measure == "device") {
-        c.quantity = Quantity::device_time;
-      } else {
-        usage("measure", fmt::format("unknown value '{}' (expected device|host-dispatch)", *measure));
-      }
+    if (measure_ && skip != "measure") apply_measure(c);
+    for (const Value& v : values_) {
+      if (v.field->name == skip) continue;
+      parse_field(std::string(v.field->name), v.text, [&](const std::string& t) { v.field->set(c, t); });
     }
-    if (schedule && use("schedule")) c.schedule = parse_field("schedule", *schedule, parse_schedule);
-    if (cache && use("cache")) c.cache = parse_field("cache", *cache, parse_cache_policy);
-    if (statistic && use("statistic")) c.statistic = parse_field("statistic", *statistic, parse_statistic);
-    if (cupti_reduction && use("cupti_reduction")) {
-      c.cupti_reduction = parse_field("cupti_reduction", *cupti_reduction, parse_cupti_reduction);
-    }
-    if (cupti_value && use("cupti_value")) c.cupti_value = parse_field("cupti_value", *cupti_value, parse_cupti_value);
-    if (throttle_policy && use("throttle_policy")) {
-      c.throttle_policy = parse_field("throttle_policy", *throttle_policy, parse_throttle_policy);
-    }
-    if (warmup && use("warmup")) c.warmup = *warmup;
-    if (graph_calls && use("graph_calls")) c.graph_calls = *graph_calls;
-    // The iteration rule: a fixed count, or the adaptive rule with the given bounds.
-    if (iterations && use("iterations")) {
-      c.iterations.mode = IterationRule::Mode::fixed;
-      c.iterations.count = *iterations;
-    }
-    if (min_samples && use("min_samples")) c.iterations.min_samples = *min_samples;
-    if (min_time_ms && use("min_time_ms")) c.iterations.min_time_ms = *min_time_ms;
-    if (max_time_ms && use("max_time_ms")) c.iterations.max_time_ms = *max_time_ms;
-    if (target_precision && use("target_precision")) c.iterations.target_rel_halfwidth = *target_precision;
+    rule_.apply(c.iterations, skip);
   }
+
+ private:
+  struct Value {
+    const ContractField* field;
+    std::string text;                   // as the table's set() reads it
+    std::optional<std::int64_t> count;  // integer fields: the request's number
+  };
+
+  void read_iteration_rule(Request& req) {
+    rule_.iterations = req.integer("iterations");
+    rule_.min_samples = req.integer("min_samples");
+    rule_.min_time_ms = req.number("min_time_ms");
+    rule_.max_time_ms = req.number("max_time_ms");
+    rule_.target_precision = req.number("target_precision");
+  }
+
+  const Value* find(std::string_view name) const {
+    for (const Value& v : values_) {
+      if (v.field->name == name) return &v;
+    }
+    return nullptr;
+  }
+  std::optional<std::int64_t> count(std::string_view name) const {
+    const Value* v = find(name);
+    return v ? v->count : std::nullopt;
+  }
+
+  void apply_measure(Contract& c) const {
+    if (is_host_dispatch(*measure_)) {
+      c.quantity = Quantity::host_dispatch;
+      if (!find("schedule")) c.schedule = Schedule::isolated;  // bench: host dispatch is one launch per sample
+    } else if (*measure_ == "device") {
+      c.quantity = Quantity::device_time;
+    } else {
+      usage("measure", fmt::format("unknown value '{}' (expected device|host-dispatch)", *measure_));
+    }
+  }
+
+  std::optional<std::string> measure_;
+  std::vector<Value> values_;  // in the table's order
+  IterationRequest rule_;
 };
 
 std::vector<BufferRef> buffers(Request& req, const char* key) {
@@ -219,105 +294,103 @@ std::vector<BufferRef> buffers(Request& req, const char* key) {
   return out;
 }
 
-std::string measure(const std::string& request_text, caliber_call_fn call, void* user_data) {
-  if (!call) throw RequestError{"usage", "no function to measure", {}};
-  json j;
+json parse_request(const std::string& request_text) {
   try {
-    j = json::parse(request_text);
+    return json::parse(request_text);
   } catch (const json::exception& e) {
     throw RequestError{"usage", fmt::format("the request is not JSON: {}", e.what()), {}};
   }
-  Request req(j);
+}
 
-  // The backend: as bench --backend (auto = the GPU if one is visible, else host).
+// The backend, as bench --backend (auto = the GPU if one is visible, else host), and the device.
+std::pair<BackendKind, int> read_backend(Request& req) {
   const std::string backend_name = req.text("backend").value_or("auto");
   const BackendKind kind = backend_name == "auto" ? default_backend_kind()
                                                   : parse_field("backend", backend_name, parse_backend);
   const std::int64_t device = req.integer("device").value_or(0);
   if (device < 0 || device > std::numeric_limits<int>::max()) usage("device", fmt::format("must be >= 0 (got {})", device));
+  return {kind, static_cast<int>(device)};
+}
 
-  ContractFields fields;
-  fields.measure = req.text("measure");
-  fields.schedule = req.text("schedule");
-  fields.cache = req.text("cache");
-  fields.statistic = req.text("statistic");
-  fields.cupti_reduction = req.text("cupti_reduction");
-  fields.cupti_value = req.text("cupti_value");
-  fields.throttle_policy = req.text("throttle_policy");
-  fields.warmup = req.integer("warmup");
-  fields.iterations = req.integer("iterations");
-  fields.min_samples = req.integer("min_samples");
-  fields.graph_calls = req.integer("graph_calls");
-  fields.min_time_ms = req.number("min_time_ms");
-  fields.max_time_ms = req.number("max_time_ms");
-  fields.target_precision = req.number("target_precision");
-  if (fields.iterations && (fields.min_samples || fields.min_time_ms || fields.max_time_ms || fields.target_precision)) {
-    throw RequestError{"usage",
-                       "iterations (a fixed count) cannot be combined with min_samples, min_time_ms, max_time_ms "
-                       "or target_precision (the adaptive rule)",
-                       {"iterations"}};
-  }
-  auto count = [](const char* field, const std::optional<std::int64_t>& value, std::int64_t max) {
-    if (!value) return;
-    try {
-      require_count_option(*value, field, max);
-    } catch (const UsageError& e) {
-      throw RequestError{"usage", e.what(), {field}};
-    }
-  };
-  count("warmup", fields.warmup, kMaxWarmupCalls);
-  count("iterations", fields.iterations, kMaxSampleCount);
-  count("min_samples", fields.min_samples, kMaxSampleCount);
-  count("graph_calls", fields.graph_calls, kMaxSampleCount);
-
-  // The instrument: a name, auto, or the backend's default; recorded with its reason.
-  const std::optional<std::string> instrument = req.text("instrument");
+// The instrument: a name, auto, or the backend's default; recorded with its reason.
+InstrumentSelection select_request_instrument(const std::optional<std::string>& instrument, BackendKind kind,
+                                              bool host_dispatch) {
   InstrumentSelection selection;
-  const bool host_dispatch = fields.measure && (*fields.measure == "host-dispatch" || *fields.measure == "host_dispatch");
   if (host_dispatch && (!instrument || *instrument == "auto" || *instrument == "wallclock")) {
     selection.instrument = Instrument::wallclock;
     selection.choice.requested = instrument.value_or("wallclock");
     selection.choice.reason = "host-dispatch is read from the host clock";
-  } else {
-    try {
-      selection = select_instrument(instrument.value_or(""), kind,
-                                    [kind](Instrument i) { return instrument_unavailable_reason(kind, i); });
-    } catch (const UsageError& e) {
-      usage("instrument", e.what());
-    } catch (const ContractError& e) {
-      throw RequestError{"contract", fmt::format("instrument: {}", e.what()), {"instrument"}};
-    }
+    return selection;
   }
+  try {
+    return select_instrument(instrument.value_or(""), kind,
+                             [kind](Instrument i) { return instrument_unavailable_reason(kind, i); });
+  } catch (const UsageError& e) {
+    usage("instrument", e.what());
+  } catch (const ContractError& e) {
+    throw RequestError{"contract", fmt::format("instrument: {}", e.what()), {"instrument"}};
+  }
+}
 
+// The contract the request asks for. A refusal names the given fields whose default would have
+// made the contract valid: they are the ones to change.
+Contract request_contract(const ContractRequest& fields, const std::optional<std::string>& instrument,
+                          BackendKind kind, Instrument selected) {
   Contract base = default_contract(kind);
-  base.instrument = selection.instrument;
+  base.instrument = selected;
   Contract contract = base;
   fields.apply(contract);
   if (contract.cupti_value != CuptiValue::automatic && contract.instrument != Instrument::cupti &&
       instrument.value_or("") == "auto") {
     contract.cupti_value = CuptiValue::automatic;  // auto fell back to event: no CUPTI value to choose
   }
-  if (const auto why = why_invalid(contract)) {
-    // The given fields whose default would have made the contract valid are the ones to change.
-    std::vector<std::string> blamed;
-    for (const std::string& f : fields.given()) {
-      Contract without = base;
-      fields.apply(without, f);
-      if (!why_invalid(without)) blamed.push_back(f);
-    }
-    if (instrument && blamed.empty()) {
-      Contract other = default_contract(kind);
-      fields.apply(other);
-      if (!why_invalid(other)) blamed.push_back("instrument");
-    }
-    std::string named;
-    for (const auto& f : blamed) named += (named.empty() ? "" : ", ") + f;
-    throw RequestError{"contract",
-                       blamed.empty() ? fmt::format("contract refused: {}", *why)
-                                      : fmt::format("contract refused ({}): {}", named, *why),
-                       blamed};
+  const auto why = why_invalid(contract);
+  if (!why) return contract;
+  std::vector<std::string> blamed;
+  for (const std::string& f : fields.given()) {
+    Contract without = base;
+    fields.apply(without, f);
+    if (!why_invalid(without)) blamed.push_back(f);
   }
+  if (instrument && blamed.empty()) {
+    Contract other = default_contract(kind);
+    fields.apply(other);
+    if (!why_invalid(other)) blamed.push_back("instrument");
+  }
+  std::string named;
+  for (const auto& f : blamed) named += (named.empty() ? "" : ", ") + f;
+  throw RequestError{"contract",
+                     blamed.empty() ? fmt::format("contract refused: {}", *why)
+                                    : fmt::format("contract refused ({}): {}", named, *why),
+                     blamed};
+}
 
+// cache=rotate: the callable cycles through input copies (its rotation argument) whose bytes
+// together must cover 2x the last-level cache; the engine checks the coverage.
+void read_rotation(Request& req, const Contract& contract, MeasureOptions& mo) {
+  const std::optional<std::int64_t> copies = req.integer("rotation_copies");
+  const std::optional<std::int64_t> working_set = req.integer("working_set_bytes");
+  if (contract.cache == CachePolicy::rotate) {
+    if (!copies || !working_set) {
+      throw RequestError{"contract",
+                         "contract refused (cache): cache rotate needs rotation_copies (the input copies the "
+                         "callable cycles through, >= 2) and working_set_bytes (the bytes one call reads from its "
+                         "copy)",
+                         {"cache"}};
+    }
+    require_count("rotation_copies", copies, kMaxSampleCount);
+    if (*copies < 2) usage("rotation_copies", fmt::format("cache rotate needs >= 2 input copies (got {})", *copies));
+    if (*working_set < 1) usage("working_set_bytes", fmt::format("must be >= 1 (got {})", *working_set));
+    mo.rotation_copies = static_cast<std::size_t>(*copies);
+    mo.working_set_bytes = static_cast<std::uint64_t>(*working_set);
+  } else if (copies || working_set) {
+    usage(copies ? "rotation_copies" : "working_set_bytes", "only cache rotate cycles through input copies");
+  }
+}
+
+// Everything of the request that is not the contract: the name, parameters, what the result
+// keeps, the output rule and the buffers to verify.
+MeasureOptions read_measure_options(Request& req, const Contract& contract, const InstrumentSelection& selection) {
   MeasureOptions mo;
   mo.name = req.text("name").value_or("python");
   if (const json* p = req.take("params")) {
@@ -341,29 +414,25 @@ std::string measure(const std::string& request_text, caliber_call_fn call, void*
   mo.buffers.inputs = buffers(req, "inputs");
   mo.buffers.outputs = buffers(req, "outputs");
   mo.buffers.in_place = buffers(req, "in_place");
-  // cache=rotate: the callable cycles through input copies (its rotation argument) whose bytes
-  // together must cover 2x the last-level cache; the engine checks the coverage.
-  const std::optional<std::int64_t> copies = req.integer("rotation_copies");
-  const std::optional<std::int64_t> working_set = req.integer("working_set_bytes");
-  if (contract.cache == CachePolicy::rotate) {
-    if (!copies || !working_set) {
-      throw RequestError{"contract",
-                         "contract refused (cache): cache rotate needs rotation_copies (the input copies the "
-                         "callable cycles through, >= 2) and working_set_bytes (the bytes one call reads from its "
-                         "copy)",
-                         {"cache"}};
-    }
-    count("rotation_copies", copies, kMaxSampleCount);
-    if (*copies < 2) usage("rotation_copies", fmt::format("cache rotate needs >= 2 input copies (got {})", *copies));
-    if (*working_set < 1) usage("working_set_bytes", fmt::format("must be >= 1 (got {})", *working_set));
-    mo.rotation_copies = static_cast<std::size_t>(*copies);
-    mo.working_set_bytes = static_cast<std::uint64_t>(*working_set);
-  } else if (copies || working_set) {
-    usage(copies ? "rotation_copies" : "working_set_bytes", "only cache rotate cycles through input copies");
-  }
+  read_rotation(req, contract, mo);
+  return mo;
+}
+
+// The request is checked whole (every field read, the contract validated) before a backend opens.
+std::string measure(const std::string& request_text, caliber_call_fn call, void* user_data) {
+  if (!call) throw RequestError{"usage", "no function to measure", {}};
+  const json j = parse_request(request_text);
+  Request req(j);
+  const auto [kind, device] = read_backend(req);
+  const ContractRequest fields(req);
+  fields.check_counts();
+  const std::optional<std::string> instrument = req.text("instrument");
+  const InstrumentSelection selection = select_request_instrument(instrument, kind, fields.host_dispatch());
+  const Contract contract = request_contract(fields, instrument, kind, selection.instrument);
+  const MeasureOptions mo = read_measure_options(req, contract, selection);
   req.refuse_unread();
 
-  auto backend = open_backend(kind, static_cast<int>(device));
+  auto backend = open_backend(kind, device);
   const Callable callable = [call, user_data](const LaunchContext& ctx) {
     if (call(user_data, ctx.stream, ctx.call_index, ctx.rotation) != 0) throw CallableFailed{};
   };

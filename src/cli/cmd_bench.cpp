@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "bench/bench_run.h"
 #include "kernels/workload.h"
 #include "core/atomic_file.h"
 #include "caliber/backend.h"
@@ -21,9 +22,9 @@
 #include "caliber/run_identity_json.h"
 #include "cli/cli_common.h"
 #include "cli/command.h"
+#include "core/iteration_bounds.h"
 #include "core/sampling_limits.h"
 #include "identity/collect_run_identity.h"
-#include "integrity/checked_subject.h"
 #include "preflight/preflight.h"
 #include "core/unit_text.h"
 #include "modules/builtins.h"
@@ -66,12 +67,6 @@ struct BenchOptions {
   std::vector<PendingFile> identity_sidecars;
 };
 
-struct Combo {
-  std::string kernel;
-  Contract contract;
-  bool cupti_tracing = false;  // keep CUPTI tracing on while measuring with another instrument
-};
-
 IterationRule iteration_rule(const BenchOptions& o) {
   IterationRule rule;
   const bool adaptive_given = o.min_samples || o.min_time_ms || o.max_time_ms || o.target_precision;
@@ -98,17 +93,8 @@ IterationRule iteration_rule(const BenchOptions& o) {
     require_time_option(*o.max_time_ms, "--max-time-ms", /*positive=*/true);
     rule.max_time_ms = *o.max_time_ms;
   }
-  if (rule.min_time_ms > rule.max_time_ms) {
-    throw UsageError(fmt::format("--min-time-ms ({}) exceeds --max-time-ms ({})", rule.min_time_ms,
-                                 rule.max_time_ms));
-  }
-  if (o.target_precision) {
-    if (!(*o.target_precision > 0 && *o.target_precision < 1)) {
-      throw UsageError(fmt::format("--target-precision must be in (0, 1), e.g. 0.005 for +/-0.5% (got {})",
-                                   *o.target_precision));
-    }
-    rule.target_rel_halfwidth = *o.target_precision;
-  }
+  if (o.target_precision) rule.target_rel_halfwidth = *o.target_precision;
+  if (auto why = why_invalid_adaptive_bounds(rule, kAdaptiveBoundOptions)) throw UsageError(*why);
   return rule;
 }
 
@@ -162,7 +148,8 @@ std::vector<bool> tracing_modes(const std::string& text) {
   return out;
 }
 
-std::vector<Combo> plan(const BenchOptions& o, BackendKind backend, Instrument instrument) {
+// The contract every combination starts from: the options that are the same for all of them.
+Contract base_contract(const BenchOptions& o, BackendKind backend, Instrument instrument) {
   require_count_option(o.warmup, "--warmup", kMaxWarmupCalls);
   require_count_option(o.graph_calls, "--graph-calls", kMaxSampleCount);
   Contract base = default_contract(backend);
@@ -198,7 +185,15 @@ std::vector<Combo> plan(const BenchOptions& o, BackendKind backend, Instrument i
   } catch (const UsageError& e) {
     throw UsageError(fmt::format("--throttle-policy: {}", e.what()));
   }
-  const std::vector<bool> tracing = tracing_modes(o.cupti_tracing);
+  return base;
+}
+
+// The rest of the base contract, then the lists the combinations are drawn from.
+bench::BenchPlanRequest plan_request(const BenchOptions& o, BackendKind backend, Instrument instrument) {
+  bench::BenchPlanRequest request;
+  Contract& base = request.base;
+  base = base_contract(o, backend, instrument);
+  request.tracing = tracing_modes(o.cupti_tracing);
   try {
     base.statistic = parse_statistic(o.statistic);
   } catch (const UsageError& e) {
@@ -219,42 +214,25 @@ std::vector<Combo> plan(const BenchOptions& o, BackendKind backend, Instrument i
     if (k.in_all) kernel_names.push_back(k.name);  // self-tests and heavy probes run only when named
   }
   bool kernels_all = false, schedules_all = false, caches_all = false;
-  const auto kernels = expand<std::string>(o.kernels, kernel_names, "--kernel",
-                                           [](const std::string& s) { return s; }, kernels_all);
-  const std::vector<Schedule> default_schedules = {base.schedule};
-  const auto schedules =
+  request.kernels = expand<std::string>(o.kernels, kernel_names, "--kernel", [](const std::string& s) { return s; },
+                                        kernels_all);
+  request.schedules =
       o.schedules ? expand<Schedule>(*o.schedules,
                                      {Schedule::isolated, Schedule::per_iter, Schedule::pipelined, Schedule::graph},
                                      "--schedule", parse_schedule, schedules_all)
-                  : default_schedules;
-  const auto caches = expand<CachePolicy>(o.caches, {CachePolicy::warm, CachePolicy::cold, CachePolicy::rotate},
-                                          "--cache", parse_cache_policy, caches_all);
+                  : std::vector<Schedule>{base.schedule};
+  request.caches = expand<CachePolicy>(o.caches, {CachePolicy::warm, CachePolicy::cold, CachePolicy::rotate},
+                                       "--cache", parse_cache_policy, caches_all);
+  request.skip_refused = schedules_all || caches_all;
+  return request;
+}
 
-  std::vector<Combo> combos;
-  std::vector<std::string> skipped;  // refused combinations of "all", each reason once
-  for (const auto& k : kernels) {
-    for (CachePolicy cache : caches) {
-      for (Schedule schedule : schedules) {
-        Contract c = base;
-        c.schedule = schedule;
-        c.cache = cache;
-        if (auto why = why_invalid(c)) {
-          if (schedules_all || caches_all) {
-            const std::string line = fmt::format("skipped schedule={} cache={}: {}", to_string(schedule),
-                                                 to_string(cache), *why);
-            if (std::find(skipped.begin(), skipped.end(), line) == skipped.end()) skipped.push_back(line);
-            continue;
-          }
-          throw ContractError(fmt::format("invalid contract (--schedule {} --cache {}): {}",
-                                          to_string(schedule), to_string(cache), *why));
-        }
-        for (bool t : tracing) combos.push_back({k, c, t});
-      }
-    }
-  }
-  for (const auto& line : skipped) std::cerr << line << '\n';
-  if (combos.empty()) throw UsageError("no valid contract to measure: every combination was refused");
-  return combos;
+// The combinations to measure; the refused ones of "all" are named on stderr.
+std::vector<bench::BenchCombination> plan(const BenchOptions& o, BackendKind backend, Instrument instrument) {
+  const bench::BenchPlan planned = bench::plan_bench(plan_request(o, backend, instrument));
+  for (const auto& line : planned.skipped) std::cerr << line << '\n';
+  if (planned.combinations.empty()) throw UsageError("no valid contract to measure: every combination was refused");
+  return planned.combinations;
 }
 
 // Every results file gets its run identity as a sidecar, <dir>/<stem>.run_identity.json
@@ -322,23 +300,16 @@ void require_distinct_outputs(const BenchOptions& o) {
   }
 }
 
-int run_bench(BenchOptions o) {
-  // Everything the user typed is checked before any device is touched or file created.
+// The output files: writable, and each its own.
+void check_run_options(const BenchOptions& o) {
   if (o.json_path) require_writable_file(*o.json_path, "--json");
   if (o.csv_path) require_writable_file(*o.csv_path, "--csv");
   require_distinct_outputs(o);
-  const BackendKind kind = parse_backend_option(o.backend);
-  if (o.device < 0) throw UsageError(fmt::format("--device must be >= 0 (got {})", o.device));
-  const std::uint64_t size = o.size ? parse_size_bytes(*o.size, "--size")
-                                    : (kind == BackendKind::cuda ? 256ull << 20 : 32ull << 20);
-  if (o.selftest_extra_launches < 0) {
-    throw UsageError(fmt::format("--selftest-extra-launches must be >= 0 (got {})", o.selftest_extra_launches));
-  }
-  if (!(o.telemetry_period_ms > 0)) {
-    throw UsageError(fmt::format("--telemetry-period-ms must be > 0 (got {})", o.telemetry_period_ms));
-  }
-  const InstrumentSelection selection = choose_instrument(o, kind);
-  const std::vector<Combo> combos = plan(o, kind, selection.instrument);
+}
+
+// Whether every combination can run here: tracing needs CUPTI, kernel names must exist.
+// Refused before the device is opened.
+void check_combinations(const std::vector<bench::BenchCombination>& combos, BackendKind kind) {
   for (const auto& c : combos) {
     if (c.cupti_tracing && c.contract.instrument != Instrument::cupti) {
       if (auto why = instrument_unavailable_reason(kind, Instrument::cupti)) {
@@ -346,7 +317,6 @@ int run_bench(BenchOptions o) {
       }
     }
   }
-  // Unknown kernel names are refused before the device is opened.
   for (const auto& c : combos) {
     bool known = false;
     for (const auto& k : bench::builtin_kernels(kind)) known = known || k.name == c.kernel;
@@ -357,14 +327,15 @@ int run_bench(BenchOptions o) {
                                    c.kernel, to_string(kind), names));
     }
   }
+}
 
-  // Named checks before anything is measured (exit 3).
+// Named checks before anything is measured (exit 3), then the run identity of the results files.
+void check_and_identify(BenchOptions& o, BackendKind kind, const std::vector<bench::BenchCombination>& combos) {
   std::vector<Contract> contracts;
-  for (const Combo& c : combos) contracts.push_back(c.contract);
+  for (const auto& c : combos) contracts.push_back(c.contract);
   run_preflight(measurement_preflight_checks(kind, o.device, contracts, o.allow_shared_device, system_device_probe(),
                                              system_shared_libraries()),
                 std::cerr);
-
   if (o.json_path || o.csv_path) {
     // Before the backend opens: the clocks are those at the start, and this process holds no
     // context yet, so the device's process list shows only others.
@@ -376,64 +347,59 @@ int run_bench(BenchOptions o) {
       o.identity_sidecars = identity_sidecars(o, collect_run_identity(request, system_device_probe()));
     }
   }
-  auto backend = open_backend(kind, o.device);
-  std::vector<Result> results;
-  std::unique_ptr<bench::Workload> workload;
-  // One checked subject per workload (docs/integrity.md): its untimed verified call runs once,
-  // and every contract's measurement ends with a verified call on poisoned outputs.
-  std::unique_ptr<integrity::CheckedSubject> checked;
-  std::size_t index = 0;
-  std::size_t integrity_failures = 0;
-  const std::int64_t launches = 1 + o.selftest_extra_launches;
-  for (const Combo& combo : combos) {
-    ++index;
-    std::size_t copies = 1;
-    if (combo.contract.cache == CachePolicy::rotate) {
-      const std::uint64_t ws = bench::builtin_working_set_bytes(combo.kernel, size);
-      copies = rotation_copies_needed(ws, backend->device().llc_bytes);
-    }
-    if (!workload || workload->name != combo.kernel || workload->rotation_copies != copies) {
-      checked.reset();
-      workload.reset();
-      workload = bench::make_builtin_workload(*backend, combo.kernel, size, copies, o.seed);
-      bench::Workload* w = workload.get();
-      checked = std::make_unique<integrity::CheckedSubject>(*backend, bench::checked_subject(*w, launches));
-      checked->run_untimed_check();
-      if (checked->failed_before_timing()) {
-        throw DeviceError(fmt::format("{}: output check failed before timing: {}", combo.kernel,
-                                      checked->untimed_integrity().first_failure()));
-      }
-    }
-    MeasureOptions mo;
-    mo.name = combo.kernel;
-    mo.params = workload->params;
-    mo.rotation_copies = workload->rotation_copies;
-    mo.working_set_bytes = workload->working_set_bytes;
-    mo.keep_samples = o.samples;
-    mo.instrument_selection = selection;
-    mo.keep_activity_tracing_on = combo.cupti_tracing;
-    mo.telemetry = !o.no_telemetry;
-    mo.telemetry_period_ms = o.telemetry_period_ms;
-    mo.keep_telemetry_samples = o.telemetry_samples;
-    Result r = checked->measure(combo.contract, mo);
-    if (o.selftest_extra_launches > 0) {
-      r.warnings.push_back(fmt::format("gate self-test: {} extra launch(es) per call "
-                                       "(--selftest-extra-launches): deliberately slower",
-                                       o.selftest_extra_launches));
-    }
+}
+
+// How each combination is measured; the instrument's selection is added once chosen.
+bench::BenchRunOptions run_options(const BenchOptions& o, BackendKind kind) {
+  bench::BenchRunOptions r;
+  r.size_bytes = o.size ? parse_size_bytes(*o.size, "--size") : (kind == BackendKind::cuda ? 256ull << 20 : 32ull << 20);
+  r.seed = o.seed;
+  r.extra_launches = o.selftest_extra_launches;
+  r.keep_samples = o.samples;
+  r.telemetry = !o.no_telemetry;
+  r.telemetry_period_ms = o.telemetry_period_ms;
+  r.keep_telemetry_samples = o.telemetry_samples;
+  return r;
+}
+
+// One line per measurement on stderr, and the results so far written (a run cut short keeps them).
+bench::BenchProgress report_progress(const BenchOptions& o, std::size_t total) {
+  return [&o, total](const bench::BenchCombination& combo, const std::vector<Result>& results) {
+    const Result& r = results.back();
     const Contract& c = r.contract;
     const bool integrity_failed = r.integrity.failed();
-    integrity_failures += integrity_failed ? 1 : 0;
-    std::cerr << fmt::format("[{}/{}] {} {}/{}/{}{}: {} {} us (n={}{}){}\n", index, combos.size(), r.name,
+    std::cerr << fmt::format("[{}/{}] {} {}/{}/{}{}: {} {} us (n={}{}){}\n", results.size(), total, r.name,
                              to_string(c.instrument), to_string(c.schedule), to_string(c.cache),
                              combo.cupti_tracing ? " +cupti-tracing" : "", c.statistic.name(),
                              format_us(r.value_us), r.summary.n, r.stable ? "" : ", UNSTABLE",
                              integrity_failed ? " INTEGRITY FAILED: " + r.integrity.first_failure() : "");
-    results.push_back(std::move(r));
     write_outputs(o, results, /*complete=*/false);
+  };
+}
+
+int run_bench(BenchOptions o) {
+  // Everything the user typed is checked before any device is touched or file created.
+  check_run_options(o);
+  const BackendKind kind = parse_backend_option(o.backend);
+  if (o.device < 0) throw UsageError(fmt::format("--device must be >= 0 (got {})", o.device));
+  bench::BenchRunOptions run = run_options(o, kind);
+  if (o.selftest_extra_launches < 0) {
+    throw UsageError(fmt::format("--selftest-extra-launches must be >= 0 (got {})", o.selftest_extra_launches));
   }
+  if (!(o.telemetry_period_ms > 0)) {
+    throw UsageError(fmt::format("--telemetry-period-ms must be > 0 (got {})", o.telemetry_period_ms));
+  }
+  run.instrument_selection = choose_instrument(o, kind);
+  const std::vector<bench::BenchCombination> combos = plan(o, kind, run.instrument_selection.instrument);
+  check_combinations(combos, kind);
+  check_and_identify(o, kind, combos);
+
+  auto backend = open_backend(kind, o.device);
+  const std::vector<Result> results = bench::run_bench_plan(*backend, combos, run, report_progress(o, combos.size()));
   write_outputs(o, results, /*complete=*/true);
   write_results_table(std::cout, results);
+  const auto integrity_failures = std::count_if(results.begin(), results.end(),
+                                                [](const Result& r) { return r.integrity.failed(); });
   if (integrity_failures > 0) {
     std::cerr << fmt::format("caliber bench: {} of {} measurements failed an integrity check; their numbers are not "
                              "results (docs/integrity.md)\n",

@@ -10,6 +10,7 @@
 #include "caliber/errors.h"
 #include "caliber/statistics.h"
 #include "core/enum_names.h"
+#include "core/iteration_bounds.h"
 #include "core/number_text.h"
 
 namespace caliber {
@@ -152,9 +153,12 @@ Contract default_contract(BackendKind backend) {
   return c;
 }
 
-std::optional<std::string> why_invalid(const Contract& c, bool per_call_prepare) {
+namespace {
+
+// The counts and numbers of the contract, each on its own. Checked first: a non-positive count
+// makes every other rule meaningless.
+std::optional<std::string> why_invalid_numbers(const Contract& c) {
   const IterationRule& it = c.iterations;
-  // Counts first: a non-positive count makes every other rule meaningless.
   if (c.warmup < 1) {
     return fmt::format("warmup must be >= 1 (got {}): the first call (module load, JIT, first-touch "
                        "allocation) is never timed",
@@ -174,16 +178,7 @@ std::optional<std::string> why_invalid(const Contract& c, bool per_call_prepare)
                          "(--iters) for fewer samples",
                          needed, it.min_samples, needed);
     }
-    if (!(it.min_time_ms >= 0)) return fmt::format("min time must be >= 0 ms (got {})", it.min_time_ms);
-    if (!(it.max_time_ms > 0)) return fmt::format("max time must be > 0 ms (got {})", it.max_time_ms);
-    if (it.min_time_ms > it.max_time_ms) {
-      return fmt::format("min time ({} ms) exceeds max time ({} ms)", it.min_time_ms, it.max_time_ms);
-    }
-    if (!(it.target_rel_halfwidth > 0 && it.target_rel_halfwidth < 1)) {
-      return fmt::format("target precision must be in (0, 1) (got {}); 0.005 means +/-0.5% of the "
-                         "median",
-                         it.target_rel_halfwidth);
-    }
+    if (auto why = why_invalid_adaptive_bounds(it)) return why;
   }
   if (c.schedule == Schedule::graph && c.graph_calls < 1) {
     return fmt::format("graph calls must be >= 1 (got {})", c.graph_calls);
@@ -192,40 +187,81 @@ std::optional<std::string> why_invalid(const Contract& c, bool per_call_prepare)
       !(c.statistic.quantile > 0 && c.statistic.quantile < 1)) {
     return fmt::format("quantile statistic must be in (0, 1) (got {})", c.statistic.quantile);
   }
+  return std::nullopt;
+}
 
-  if (c.cupti_value != CuptiValue::automatic && c.instrument != Instrument::cupti) {
-    return fmt::format("cupti value {} applies to instrument cupti only (the instrument is {})", to_string(c.cupti_value),
+// What the backend can do: the host times host work with its clock and has no graphs.
+std::optional<std::string> why_invalid_on_backend(const Contract& c) {
+  if (c.backend != BackendKind::host) return std::nullopt;
+  if (c.instrument != Instrument::wallclock) {
+    return fmt::format("instrument {} does not exist on the host backend: host work is timed with "
+                       "the wallclock instrument",
                        to_string(c.instrument));
   }
-
-  // Backend capabilities.
-  if (c.backend == BackendKind::host) {
-    if (c.instrument != Instrument::wallclock) {
-      return fmt::format("instrument {} does not exist on the host backend: host work is timed with "
-                         "the wallclock instrument",
-                         to_string(c.instrument));
-    }
-    if (c.schedule == Schedule::graph) {
-      return std::string("schedule graph needs device graph capture, which the host backend does not "
-                         "have");
-    }
+  if (c.schedule == Schedule::graph) {
+    return std::string("schedule graph needs device graph capture, which the host backend does not "
+                       "have");
   }
+  return std::nullopt;
+}
 
-  // Host dispatch is its own measurement: one launch per sample, device drained after the timer.
-  if (c.quantity == Quantity::host_dispatch) {
-    if (c.instrument != Instrument::wallclock) {
-      return fmt::format("host_dispatch is read from the host clock: instrument must be wallclock "
-                         "(got {})",
-                         to_string(c.instrument));
-    }
-    if (c.schedule != Schedule::isolated) {
-      return fmt::format("host_dispatch times one launch per sample and drains the device after the "
-                         "timer stops: schedule must be isolated (got {})",
-                         to_string(c.schedule));
-    }
-    return std::nullopt;
+// Host dispatch is its own measurement: one launch per sample, device drained after the timer.
+std::optional<std::string> why_invalid_host_dispatch(const Contract& c) {
+  if (c.instrument != Instrument::wallclock) {
+    return fmt::format("host_dispatch is read from the host clock: instrument must be wallclock "
+                       "(got {})",
+                       to_string(c.instrument));
   }
+  if (c.schedule != Schedule::isolated) {
+    return fmt::format("host_dispatch times one launch per sample and drains the device after the "
+                       "timer stops: schedule must be isolated (got {})",
+                       to_string(c.schedule));
+  }
+  return std::nullopt;
+}
 
+// Schedule pipelined has no gap between calls and produces one sample.
+std::optional<std::string> why_invalid_pipelined(const Contract& c, bool per_call_prepare) {
+  if (c.statistic.kind != Statistic::Kind::mean) {
+    return fmt::format("schedule pipelined produces one sample, the mean of N calls: only statistic "
+                       "mean is meaningful (got {})",
+                       c.statistic.name());
+  }
+  if (c.cache == CachePolicy::cold) {
+    return std::string("schedule pipelined has no gap between calls: a cache flush before each call "
+                       "would be inside the timed window (use cache warm or rotate, or another "
+                       "schedule)");
+  }
+  if (per_call_prepare) {
+    return std::string("schedule pipelined has no gap between calls: per-call preparation would be "
+                       "inside the timed window");
+  }
+  if (c.iterations.mode == IterationRule::Mode::adaptive) {
+    return std::string("schedule pipelined produces one sample, so an adaptive stopping rule has no "
+                       "distribution to judge: give a fixed call count (--iters)");
+  }
+  return std::nullopt;
+}
+
+// Schedule graph replays captured calls: nothing of the host runs between them.
+std::optional<std::string> why_invalid_graph(const Contract& c, bool per_call_prepare) {
+  if (per_call_prepare) {
+    return std::string("schedule graph replays captured calls: per-call host preparation cannot run "
+                       "between them");
+  }
+  if (c.cache == CachePolicy::cold && c.graph_calls > 1 && c.instrument != Instrument::cupti) {
+    return fmt::format("schedule graph with cache cold and {} calls per graph needs the flush inside the "
+                       "graph between calls; only instrument cupti can exclude it (by graph-node "
+                       "identity), instrument {} would time it (graph calls 1 flushes before each "
+                       "replay, outside the window)",
+                       c.graph_calls, to_string(c.instrument));
+  }
+  return std::nullopt;
+}
+
+// Whether the schedule keeps the measured quantity: the instrument, the cache policy and the
+// workload's per-call preparation must fit in the loop it shapes.
+std::optional<std::string> why_invalid_schedule(const Contract& c, bool per_call_prepare) {
   if (c.backend == BackendKind::cuda && c.instrument == Instrument::wallclock &&
       c.schedule != Schedule::isolated) {
     return fmt::format("instrument wallclock on the cuda backend measures launch + run + device sync, "
@@ -233,42 +269,22 @@ std::optional<std::string> why_invalid(const Contract& c, bool per_call_prepare)
                        "or cupti",
                        to_string(c.schedule));
   }
-
-  if (c.schedule == Schedule::pipelined) {
-    if (c.statistic.kind != Statistic::Kind::mean) {
-      return fmt::format("schedule pipelined produces one sample, the mean of N calls: only statistic "
-                         "mean is meaningful (got {})",
-                         c.statistic.name());
-    }
-    if (c.cache == CachePolicy::cold) {
-      return std::string("schedule pipelined has no gap between calls: a cache flush before each call "
-                         "would be inside the timed window (use cache warm or rotate, or another "
-                         "schedule)");
-    }
-    if (per_call_prepare) {
-      return std::string("schedule pipelined has no gap between calls: per-call preparation would be "
-                         "inside the timed window");
-    }
-    if (it.mode == IterationRule::Mode::adaptive) {
-      return std::string("schedule pipelined produces one sample, so an adaptive stopping rule has no "
-                         "distribution to judge: give a fixed call count (--iters)");
-    }
-  }
-
-  if (c.schedule == Schedule::graph) {
-    if (per_call_prepare) {
-      return std::string("schedule graph replays captured calls: per-call host preparation cannot run "
-                         "between them");
-    }
-    if (c.cache == CachePolicy::cold && c.graph_calls > 1 && c.instrument != Instrument::cupti) {
-      return fmt::format("schedule graph with cache cold and {} calls per graph needs the flush inside the "
-                         "graph between calls; only instrument cupti can exclude it (by graph-node "
-                         "identity), instrument {} would time it (graph calls 1 flushes before each "
-                         "replay, outside the window)",
-                         c.graph_calls, to_string(c.instrument));
-    }
-  }
+  if (c.schedule == Schedule::pipelined) return why_invalid_pipelined(c, per_call_prepare);
+  if (c.schedule == Schedule::graph) return why_invalid_graph(c, per_call_prepare);
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> why_invalid(const Contract& c, bool per_call_prepare) {
+  if (auto why = why_invalid_numbers(c)) return why;
+  if (c.cupti_value != CuptiValue::automatic && c.instrument != Instrument::cupti) {
+    return fmt::format("cupti value {} applies to instrument cupti only (the instrument is {})", to_string(c.cupti_value),
+                       to_string(c.instrument));
+  }
+  if (auto why = why_invalid_on_backend(c)) return why;
+  if (c.quantity == Quantity::host_dispatch) return why_invalid_host_dispatch(c);
+  return why_invalid_schedule(c, per_call_prepare);
 }
 
 void validate(const Contract& contract, bool per_call_prepare) {

@@ -79,6 +79,12 @@ void forward_termination_signals_to_children();
 // 124 or 137: the exit of a cell stopped for time (by this harness or by a timeout wrapper).
 inline bool is_timeout_exit(int exit_code) { return exit_code == kExitTimedOut || exit_code == kExitKilled; }
 
+// The environment a child gets: `parent` ("NAME=value" entries, null-terminated, as environ),
+// each override replacing the entry of its name in place or appended after the others, in order
+// (setenv's effect). Names that setenv refuses (empty, or holding '=') are left out.
+std::vector<std::string> environment_with(const char* const* parent,
+                                          const std::vector<std::pair<std::string, std::string>>& overrides);
+
 // A waitpid() status as an exit code: the child's exit status, or 128 + N when signal N ended it
 // (the shell's convention); -1 for anything else.
 int exit_code_of_wait_status(int status);

@@ -31,11 +31,6 @@ std::string_view to_string(Stage s) { return name_of(kStages, s); }
 std::string_view to_string(SourceKind k) { return name_of(kSourceKinds, k); }
 Stage parse_stage(std::string_view s) { return parse_name(kStages, s, "stage"); }
 SourceKind parse_source_kind(std::string_view s) { return parse_name(kSourceKinds, s, "source kind"); }
-const std::vector<Stage>& all_stages() {
-  static const std::vector<Stage> all = {Stage::prefill,   Stage::decode,     Stage::mixed,
-                                         Stage::synthetic, Stage::diagnostic, Stage::model_config};
-  return all;
-}
 
 bool ShapeRow::same_content(const ShapeRow& o) const {
   // Every serialized field (the line a row was read from is not one).

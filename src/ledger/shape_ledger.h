@@ -38,7 +38,6 @@ std::string_view to_string(SourceKind k);
 // Unknown names throw UsageError listing the accepted values.
 Stage parse_stage(std::string_view s);
 SourceKind parse_source_kind(std::string_view s);
-const std::vector<Stage>& all_stages();
 
 struct ShapeSource {
   SourceKind kind = SourceKind::manual;

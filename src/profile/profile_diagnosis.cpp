@@ -11,7 +11,8 @@
 
 #include "core/atomic_file.h"
 #include "caliber/errors.h"
-#include "core/csv_reader.h"
+#include "caliber/result_table.h"
+#include "core/csv_records.h"
 #include "core/json_fields.h"
 #include "core/number_text.h"
 #include "core/unit_text.h"
@@ -169,7 +170,7 @@ std::vector<ProfiledKernel> parse_ncu_raw_csv(const std::string& text, const std
     if (line.rfind("==", 0) != 0) table += line + "\n";
     start = end + 1;
   }
-  const std::vector<CsvRecord> records = parse_csv(table, file);
+  const std::vector<CsvRecord> records = parse_csv_records(table, file);
   if (records.empty()) return {};
   const std::vector<std::string>& header = records[0].fields;
   const auto name_at = std::find(header.begin(), header.end(), "Kernel Name");

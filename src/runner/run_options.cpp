@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "caliber/errors.h"
+#include "core/iteration_bounds.h"
 #include "core/sampling_limits.h"
 
 namespace caliber::runner {
@@ -12,12 +13,11 @@ void check_run_options(const RunOptions& o) {
   require_count_option(o.min_samples, "--min-samples", kMaxSampleCount);
   require_time_option(o.min_time_ms, "--min-time-ms", /*positive=*/false);
   require_time_option(o.max_time_ms, "--max-time-ms", /*positive=*/true);
-  if (o.min_time_ms > o.max_time_ms) {
-    throw UsageError(fmt::format("--min-time-ms ({}) exceeds --max-time-ms ({})", o.min_time_ms, o.max_time_ms));
-  }
-  if (!(o.target_precision > 0 && o.target_precision < 1)) {
-    throw UsageError(fmt::format("--target-precision must be in (0, 1) (got {})", o.target_precision));
-  }
+  IterationRule rule;
+  rule.min_time_ms = o.min_time_ms;
+  rule.max_time_ms = o.max_time_ms;
+  rule.target_rel_halfwidth = o.target_precision;
+  if (auto why = why_invalid_adaptive_bounds(rule, kAdaptiveBoundOptions)) throw UsageError(*why);
   require_cell_timeout_option(o.cell_timeout_s, "--cell-timeout-s");
   if (o.device < 0) throw UsageError(fmt::format("--device must be >= 0 (got {})", o.device));
   if (o.limit && *o.limit < 1) throw UsageError(fmt::format("--limit must be >= 1 (got {})", *o.limit));

@@ -47,6 +47,8 @@ TEST(CliBench, RefusesBadUsageWithExitTwoAndNoOutput) {
   expect_refused("--min-samples 0", "--min-samples must be >= 1 (got 0)");
   expect_refused("--max-time-ms -1", "--max-time-ms must be > 0");
   expect_refused("--target-precision 2", "--target-precision must be in (0, 1)");
+  expect_refused("--min-time-ms 50 --max-time-ms 10", "--min-time-ms (50 ms) exceeds --max-time-ms (10 ms)");
+  expect_refused("--min-time-ms 2000", "--min-time-ms (2000 ms) exceeds --max-time-ms (1000 ms)");  // the default
   expect_refused("--iters 5 --min-samples 3", "--iters (a fixed count) cannot be combined");
   expect_refused("--size 3", "--size must be a positive multiple of 4 bytes");
   expect_refused("--size 12XB", "--size '12XB': unknown unit 'XB'");

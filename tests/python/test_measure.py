@@ -239,6 +239,27 @@ class Errors(unittest.TestCase):
                 caliber.measure(lambda s: None, backend="host", **kwargs)
             self.assertEqual(cm.exception.fields, (field,))
 
+    def test_each_contract_field_is_parsed_under_its_own_name(self):
+        for kwargs, message in [(dict(schedule="bogus"), "schedule: unknown schedule 'bogus'"),
+                                (dict(throttle_policy="never"), "throttle_policy: unknown throttle policy 'never'"),
+                                (dict(cupti_reduction="most"), "cupti_reduction: unknown cupti reduction 'most'"),
+                                (dict(cupti_value="best"), "cupti_value: unknown cupti value 'best'"),
+                                (dict(graph_calls=0), "graph_calls must be >= 1 (got 0)"),
+                                (dict(warmup="3"), "warmup: expected an integer (got \"3\")"),
+                                (dict(measure="both"), "measure: unknown value 'both' (expected device|host-dispatch)")]:
+            field = next(iter(kwargs))
+            with self.subTest(field=field), self.assertRaises(caliber.UsageError) as cm:
+                caliber.measure(lambda s: None, backend="host", **kwargs)
+            self.assertEqual(cm.exception.fields, (field,))
+            self.assertTrue(str(cm.exception).startswith(message), str(cm.exception))
+
+    def test_a_refusal_names_every_field_to_change_in_the_contracts_order(self):
+        with self.assertRaises(caliber.ContractError) as cm:
+            caliber.measure(lambda s: None, backend="host", schedule="per_iter", measure="host-dispatch")
+        self.assertEqual(cm.exception.fields, ("measure", "schedule"))
+        self.assertTrue(str(cm.exception).startswith(
+            "contract refused (measure, schedule): host_dispatch times one launch per sample"), str(cm.exception))
+
     def test_device_memory_on_the_host_backend_is_refused(self):
         class OnDevice:
             __cuda_array_interface__ = {"shape": (4,), "typestr": "<f4", "data": (4096, False), "version": 3}

@@ -1,7 +1,6 @@
 // The cuda backend: CUDA runtime, events on the launching stream, graphs by stream capture.
 #include "backends/cuda/cuda_backend.h"
 
-#include <algorithm>
 #include <cstdio>
 #include <optional>
 #include <vector>
@@ -11,12 +10,15 @@
 #include "backends/cuda/cupti_session.h"
 #include "backends/cuda/cupti_timer.h"
 #include "backends/cuda/device_input_draw.cuh"
+#include "backends/cuda/device_work_census.cuh"
+#include "backends/cuda/event_timer.cuh"
+#include "backends/cuda/graph_capture.cuh"
 #include "backends/cuda/device_reference.cuh"
 #include "backends/cuda/launch_gate.h"
 #include "backends/cuda/row_gather.cuh"
 #include "backends/cuda/str_cat.h"
+#include "backends/host_clock_timer.h"
 #include "caliber/clock.h"
-#include "core/kernel_attribution.h"
 
 namespace caliber::cuda {
 namespace {
@@ -84,130 +86,6 @@ __global__ void caliber_l2_evict_kernel(const int4* buffer, std::size_t n, int* 
   }
   if (acc == 0x7fc0ffee) *sink = acc;
 }
-
-// gate: set under the isolated schedule (launch_gate.h); each sample's start event waits
-// behind a closed gate until the call and the stop event are enqueued.
-class EventTimer final : public SampleTimer {
- public:
-  EventTimer(cudaStream_t stream, LaunchGate* gate) : stream_(stream), gate_(gate) {
-    if (gate_) gate_->reset_counts();
-  }
-  ~EventTimer() override {
-    for (cudaEvent_t e : events_) cudaEventDestroy(e);
-  }
-  Instrument instrument() const override { return Instrument::event; }
-  void reset(std::size_t count) override {
-    while (events_.size() < 2 * count) {
-      cudaEvent_t e{};
-      CALIBER_CUDA_CHECK(cudaEventCreate(&e));
-      events_.push_back(e);
-    }
-  }
-  void start(std::size_t i) override {
-    if (gate_) gate_->hold(stream_);
-    CALIBER_CUDA_CHECK(cudaEventRecord(events_.at(2 * i), stream_));
-  }
-  void stop(std::size_t i) override {
-    CALIBER_CUDA_CHECK(cudaEventRecord(events_.at(2 * i + 1), stream_));
-    if (gate_) gate_->release();
-  }
-  bool reads_host_clock() const override { return false; }
-  std::vector<double> collect_us(std::size_t count) override {
-    std::vector<double> d(count);
-    for (std::size_t i = 0; i < count; ++i) {
-      float ms = 0;
-      CALIBER_CUDA_CHECK(cudaEventElapsedTime(&ms, events_.at(2 * i), events_.at(2 * i + 1)));
-      d[i] = static_cast<double>(ms) * 1000.0;
-    }
-    return d;
-  }
-  void annotate(Result& r) const override {
-    if (!gate_ || gate_->held() == 0) return;
-    const std::size_t expired = gate_->expired();
-    r.notes.push_back(str_cat("events: a launch gate held the stream before each of the ", gate_->held(),
-                              " isolated samples until the call and its stop event were enqueued, so no "
-                              "window holds the host's launch latency"));
-    if (expired > 0) {
-      r.warnings.push_back(str_cat(expired, " of ", gate_->held(), " launch gates opened at their ",
-                                   LaunchGate::kTimeoutNs / 1000000,
-                                   " ms timeout (the call waits for the device, or takes that long to enqueue): "
-                                   "those samples include launch latency"));
-    }
-  }
-
- private:
-  cudaStream_t stream_;
-  LaunchGate* gate_;
-  std::vector<cudaEvent_t> events_;
-};
-
-// Host steady clock; the engine drains the device before stop() (launch + run + sync).
-class HostClockTimer final : public SampleTimer {
- public:
-  Instrument instrument() const override { return Instrument::wallclock; }
-  void reset(std::size_t count) override {
-    start_us_.assign(count, 0.0);
-    stop_us_.assign(count, 0.0);
-  }
-  void start(std::size_t i) override { start_us_.at(i) = steady_clock().now_us(); }
-  void stop(std::size_t i) override { stop_us_.at(i) = steady_clock().now_us(); }
-  bool reads_host_clock() const override { return true; }
-  std::vector<double> collect_us(std::size_t count) override {
-    std::vector<double> d(count);
-    for (std::size_t i = 0; i < count; ++i) d[i] = stop_us_.at(i) - start_us_.at(i);
-    return d;
-  }
-
- private:
-  std::vector<double> start_us_, stop_us_;
-};
-
-// Kernel, copy and fill nodes of a graph, child graphs counted through.
-GraphNodeCounts count_graph_nodes(cudaGraph_t graph) {
-  GraphNodeCounts counts;
-  std::size_t n = 0;
-  CALIBER_CUDA_CHECK(cudaGraphGetNodes(graph, nullptr, &n));
-  std::vector<cudaGraphNode_t> nodes(n);
-  if (n) CALIBER_CUDA_CHECK(cudaGraphGetNodes(graph, nodes.data(), &n));
-  for (cudaGraphNode_t node : nodes) {
-    cudaGraphNodeType type{};
-    CALIBER_CUDA_CHECK(cudaGraphNodeGetType(node, &type));
-    switch (type) {
-      case cudaGraphNodeTypeKernel: ++counts.kernels; break;
-      case cudaGraphNodeTypeMemcpy: ++counts.copies; break;
-      case cudaGraphNodeTypeMemset: ++counts.fills; break;
-      case cudaGraphNodeTypeGraph: {
-        cudaGraph_t child{};
-        CALIBER_CUDA_CHECK(cudaGraphChildGraphNodeGetGraph(node, &child));
-        const GraphNodeCounts c = count_graph_nodes(child);
-        counts.kernels += c.kernels;
-        counts.copies += c.copies;
-        counts.fills += c.fills;
-        break;
-      }
-      default: break;  // event records and waits, empty and host nodes: no device work
-    }
-  }
-  return counts;
-}
-
-class CudaGraphExec final : public GraphExec {
- public:
-  CudaGraphExec(cudaGraph_t graph, cudaGraphExec_t exec, cudaStream_t stream, GraphNodeCounts counts)
-      : graph_(graph), exec_(exec), stream_(stream), counts_(counts) {}
-  ~CudaGraphExec() override {
-    cudaGraphExecDestroy(exec_);
-    cudaGraphDestroy(graph_);
-  }
-  void launch() override { CALIBER_CUDA_CHECK(cudaGraphLaunch(exec_, stream_)); }
-  std::optional<GraphNodeCounts> node_counts() const override { return counts_; }
-
- private:
-  cudaGraph_t graph_;
-  cudaGraphExec_t exec_;
-  cudaStream_t stream_;
-  GraphNodeCounts counts_;
-};
 
 std::string describe_cache_state(const cudaAccessPolicyWindow& w, std::size_t persisting_limit) {
   std::string window = w.num_bytes == 0 ? std::string("none")
@@ -300,9 +178,8 @@ class CudaBackend final : public Backend {
     switch (contract.instrument) {
       case Instrument::event:
         if (contract.schedule == Schedule::isolated && !launch_gate_) launch_gate_ = std::make_unique<LaunchGate>();
-        return std::make_unique<EventTimer>(stream_, contract.schedule == Schedule::isolated ? launch_gate_.get()
-                                                                                             : nullptr);
-      case Instrument::wallclock: return std::make_unique<HostClockTimer>();
+        return make_event_timer(stream_, contract.schedule == Schedule::isolated ? launch_gate_.get() : nullptr);
+      case Instrument::wallclock: return std::make_unique<HostClockTimer>(steady_clock());
       case Instrument::cupti: break;
     }
     if (auto why = cupti::unavailable_reason()) {
@@ -370,64 +247,16 @@ class CudaBackend final : public Backend {
       end_failed_capture();
       throw_cuda_error(ended, "cudaStreamEndCapture(stream_, &graph)", __FILE__, __LINE__);
     }
-    GraphNodeCounts counts;
-    try {
-      counts = count_graph_nodes(graph);
-    } catch (...) {
-      cudaGraphDestroy(graph);
-      throw;
-    }
-    counts.own = captured_flush_nodes_.size();
-    counts.kernels -= std::min(counts.kernels, counts.own);  // the flush nodes are kernels
-    // The cupti timer of this measurement excludes the captured flush nodes by identity: their
-    // template ids now, their executed ids once instantiation has cloned them.
-    std::vector<std::uint64_t> flush_template_ids;
-    std::optional<cupti::CloneTracking> clones;
-    if (own_nodes_) {
-      for (cudaGraphNode_t node : captured_flush_nodes_) {
-        flush_template_ids.push_back(cupti::graph_node_id(node));
-      }
-      clones.emplace();
-    }
-    cudaGraphExec_t exec{};
-    const cudaError_t e = cudaGraphInstantiate(&exec, graph, 0);
-    if (e != cudaSuccess) {
-      cudaGraphDestroy(graph);
-      throw_cuda_error(e, "cudaGraphInstantiate(&exec, graph, 0)", __FILE__, __LINE__);
-    }
-    auto result = std::make_unique<CudaGraphExec>(graph, exec, stream_, counts);
-    if (own_nodes_) {
-      const ExecutedNodes executed =
-          executed_graph_nodes(flush_template_ids, clones->clones(), cupti::graph_exec_id(exec));
-      own_nodes_->executed_ids.insert(executed.ids.begin(), executed.ids.end());
-      own_nodes_->per_graph.push_back(executed.ids.size());
-      std::string why_no_callback;
-      if (executed.by_index) {
-        cupti::CloneTracking::available(&why_no_callback);
-        own_nodes_->method = str_cat(
-            "node index within the graph; the graph-node-cloned callback ",
-            why_no_callback.empty() ? "did not report these nodes" : "is unavailable: " + why_no_callback);
-      } else if (own_nodes_->method.empty()) {
-        own_nodes_->method = "template nodes mapped to executed nodes by CUPTI's graph-node-cloned callback";
-      }
-    }
+    auto result = instantiate_captured_graph(graph, stream_, captured_flush_nodes_, own_nodes_.get());
     captured_flush_nodes_.clear();
     return result;
   }
 
   void check_errors() override { CALIBER_CUDA_CHECK(cudaGetLastError()); }
 
-  // After a capture that failed (the callable threw, or ending it failed: a fork never joined,
-  // a call that capture does not allow): end it if it is still active, drop what it left, and
-  // consume the error it set, so that the next measurement in this process starts clean.
+  // Cleans up after a failed capture (graph_capture.cuh) and forgets the flushes it recorded.
   void end_failed_capture() noexcept {
-    cudaStreamCaptureStatus status{};
-    if (cudaStreamIsCapturing(stream_, &status) == cudaSuccess && status != cudaStreamCaptureStatusNone) {
-      cudaGraph_t broken{};
-      cudaStreamEndCapture(stream_, &broken);
-      if (broken) cudaGraphDestroy(broken);
-    }
-    cudaGetLastError();
+    cuda::end_failed_capture(stream_);
     captured_flush_nodes_.clear();
   }
 
@@ -435,144 +264,7 @@ class CudaBackend final : public Backend {
   bool observes_device_work() const override { return !cupti::unavailable_reason().has_value(); }
 
   DeviceWorkCensus census_call(const std::function<void()>& call) override {
-    DeviceWorkCensus c;
-    std::optional<cupti::TracingLease> lease;
-    if (auto why = cupti::unavailable_reason()) {
-      c.why_not_observed = "CUPTI is not available: " + *why;
-    } else {
-      try {
-        lease.emplace();
-      } catch (const ContractError& e) {
-        c.why_not_observed = e.what();
-      }
-    }
-    if (!lease) {
-      call();
-      synchronize_device();
-      check_errors();
-      c.ordering_detail = c.why_not_observed;
-      return c;
-    }
-    synchronize_device();
-    cupti::drain();  // earlier work belongs to no census
-    // Marker kernels on the measured stream before and after the call, each under its own id:
-    // they name the measured stream's CUPTI id and bracket the call in device time.
-    const std::uint64_t first = cupti::reserve_external_ids(3);
-    cupti::push_external_id(first);
-    launch_census_marker(stream_);
-    cupti::pop_external_id();
-    cupti::push_external_id(first + 1);
-    try {
-      call();
-    } catch (...) {
-      cupti::pop_external_id();
-      throw;
-    }
-    cupti::pop_external_id();
-    cupti::push_external_id(first + 2);
-    launch_census_marker(stream_);
-    cupti::pop_external_id();
-    synchronize_device();
-    check_errors();
-    const cupti::Drained d = cupti::drain();
-    if (d.dropped_records > 0) {
-      c.why_not_observed = str_cat("CUPTI dropped ", d.dropped_records, " activity records of the call");
-      c.ordering_detail = c.why_not_observed;
-      return c;
-    }
-    const std::vector<SampleActivity> parts = attribute_activity(d.activities, d.correlations, first, 3, {});
-    if (parts[0].counted.empty() || parts[2].counted.empty()) {
-      c.why_not_observed = "CUPTI did not report the census markers around the call";
-      c.ordering_detail = c.why_not_observed;
-      return c;
-    }
-    c.observed = true;
-    const DeviceActivity& before = parts[0].counted.front();
-    const DeviceActivity& after = parts[2].counted.front();
-    std::size_t late = 0;
-    for (const DeviceActivity& a : parts[1].counted) {
-      switch (a.kind) {
-        case DeviceActivity::Kind::kernel:
-          ++c.kernels;
-          c.kernel_names.push_back(a.name);
-          c.mangled_kernel_names.push_back(a.mangled_name);
-          break;
-        case DeviceActivity::Kind::memcpy: ++c.copies; break;
-        case DeviceActivity::Kind::memset: ++c.fills; break;
-      }
-      if (a.stream_id != before.stream_id) {
-        ++c.off_stream;
-        if (a.end_ns > after.start_ns) ++late;
-      }
-    }
-    const std::size_t attributed = parts[0].counted.size() + parts[1].counted.size() + parts[2].counted.size();
-    c.other_threads = d.activities.size() - attributed;
-    if (c.other_threads > 0) {
-      c.ordered = false;
-      c.ordering_detail = str_cat(c.other_threads, " device operations during the call were issued by another host "
-                                                   "thread");
-    } else if (c.off_stream == 0) {
-      c.ordered = true;
-      c.ordering_detail = str_cat("all ", c.work(), " operations of the call on the measured stream");
-    } else if (late > 0) {
-      c.ordered = false;
-      c.ordering_detail = str_cat(late, " of ", c.off_stream,
-                                  " operations on other streams were still running after the measured stream had moved "
-                                  "past the call: work forked from it and never joined back");
-    } else {
-      establish_ordering_by_capture(call, c);
-    }
-    return c;
-  }
-
-  // Off-stream work that ended in time in one run may still be unordered: capture one call of the
-  // measured stream. Work forked from it and joined back is captured; work on a stream it does
-  // not order runs outside the capture; a fork never joined makes the capture fail.
-  void establish_ordering_by_capture(const std::function<void()>& call, DeviceWorkCensus& c) {
-    CALIBER_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
-    try {
-      call();
-    } catch (...) {
-      end_failed_capture();
-      throw;
-    }
-    cudaGraph_t graph{};
-    const cudaError_t ended = cudaStreamEndCapture(stream_, &graph);
-    if (ended != cudaSuccess) {
-      if (graph) cudaGraphDestroy(graph);
-      end_failed_capture();
-      synchronize_device();
-      if (ended == cudaErrorStreamCaptureUnjoined) {
-        c.ordered = false;
-        c.ordering_detail = "work forked from the measured stream is not joined back to it before the call returns "
-                            "(stream capture: cudaErrorStreamCaptureUnjoined)";
-      } else {
-        c.ordering_detail = str_cat("could not be established: ", c.off_stream,
-                                    " operations ran on other streams and the call cannot be captured to prove their "
-                                    "order (", cudaGetErrorName(ended), ")");
-      }
-      return;
-    }
-    GraphNodeCounts counts;
-    try {
-      counts = count_graph_nodes(graph);
-    } catch (...) {
-      cudaGraphDestroy(graph);
-      throw;
-    }
-    cudaGraphDestroy(graph);
-    synchronize_device();  // what ran outside the capture
-    if (counts.work() < c.work()) {
-      c.ordered = false;
-      c.ordering_detail = str_cat(c.work() - counts.work(), " of ", c.work(),
-                                  " operations were launched on a stream the measured stream does not order (a capture "
-                                  "of the measured stream holds only ", counts.work(), ")");
-    } else {
-      c.ordered = true;
-      c.ordering_detail = str_cat(c.off_stream, " of ", c.work(),
-                                  " operations run on other streams, forked from the measured stream and joined back "
-                                  "(proven by stream capture)");
-    }
+    return census_device_work(stream_, call);
   }
 
   std::uint64_t checksum(const void* ptr, std::size_t bytes) override {
@@ -688,8 +380,6 @@ std::vector<DeviceInfo> list_devices() {
   for (int i = 0; i < n; ++i) out.push_back(describe(i));
   return out;
 }
-
-void synchronize_current_device() { CALIBER_CUDA_CHECK(cudaDeviceSynchronize()); }
 
 std::unique_ptr<Backend> open_backend(int index) { return std::make_unique<CudaBackend>(index); }
 

@@ -25,9 +25,6 @@ std::optional<std::string> cupti_unavailable_reason();
 
 namespace caliber::cuda {
 
-// cudaDeviceSynchronize on the calling thread's device; throws DeviceError.
-void synchronize_current_device();
-
 // An NVTX range (push now, pop on destruction), so a profiler can be limited to what runs inside
 // it (caliber profile runs ncu with --nvtx-include on such a range).
 class ProfilerRange {

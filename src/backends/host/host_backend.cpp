@@ -6,33 +6,12 @@
 #include <fmt/format.h>
 
 #include "backends/host/host_device_info.h"
+#include "backends/host_clock_timer.h"
 #include "caliber/errors.h"
 #include "core/buffer_digest.h"
 
 namespace caliber::host {
 namespace {
-
-class HostClockTimer final : public SampleTimer {
- public:
-  explicit HostClockTimer(Clock& clock) : clock_(clock) {}
-  Instrument instrument() const override { return Instrument::wallclock; }
-  void reset(std::size_t count) override {
-    start_us_.assign(count, 0.0);
-    stop_us_.assign(count, 0.0);
-  }
-  void start(std::size_t i) override { start_us_.at(i) = clock_.now_us(); }
-  void stop(std::size_t i) override { stop_us_.at(i) = clock_.now_us(); }
-  bool reads_host_clock() const override { return true; }
-  std::vector<double> collect_us(std::size_t count) override {
-    std::vector<double> d(count);
-    for (std::size_t i = 0; i < count; ++i) d[i] = stop_us_.at(i) - start_us_.at(i);
-    return d;
-  }
-
- private:
-  Clock& clock_;
-  std::vector<double> start_us_, stop_us_;
-};
 
 // 2x the last-level cache, rounded up to whole MiB.
 std::uint64_t flush_size_for(std::uint64_t llc_bytes) {
