@@ -80,104 +80,137 @@ PracticalClass practical_class(const std::vector<double>& delta_pct, const Pract
   return PracticalClass::unstable;
 }
 
+namespace {
+
+// Every cell's rows indexed by shape key, and each key's first appearance (the ledger's order).
+struct ShapeIndex {
+  struct Seen {
+    std::string label;
+    int cells = 0;
+  };
+  std::map<std::string, Seen> seen;
+  std::vector<std::string> order;
+  std::vector<std::map<std::string, const ShapeMeasurement*>> a_rows, b_rows;  // per round
+};
+
+ShapeIndex index_shapes(const AbInput& in) {
+  ShapeIndex ix;
+  ix.a_rows.resize(in.rounds.size());
+  ix.b_rows.resize(in.rounds.size());
+  const auto note = [&](const ShapeMeasurement& m) {
+    auto [it, inserted] = ix.seen.try_emplace(m.key);
+    if (inserted) ix.order.push_back(m.key);
+    it->second.label = m.label;
+    ++it->second.cells;
+  };
+  for (std::size_t k = 0; k < in.rounds.size(); ++k) {
+    for (const ShapeMeasurement& m : in.rounds[k].a.results.rows) {
+      ix.a_rows[k][m.key] = &m;
+      note(m);
+    }
+    for (const ShapeMeasurement& m : in.rounds[k].b.results.rows) {
+      ix.b_rows[k][m.key] = &m;
+      note(m);
+    }
+  }
+  return ix;
+}
+
+// A shape is kept only when present, with a positive value, on both sides of every round.
+bool measured_in_every_cell(const ShapeIndex& ix, const std::string& key, int all_cells) {
+  bool complete = ix.seen.at(key).cells == all_cells;
+  for (std::size_t k = 0; complete && k < ix.a_rows.size(); ++k) {
+    complete = ix.a_rows[k].count(key) && ix.b_rows[k].count(key) && ix.a_rows[k].at(key)->value_us > 0 &&
+               ix.b_rows[k].at(key)->value_us > 0;
+  }
+  return complete;
+}
+
+// One shape over the rounds: its per-round deltas (also appended to round_deltas), the sides'
+// medians and spreads, the signed-rank test and the practical class.
+ShapeAb shape_ab(const ShapeIndex& ix, const std::string& key, double alpha, const PracticalThresholds& thresholds,
+                 std::vector<std::vector<double>>& round_deltas) {
+  ShapeAb sh;
+  sh.key = key;
+  sh.label = ix.seen.at(key).label;
+  std::vector<double> iqrs;
+  for (std::size_t k = 0; k < ix.a_rows.size(); ++k) {
+    const ShapeMeasurement& a = *ix.a_rows[k].at(key);
+    const ShapeMeasurement& b = *ix.b_rows[k].at(key);
+    sh.eager_fallback = sh.eager_fallback || a.eager_fallback || b.eager_fallback;
+    sh.a_us.push_back(a.value_us);
+    sh.b_us.push_back(b.value_us);
+    sh.delta_pct.push_back((b.value_us / a.value_us - 1.0) * 100.0);
+    round_deltas[k].push_back(sh.delta_pct.back());
+    if (a.rel_iqr) iqrs.push_back(*a.rel_iqr * 100.0);
+    if (b.rel_iqr) iqrs.push_back(*b.rel_iqr * 100.0);
+  }
+  sh.a_median_us = median(sh.a_us);
+  sh.b_median_us = median(sh.b_us);
+  sh.change_pct = (sh.b_median_us / sh.a_median_us - 1.0) * 100.0;
+  const auto [lo, hi] = std::minmax_element(sh.delta_pct.begin(), sh.delta_pct.end());
+  sh.delta_min_pct = *lo;
+  sh.delta_max_pct = *hi;
+  sh.round_spread_pct = *hi - *lo;
+  sh.sign_stable = std::all_of(sh.delta_pct.begin(), sh.delta_pct.end(),
+                               [&](double d) { return sign_of(d) == sign_of(sh.delta_pct.front()); });
+  sh.a_spread_pct = spread_pct(sh.a_us);
+  sh.b_spread_pct = spread_pct(sh.b_us);
+  if (!iqrs.empty()) sh.cell_rel_iqr_pct = median(iqrs);
+  sh.test = wilcoxon_signed_rank(sh.delta_pct);
+  if (sh.test.n > 0 && sh.test.p_two_sided < alpha) {
+    sh.verdict = sh.test.w_plus > sh.test.w_minus ? AbVerdict::b_slower : AbVerdict::b_faster;
+  }
+  sh.practical = practical_class(sh.delta_pct, thresholds);
+  return sh;
+}
+
+void count_shape(OpAb& out, const ShapeAb& sh) {
+  out.gain_shapes += sh.practical == PracticalClass::gain;
+  out.loss_shapes += sh.practical == PracticalClass::loss;
+  out.neutral_shapes += sh.practical == PracticalClass::neutral;
+  out.practically_unstable_shapes += sh.practical == PracticalClass::unstable;
+  out.unstable_shapes += sh.sign_stable ? 0 : 1;
+  out.faster_shapes += sh.verdict == AbVerdict::b_faster;
+  out.slower_shapes += sh.verdict == AbVerdict::b_slower;
+  out.undecided_shapes += sh.verdict == AbVerdict::undecided;
+}
+
+// Why the op has no report before any shape is looked at, or "".
+std::string no_report_before_shapes(const AbInput& in, int rounds) {
+  if (const std::string bad = first_bad_cell(in); !bad.empty()) {
+    return bad + "; no report: a report missing rounds reads exactly like a complete one";
+  }
+  if (rounds < 2) return fmt::format("{} round(s): at least 2 are needed to say whether a verdict holds", rounds);
+  return {};
+}
+
+}  // namespace
+
 OpAb aggregate_ab(const AbInput& in, double alpha, const PracticalThresholds& thresholds) {
   OpAb out;
   out.op = in.op;
   out.alpha = alpha;
   out.thresholds = thresholds;
   out.rounds = static_cast<int>(in.rounds.size());
-  if (const std::string bad = first_bad_cell(in); !bad.empty()) {
-    out.no_report_reason = bad + "; no report: a report missing rounds reads exactly like a complete one";
-    return out;
-  }
-  if (out.rounds < 2) {
-    out.no_report_reason = fmt::format("{} round(s): at least 2 are needed to say whether a verdict holds", out.rounds);
-    return out;
-  }
+  out.no_report_reason = no_report_before_shapes(in, out.rounds);
+  if (!out.no_report_reason.empty()) return out;
 
-  // Index every cell by shape key; a shape is kept only when present on both sides of every round.
-  struct Seen {
-    std::string label;
-    int cells = 0;
-  };
-  std::map<std::string, Seen> seen;
-  std::vector<std::string> order;  // first appearance: the ledger's order, not the keys'
-  const auto note = [&](const ShapeMeasurement& m) {
-    auto [it, inserted] = seen.try_emplace(m.key);
-    if (inserted) order.push_back(m.key);
-    it->second.label = m.label;
-    ++it->second.cells;
-  };
-  std::vector<std::map<std::string, const ShapeMeasurement*>> a_rows(in.rounds.size()), b_rows(in.rounds.size());
-  for (std::size_t k = 0; k < in.rounds.size(); ++k) {
-    for (const ShapeMeasurement& m : in.rounds[k].a.results.rows) {
-      a_rows[k][m.key] = &m;
-      note(m);
-    }
-    for (const ShapeMeasurement& m : in.rounds[k].b.results.rows) {
-      b_rows[k][m.key] = &m;
-      note(m);
-    }
-  }
-  const int all_cells = 2 * out.rounds;
+  const ShapeIndex ix = index_shapes(in);
   std::vector<std::vector<double>> round_deltas(in.rounds.size());
   std::vector<double> changes, side_spreads, cell_iqrs;
-  for (const std::string& key : order) {
-    const Seen& s = seen.at(key);
-    bool complete = s.cells == all_cells;
-    for (std::size_t k = 0; complete && k < in.rounds.size(); ++k) {
-      complete = a_rows[k].count(key) && b_rows[k].count(key) && a_rows[k][key]->value_us > 0 &&
-                 b_rows[k][key]->value_us > 0;
-    }
-    if (!complete) {
-      out.excluded_shapes.push_back(s.label);
+  for (const std::string& key : ix.order) {
+    if (!measured_in_every_cell(ix, key, 2 * out.rounds)) {
+      out.excluded_shapes.push_back(ix.seen.at(key).label);
       continue;
     }
-    ShapeAb sh;
-    sh.key = key;
-    sh.label = s.label;
-    std::vector<double> iqrs;
-    for (std::size_t k = 0; k < in.rounds.size(); ++k) {
-      const ShapeMeasurement& a = *a_rows[k][key];
-      const ShapeMeasurement& b = *b_rows[k][key];
-      sh.eager_fallback = sh.eager_fallback || a.eager_fallback || b.eager_fallback;
-      sh.a_us.push_back(a.value_us);
-      sh.b_us.push_back(b.value_us);
-      sh.delta_pct.push_back((b.value_us / a.value_us - 1.0) * 100.0);
-      round_deltas[k].push_back(sh.delta_pct.back());
-      if (a.rel_iqr) iqrs.push_back(*a.rel_iqr * 100.0);
-      if (b.rel_iqr) iqrs.push_back(*b.rel_iqr * 100.0);
-    }
-    sh.a_median_us = median(sh.a_us);
-    sh.b_median_us = median(sh.b_us);
-    sh.change_pct = (sh.b_median_us / sh.a_median_us - 1.0) * 100.0;
-    const auto [lo, hi] = std::minmax_element(sh.delta_pct.begin(), sh.delta_pct.end());
-    sh.delta_min_pct = *lo;
-    sh.delta_max_pct = *hi;
-    sh.round_spread_pct = *hi - *lo;
-    sh.sign_stable = std::all_of(sh.delta_pct.begin(), sh.delta_pct.end(),
-                                 [&](double d) { return sign_of(d) == sign_of(sh.delta_pct.front()); });
-    sh.a_spread_pct = spread_pct(sh.a_us);
-    sh.b_spread_pct = spread_pct(sh.b_us);
-    if (!iqrs.empty()) sh.cell_rel_iqr_pct = median(iqrs);
-    sh.test = wilcoxon_signed_rank(sh.delta_pct);
-    if (sh.test.n > 0 && sh.test.p_two_sided < alpha) {
-      sh.verdict = sh.test.w_plus > sh.test.w_minus ? AbVerdict::b_slower : AbVerdict::b_faster;
-    }
-    sh.practical = practical_class(sh.delta_pct, thresholds);
+    ShapeAb sh = shape_ab(ix, key, alpha, thresholds, round_deltas);
     if (sh.eager_fallback) {
       // Not pooled with kernel-only shapes: another quantity (launch overhead included).
       out.fallback_shapes.push_back(std::move(sh));
       continue;
     }
-    out.gain_shapes += sh.practical == PracticalClass::gain;
-    out.loss_shapes += sh.practical == PracticalClass::loss;
-    out.neutral_shapes += sh.practical == PracticalClass::neutral;
-    out.practically_unstable_shapes += sh.practical == PracticalClass::unstable;
-    out.unstable_shapes += sh.sign_stable ? 0 : 1;
-    out.faster_shapes += sh.verdict == AbVerdict::b_faster;
-    out.slower_shapes += sh.verdict == AbVerdict::b_slower;
-    out.undecided_shapes += sh.verdict == AbVerdict::undecided;
+    count_shape(out, sh);
     changes.push_back(sh.change_pct);
     side_spreads.push_back(sh.a_spread_pct);
     side_spreads.push_back(sh.b_spread_pct);

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "ab/ab_report.h"
+#include "ab/ab_telemetry_trace.h"
 #include "ab/config_replay_check.h"
 #include "core/atomic_file.h"
 #include "caliber/caliber_check.h"
@@ -18,9 +19,6 @@
 #include "core/sha256.h"
 #include "core/json_fields.h"
 #include "core/tee_stream.h"
-#include "caliber/clock.h"
-#include "caliber/telemetry.h"
-#include "telemetry/telemetry_sampler.h"
 
 namespace caliber {
 namespace {
@@ -97,71 +95,6 @@ std::map<CellId, std::pair<int, double>> finished_cells(const std::string& statu
   return out;
 }
 
-// The telemetry of the whole A/B: one NVML sampler from the first cell to the last, and the
-// cells' start and end on the same clock, so a throttle or a clock drop lines up with its cells.
-class AbTelemetryTrace {
- public:
-  AbTelemetryTrace(const AbPlan& plan) : dir_(plan.out_dir) {
-    int k = 1;
-    while (fs::exists(fs::path(dir_) / fmt::format("telemetry_trace_s{}.csv", k)) ||
-           fs::exists(fs::path(dir_) / fmt::format("telemetry_trace_s{}.json", k))) {
-      ++k;
-    }
-    stem_ = fmt::format("telemetry_trace_s{}", k);
-    if (plan.telemetry_device < 0) {
-      why_ = "off (--telemetry-device -1)";
-    } else {
-      reader_ = open_nvml_telemetry("", plan.telemetry_device, &why_);
-    }
-    if (reader_) {
-      sampler_ = std::make_unique<TelemetrySampler>(*reader_, steady_clock(), plan.telemetry_period_ms);
-      sampler_->start();
-      origin_us_ = sampler_->origin_us();
-    } else {
-      origin_us_ = steady_clock().now_us();
-    }
-  }
-  double now_ms() const { return (steady_clock().now_us() - origin_us_) / 1000.0; }
-  void cell(const CellSpec& c, double start_ms, double end_ms) {
-    timeline_ += fmt::format("{}\t{}\t{}\t{:.1f}\t{:.1f}\n", c.op, c.round, c.side, start_ms, end_ms);
-  }
-  void write() {
-    if (written_) return;
-    written_ = true;
-    const fs::path dir(dir_);
-    write_file_atomically((dir / (stem_ + ".cells.tsv")).string(), [&](std::ostream& o) {
-      o << "op\tround\tside\tstart_ms\tend_ms\n" << timeline_;
-    });
-    if (!sampler_) {
-      write_file_atomically((dir / (stem_ + ".json")).string(), [&](std::ostream& o) {
-        o << nlohmann::json{{"available", false}, {"reason", why_}}.dump(2) << '\n';
-      });
-      return;
-    }
-    const std::vector<TelemetrySample> readings = sampler_->stop();
-    write_file_atomically((dir / (stem_ + ".csv")).string(), [&](std::ostream& o) {
-      o << "timestamp_ms,sm_clock_mhz,mem_clock_mhz,temp_c,power_w,util_pct,throttle_reasons\n";
-      for (const TelemetrySample& r : readings) {
-        o << fmt::format("{:.1f},{},{},{},{:.1f},{},{}\n", r.timestamp_ms, r.sm_clock_mhz, r.mem_clock_mhz, r.temp_c,
-                         r.power_w, r.util_pct, describe_throttle_reasons(r.throttle_reasons));
-      }
-    });
-  }
-  ~AbTelemetryTrace() {
-    try {
-      write();
-    } catch (...) {
-    }
-  }
-
- private:
-  std::string dir_, stem_, why_, timeline_;
-  std::unique_ptr<TelemetryReader> reader_;
-  std::unique_ptr<TelemetrySampler> sampler_;
-  double origin_us_ = 0;
-  bool written_ = false;
-};
-
 }  // namespace
 
 std::string side_signature(const AbSide& s) {
@@ -237,6 +170,216 @@ void check_cells_comparable(const CellRun& x, const CellRun& y, bool allow_misma
   require_same_caliber(c, allow_mismatch, out, label_x, label_y);
 }
 
+namespace {
+
+using FinishedCells = std::map<CellId, std::pair<int, double>>;
+
+// ab_plan.json: written for a new A/B. With --resume, the recorded plan must be this one (same
+// sides by content, cells, rounds, order, seed), and the cells its status.tsv lists are finished.
+FinishedCells record_or_match_plan(const AbPlan& plan, bool identical) {
+  const std::string plan_file = (fs::path(plan.out_dir) / "ab_plan.json").string();
+  const std::string status_file = (fs::path(plan.out_dir) / "status.tsv").string();
+  if (!(plan.resume && fs::exists(plan_file))) {
+    write_file_atomically(plan_file, [&](std::ostream& o) { o << ab_plan_json(plan, identical).dump(2) << '\n'; });
+    return {};
+  }
+  const nlohmann::json recorded = parse_json_document(read_text_file(plan_file), plan_file);
+  const nlohmann::json now = ab_plan_json(plan, identical);
+  for (auto it = now.begin(); it != now.end(); ++it) {
+    if (!recorded.contains(it.key()) || recorded.at(it.key()) != it.value()) {
+      throw UsageError(fmt::format("--resume: {} is another A/B ({} differs); resume it with its own options",
+                                   plan_file, it.key()));
+    }
+  }
+  if (fs::exists(status_file)) return finished_cells(status_file);
+  return {};
+}
+
+// What every op of one A/B run shares.
+struct AbContext {
+  const AbPlan& plan;
+  CellRunner& runner;
+  const CellResultsReader& reader;
+  StatusTsv& status;
+  AbTelemetryTrace& trace;
+  const FinishedCells& finished;
+  bool identical;       // the sides are the same thing: the A/B measures the noise floor
+  std::ostream& out;    // the report
+  std::ostream& progress;
+};
+
+// One op's cells as they ran, and what stopped them.
+struct OpCells {
+  AbInput input;
+  std::vector<CellRun> done;
+  bool first_done[2] = {false, false};  // round 1 of A, of B
+  bool stopped = false, skipped = false;
+  std::string record_vs_record_reason;  // set when a cell did not replay A.r1's configs
+  std::string replay_dir;  // A.r1's directory, once it recorded a config: every other cell replays it
+};
+
+// Runs the cell, or reads back what it left when it finished before an interruption (--resume).
+CellRun run_or_read_back_cell(const AbContext& ctx, const CellSpec& spec) {
+  if (const auto f = ctx.finished.find({spec.op, spec.round, spec.side}); f != ctx.finished.end()) {
+    RecordedCellRunner replay(f->second.first, f->second.second);
+    CellRun run = run_cell(spec, replay, ctx.reader);
+    ctx.progress << fmt::format("[ab] {} round {}/{} side {}: finished before the interruption (rc {})\n", spec.op,
+                                spec.round, ctx.plan.rounds, spec.side, f->second.first);
+    return run;
+  }
+  if (ctx.plan.resume) fs::remove_all(spec.dir);  // what an interrupted cell left
+  const double start_ms = ctx.trace.now_ms();
+  CellRun run = run_logged_cell(spec, ctx.plan.rounds, ctx.runner, ctx.reader, ctx.status, ctx.progress, "ab");
+  ctx.trace.cell(spec, start_ms, ctx.trace.now_ms());
+  return run;
+}
+
+// A cell that did not finish ok stops its op (the op then has no report).
+bool stopped_by_cell(const AbContext& ctx, const CellSpec& spec, const CellRun& c) {
+  if (c.outcome.state == CellState::ok) return false;
+  if (c.outcome.state == CellState::timed_out) {
+    ctx.out << fmt::format("!!! CELL_TIMEOUT {:g}s op={} round={} side={}\n", ctx.plan.cell_timeout_s, spec.op,
+                           spec.round, spec.side);
+  }
+  ctx.out << fmt::format("!!! {} round {} side {}: {}; the remaining cells of {} are not run\n", spec.op, spec.round,
+                         spec.side, c.outcome.note, spec.op);
+  return true;
+}
+
+// A.r1 names the configs every later cell replays (when it recorded any); a later cell that did
+// not replay them stops the op: two choices would be compared, not the change under test.
+bool broke_config_replay(const AbContext& ctx, OpCells& s, const CellSpec& spec, const CellRun& c) {
+  if (spec.round == 1 && spec.side == 'A') {
+    if (recorded_any_config(c.outcome.results)) s.replay_dir = fs::absolute(spec.dir).string();
+    return false;
+  }
+  if (s.replay_dir.empty()) return false;
+  const CellRun& a1 = s.done.front();  // round 1 runs A first (ab/round_order.h)
+  const std::vector<std::string> unreplayed = record_vs_record(a1.outcome.results, c.outcome.results);
+  if (unreplayed.empty()) return false;
+  for (const std::string& u : unreplayed) {
+    ctx.out << fmt::format("!!! RECORD_VS_RECORD op={} round={} side={}: {}\n", spec.op, spec.round, spec.side, u);
+  }
+  s.record_vs_record_reason = fmt::format(
+      "RECORD_VS_RECORD: round {} side {} did not replay the configs A's round 1 recorded ({} row(s)): "
+      "two choices would be compared, not the change under test",
+      spec.round, spec.side, unreplayed.size());
+  ctx.out << fmt::format("!!! {}: {}; the remaining cells of {} are not run\n", spec.op, s.record_vs_record_reason,
+                         spec.op);
+  return true;
+}
+
+// Whether round 1's sides executed different code (their code fingerprints). Returns true when the
+// op is to be skipped: byte-identical code on sides that differ, without --allow-no-code-diff.
+bool skip_for_identical_code(const AbContext& ctx, const std::string& op, const CellRun& ca, const CellRun& cb) {
+  if (!ca.fingerprint || !cb.fingerprint) {
+    ctx.out << fmt::format("??? {}: {} recorded no code fingerprint: the check that the sides executed "
+                           "different code was skipped (this does not mean they differ)\n",
+                           op, !ca.fingerprint ? (!cb.fingerprint ? "sides A and B" : "side A") : "side B");
+    return false;
+  }
+  std::string not_comparable;
+  const CodeComparison code = compare_code(*ca.fingerprint, *cb.fingerprint, &not_comparable);
+  if (code == CodeComparison::not_comparable) {
+    ctx.out << fmt::format("??? {}: code fingerprints not comparable ({}): the check that the sides executed "
+                           "different code was skipped; this is not \"identical\"\n",
+                           op, not_comparable);
+    return false;
+  }
+  if (code != CodeComparison::identical) {
+    ctx.out << fmt::format(">>> {}: the sides executed different code (A={} B={})\n", op,
+                           short_digest(*ca.fingerprint), short_digest(*cb.fingerprint));
+    return false;
+  }
+  if (ctx.identical) {
+    ctx.out << fmt::format(">>> {}: both sides executed identical code, as expected of identical sides\n", op);
+    return false;
+  }
+  ctx.out << fmt::format("!!! NO_CODE_DIFF op={}: both sides executed byte-identical code ({}); {} more "
+                         "rounds would measure noise and report it as \"no difference\"\n",
+                         op, short_digest(*ca.fingerprint), ctx.plan.rounds - 1);
+  if (ctx.plan.allow_no_code_diff) return false;
+  ctx.out << fmt::format("!!! {}: skipped. Check the switch reaches this op; if it changes only run-time "
+                         "behaviour, re-run with --allow-no-code-diff\n", op);
+  return true;
+}
+
+// Round 1 is the first two cells: the identities, before a single latency is compared, then the
+// code check. Returns true when the op is skipped.
+bool round_one_skips_op(const AbContext& ctx, const std::string& op, const std::vector<CellRun>& done) {
+  const CellRun& ca = done[0].spec.side == 'A' ? done[0] : done[1];
+  const CellRun& cb = done[0].spec.side == 'A' ? done[1] : done[0];
+  check_cells_comparable(ca, cb, ctx.plan.allow_caliber_mismatch, ctx.out, "A", "B");
+  return skip_for_identical_code(ctx, op, ca, cb);
+}
+
+// Runs one op's cells in their planned order, until they end or one stops the op.
+OpCells run_op_cells(const AbContext& ctx, const std::string& op, const std::vector<CellSpec>& planned) {
+  OpCells s;
+  s.input.op = op;
+  s.input.rounds_planned = ctx.plan.rounds;
+  for (const CellSpec& planned_spec : planned) {
+    CellSpec spec = planned_spec;
+    if (!s.replay_dir.empty()) spec.env.emplace_back("CALIBER_REPLAY_CONFIGS", s.replay_dir);
+    s.done.push_back(run_or_read_back_cell(ctx, spec));
+    const CellRun& c = s.done.back();
+    if (static_cast<int>(s.input.rounds.size()) < spec.round) s.input.rounds.push_back({spec.round, {}, {}});
+    (spec.side == 'A' ? s.input.rounds.back().a : s.input.rounds.back().b) = c.outcome;
+    if (stopped_by_cell(ctx, spec, c)) {
+      s.stopped = true;
+      break;
+    }
+    if (broke_config_replay(ctx, s, spec, c)) break;
+    if (spec.round == 1) s.first_done[spec.side == 'A' ? 0 : 1] = true;
+    if (spec.round == 1 && s.first_done[0] && s.first_done[1] && round_one_skips_op(ctx, op, s.done)) {
+      s.skipped = true;
+      break;
+    }
+  }
+  return s;
+}
+
+// Every later cell against round 1 of its own side: nothing drifted mid-campaign.
+void check_no_drift(const AbContext& ctx, const std::vector<CellRun>& done) {
+  for (const CellRun& c : done) {
+    const CellRun* ref = nullptr;
+    for (const CellRun& r : done) {
+      if (r.spec.round == 1 && r.spec.side == c.spec.side) ref = &r;
+    }
+    if (ref && &c != ref) {
+      check_cells_comparable(*ref, c, ctx.plan.allow_caliber_mismatch, ctx.out, fmt::format("{}.r1", c.spec.side),
+                             fmt::format("{}.r{}", c.spec.side, c.spec.round));
+    }
+  }
+}
+
+// The op's report (text to ctx.out, rows to tsv), or why it has none; result's exit code and
+// skipped ops follow.
+OpAb report_op(const AbContext& ctx, const std::string& op, const OpCells& s, std::ostream& tsv,
+               AbRunResult& result) {
+  OpAb op_ab;
+  if (s.skipped) {
+    op_ab.op = op;
+    op_ab.no_report_reason = "NO_CODE_DIFF after round 1: skipped";
+    result.skipped_no_code_diff.push_back(op);
+    return op_ab;
+  }
+  if (!s.record_vs_record_reason.empty()) {
+    op_ab.op = op;
+    op_ab.no_report_reason = s.record_vs_record_reason;
+    result.exit_code = 1;
+    return op_ab;
+  }
+  if (!s.stopped) check_no_drift(ctx, s.done);
+  op_ab = aggregate_ab(s.input, ctx.plan.alpha, ctx.plan.practical);
+  write_ab_op_text(ctx.out, op_ab, ctx.identical);
+  write_ab_op_tsv_rows(tsv, op_ab);
+  if (!op_ab.reported) result.exit_code = 1;
+  return op_ab;
+}
+
+}  // namespace
+
 AbRunResult run_ab(const AbPlan& plan, CellRunner& runner, const CellResultsReader& reader, std::ostream& report,
                    std::ostream& progress) {
   // Every cell of every op is planned before the first one runs.
@@ -245,23 +388,8 @@ AbRunResult run_ab(const AbPlan& plan, CellRunner& runner, const CellResultsRead
   std::error_code ec;
   fs::create_directories(plan.out_dir, ec);
   const bool identical = side_signature(plan.a) == side_signature(plan.b);
-  const std::string plan_file = (fs::path(plan.out_dir) / "ab_plan.json").string();
+  const FinishedCells finished = record_or_match_plan(plan, identical);
   const std::string status_file = (fs::path(plan.out_dir) / "status.tsv").string();
-  std::map<CellId, std::pair<int, double>> finished;
-  if (plan.resume && fs::exists(plan_file)) {
-    // The interrupted A/B must be this one: same sides (by content), cells, rounds, order, seed.
-    const nlohmann::json recorded = parse_json_document(read_text_file(plan_file), plan_file);
-    const nlohmann::json now = ab_plan_json(plan, identical);
-    for (auto it = now.begin(); it != now.end(); ++it) {
-      if (!recorded.contains(it.key()) || recorded.at(it.key()) != it.value()) {
-        throw UsageError(fmt::format("--resume: {} is another A/B ({} differs); resume it with its own options",
-                                     plan_file, it.key()));
-      }
-    }
-    if (fs::exists(status_file)) finished = finished_cells(status_file);
-  } else {
-    write_file_atomically(plan_file, [&](std::ostream& o) { o << ab_plan_json(plan, identical).dump(2) << '\n'; });
-  }
   StatusTsv status(status_file, /*append=*/plan.resume && fs::exists(status_file));
   AbTelemetryTrace trace(plan);
 
@@ -279,134 +407,15 @@ AbRunResult run_ab(const AbPlan& plan, CellRunner& runner, const CellResultsRead
                             {(dir / "ab_report.tsv").string(), tsv.str()},
                             {(dir / "ab_report.json").string(), report_json.dump(2) + "\n"}});
   };
-
+  const AbContext ctx{plan, runner, reader, status, trace, finished, identical, out, progress};
   try {
     if (identical) {
       out << "== A and B are identical (same binary, plugin and matrix bytes, same environment): this A/B measures "
              "the noise floor ==\n";
     }
     for (std::size_t i = 0; i < plan.ops.size(); ++i) {
-      const std::string& op = plan.ops[i];
-      AbInput input;
-      input.op = op;
-      input.rounds_planned = plan.rounds;
-      std::vector<CellRun> done;
-      bool first_done[2] = {false, false};  // round 1 of A, of B
-      bool stopped = false, skipped = false;
-      std::string record_vs_record_reason;  // set when a cell did not replay A.r1's configs
-      std::string replay_dir;  // A.r1's directory, once it recorded a config: every other cell replays it
-      for (const CellSpec& planned_spec : planned[i]) {
-        CellSpec spec = planned_spec;
-        if (!replay_dir.empty()) spec.env.emplace_back("CALIBER_REPLAY_CONFIGS", replay_dir);
-        if (const auto f = finished.find({op, spec.round, spec.side}); f != finished.end()) {
-          RecordedCellRunner replay(f->second.first, f->second.second);
-          done.push_back(run_cell(spec, replay, reader));
-          progress << fmt::format("[ab] {} round {}/{} side {}: finished before the interruption (rc {})\n", op,
-                                  spec.round, plan.rounds, spec.side, f->second.first);
-        } else {
-          if (plan.resume) fs::remove_all(spec.dir);  // what an interrupted cell left
-          const double start_ms = trace.now_ms();
-          done.push_back(run_logged_cell(spec, plan.rounds, runner, reader, status, progress, "ab"));
-          trace.cell(spec, start_ms, trace.now_ms());
-        }
-        const CellRun& c = done.back();
-        if (static_cast<int>(input.rounds.size()) < spec.round) input.rounds.push_back({spec.round, {}, {}});
-        (spec.side == 'A' ? input.rounds.back().a : input.rounds.back().b) = c.outcome;
-        if (c.outcome.state != CellState::ok) {
-          if (c.outcome.state == CellState::timed_out) {
-            out << fmt::format("!!! CELL_TIMEOUT {:g}s op={} round={} side={}\n", plan.cell_timeout_s, op, spec.round,
-                               spec.side);
-          }
-          out << fmt::format("!!! {} round {} side {}: {}; the remaining cells of {} are not run\n", op, spec.round,
-                             spec.side, c.outcome.note, op);
-          stopped = true;
-          break;
-        }
-        if (spec.round == 1 && spec.side == 'A') {
-          if (recorded_any_config(c.outcome.results)) replay_dir = fs::absolute(spec.dir).string();
-        } else if (!replay_dir.empty()) {
-          const CellRun& a1 = done.front();  // round 1 runs A first (ab/round_order.h)
-          const std::vector<std::string> unreplayed = record_vs_record(a1.outcome.results, c.outcome.results);
-          if (!unreplayed.empty()) {
-            for (const std::string& u : unreplayed) {
-              out << fmt::format("!!! RECORD_VS_RECORD op={} round={} side={}: {}\n", op, spec.round, spec.side, u);
-            }
-            record_vs_record_reason = fmt::format(
-                "RECORD_VS_RECORD: round {} side {} did not replay the configs A's round 1 recorded ({} row(s)): "
-                "two choices would be compared, not the change under test",
-                spec.round, spec.side, unreplayed.size());
-            out << fmt::format("!!! {}: {}; the remaining cells of {} are not run\n", op, record_vs_record_reason, op);
-            break;
-          }
-        }
-        if (spec.round == 1) first_done[spec.side == 'A' ? 0 : 1] = true;
-        if (spec.round == 1 && first_done[0] && first_done[1]) {
-          // Round 1 is the first two cells. The identities, before a single latency is compared.
-          const CellRun& ca = done[0].spec.side == 'A' ? done[0] : done[1];
-          const CellRun& cb = done[0].spec.side == 'A' ? done[1] : done[0];
-          check_cells_comparable(ca, cb, plan.allow_caliber_mismatch, out, "A", "B");
-          std::string not_comparable;
-          const CodeComparison code = ca.fingerprint && cb.fingerprint
-                                          ? compare_code(*ca.fingerprint, *cb.fingerprint, &not_comparable)
-                                          : CodeComparison::not_comparable;
-          if (ca.fingerprint && cb.fingerprint && code == CodeComparison::not_comparable) {
-            out << fmt::format("??? {}: code fingerprints not comparable ({}): the check that the sides executed "
-                               "different code was skipped; this is not \"identical\"\n",
-                               op, not_comparable);
-          } else if (ca.fingerprint && cb.fingerprint) {
-            if (code == CodeComparison::identical) {
-              if (identical) {
-                out << fmt::format(">>> {}: both sides executed identical code, as expected of identical sides\n", op);
-              } else {
-                out << fmt::format("!!! NO_CODE_DIFF op={}: both sides executed byte-identical code ({}); {} more "
-                                   "rounds would measure noise and report it as \"no difference\"\n",
-                                   op, short_digest(*ca.fingerprint), plan.rounds - 1);
-                if (!plan.allow_no_code_diff) {
-                  out << fmt::format("!!! {}: skipped. Check the switch reaches this op; if it changes only run-time "
-                                     "behaviour, re-run with --allow-no-code-diff\n", op);
-                  skipped = true;
-                  break;
-                }
-              }
-            } else {
-              out << fmt::format(">>> {}: the sides executed different code (A={} B={})\n", op,
-                                 short_digest(*ca.fingerprint), short_digest(*cb.fingerprint));
-            }
-          } else {
-            out << fmt::format("??? {}: {} recorded no code fingerprint: the check that the sides executed "
-                               "different code was skipped (this does not mean they differ)\n",
-                               op, !ca.fingerprint ? (!cb.fingerprint ? "sides A and B" : "side A") : "side B");
-          }
-        }
-      }
-      OpAb op_ab;
-      if (skipped) {
-        op_ab.op = op;
-        op_ab.no_report_reason = "NO_CODE_DIFF after round 1: skipped";
-        result.skipped_no_code_diff.push_back(op);
-      } else if (!record_vs_record_reason.empty()) {
-        op_ab.op = op;
-        op_ab.no_report_reason = record_vs_record_reason;
-        result.exit_code = 1;
-      } else {
-        if (!stopped) {
-          // Every later cell against round 1 of its own side: nothing drifted mid-campaign.
-          for (const CellRun& c : done) {
-            const CellRun* ref = nullptr;
-            for (const CellRun& r : done) {
-              if (r.spec.round == 1 && r.spec.side == c.spec.side) ref = &r;
-            }
-            if (ref && &c != ref) {
-              check_cells_comparable(*ref, c, plan.allow_caliber_mismatch, out, fmt::format("{}.r1", c.spec.side),
-                                     fmt::format("{}.r{}", c.spec.side, c.spec.round));
-            }
-          }
-        }
-        op_ab = aggregate_ab(input, plan.alpha, plan.practical);
-        write_ab_op_text(out, op_ab, identical);
-        write_ab_op_tsv_rows(tsv, op_ab);
-        if (!op_ab.reported) result.exit_code = 1;
-      }
+      const OpCells cells = run_op_cells(ctx, plan.ops[i], planned[i]);
+      OpAb op_ab = report_op(ctx, plan.ops[i], cells, tsv, result);
       report_json["ops"].push_back(to_json(op_ab));
       result.ops.push_back(std::move(op_ab));
     }

@@ -16,43 +16,24 @@ std::string opt_pct(const std::optional<double>& v) { return v ? fmt::format("{:
 
 std::string p_text(const WilcoxonResult& t) { return t.n == 0 ? std::string("-") : fmt::format("{:.4f}", t.p_two_sided); }
 
-}  // namespace
-
-void write_ab_op_text(std::ostream& out, const OpAb& op, bool noise_floor) {
-  if (!op.reported) {
-    out << fmt::format("!!! {}: {}\n", op.op, op.no_report_reason);
-    return;
-  }
-  out << fmt::format("== {}: {} rounds x {} shapes; delta = B / A - 1 per round (negative: B takes less time) ==\n",
-                     op.op, op.rounds, op.shapes.size());
-  if (noise_floor) {
-    out << fmt::format("== A and B are identical: every delta below is this machine's noise floor for {}, not a "
-                       "finding ==\n", op.op);
-  }
-  out << fmt::format("  practical size (every round): gain >= {:g}% less time, loss >= {:g}% more time, neutral "
-                     "inside both, unstable otherwise\n",
-                     op.thresholds.gain_pct, op.thresholds.loss_pct);
-  const auto table = [&](const std::vector<ShapeAb>& shapes) {
+// One line per shape: B against A over the rounds, the spreads, the test and the verdict.
+void write_shape_table(std::ostream& out, const std::vector<ShapeAb>& shapes, bool noise_floor) {
+  out << fmt::format("  {:>9}  {:>20}  {:>6}  {:>8}  {:>8}  {:>8}  {:>7}  {:>9}  {:>8}  {:>10}  {:>10}  {}\n",
+                     "B vs A", "per-round [min,max]", "sign", "A spread", "B spread", "cell IQR", "p", "verdict",
+                     "class", "A median", "B median", "shape");
+  for (const ShapeAb& s : shapes) {
     out << fmt::format("  {:>9}  {:>20}  {:>6}  {:>8}  {:>8}  {:>8}  {:>7}  {:>9}  {:>8}  {:>10}  {:>10}  {}\n",
-                       "B vs A", "per-round [min,max]", "sign", "A spread", "B spread", "cell IQR", "p", "verdict",
-                       "class", "A median", "B median", "shape");
-    for (const ShapeAb& s : shapes) {
-      out << fmt::format("  {:>9}  {:>20}  {:>6}  {:>8}  {:>8}  {:>8}  {:>7}  {:>9}  {:>8}  {:>10}  {:>10}  {}\n",
-                         format_pct(s.change_pct),
-                         fmt::format("[{}, {}]", format_pct(s.delta_min_pct), format_pct(s.delta_max_pct)),
-                         s.sign_stable ? "stable" : "FLIPS", fmt::format("{:.2f}%", s.a_spread_pct),
-                         fmt::format("{:.2f}%", s.b_spread_pct), opt_pct(s.cell_rel_iqr_pct), p_text(s.test),
-                         noise_floor ? "noise" : to_string(s.verdict), noise_floor ? "noise" : to_string(s.practical),
-                         format_us(s.a_median_us) + " us", format_us(s.b_median_us) + " us", s.label);
-    }
-  };
-  table(op.shapes);
-  if (!op.fallback_shapes.empty()) {
-    out << fmt::format("  {} shape(s) fell back from kernel-only to eager on both sides (eager medians: launch "
-                       "overhead included); kept apart, not in the medians below:\n",
-                       op.fallback_shapes.size());
-    table(op.fallback_shapes);
+                       format_pct(s.change_pct),
+                       fmt::format("[{}, {}]", format_pct(s.delta_min_pct), format_pct(s.delta_max_pct)),
+                       s.sign_stable ? "stable" : "FLIPS", fmt::format("{:.2f}%", s.a_spread_pct),
+                       fmt::format("{:.2f}%", s.b_spread_pct), opt_pct(s.cell_rel_iqr_pct), p_text(s.test),
+                       noise_floor ? "noise" : to_string(s.verdict), noise_floor ? "noise" : to_string(s.practical),
+                       format_us(s.a_median_us) + " us", format_us(s.b_median_us) + " us", s.label);
   }
+}
+
+// The op's lines under its tables: the medians, the machine's noise, the verdict counts.
+void write_op_summary(std::ostream& out, const OpAb& op, bool noise_floor) {
   double lo = op.per_round_median_delta_pct.front(), hi = lo;
   for (double d : op.per_round_median_delta_pct) {
     lo = std::min(lo, d);
@@ -76,6 +57,10 @@ void write_ab_op_text(std::ostream& out, const OpAb& op, bool noise_floor) {
                        op.op, op.gain_shapes, op.loss_shapes, op.neutral_shapes, op.practically_unstable_shapes,
                        op.thresholds.gain_pct, op.thresholds.loss_pct);
   }
+}
+
+// What keeps the op's verdicts from being conclusions, and the shapes left out.
+void write_op_warnings(std::ostream& out, const OpAb& op) {
   if (op.unstable_shapes > 0) {
     out << fmt::format("!!! {}: {}/{} shapes changed the sign of their delta across rounds: their direction is not a "
                        "conclusion\n", op.op, op.unstable_shapes, op.shapes.size());
@@ -90,6 +75,33 @@ void write_ab_op_text(std::ostream& out, const OpAb& op, bool noise_floor) {
     for (const auto& s : op.excluded_shapes) out << "\n    " << s;
     out << '\n';
   }
+}
+
+}  // namespace
+
+void write_ab_op_text(std::ostream& out, const OpAb& op, bool noise_floor) {
+  if (!op.reported) {
+    out << fmt::format("!!! {}: {}\n", op.op, op.no_report_reason);
+    return;
+  }
+  out << fmt::format("== {}: {} rounds x {} shapes; delta = B / A - 1 per round (negative: B takes less time) ==\n",
+                     op.op, op.rounds, op.shapes.size());
+  if (noise_floor) {
+    out << fmt::format("== A and B are identical: every delta below is this machine's noise floor for {}, not a "
+                       "finding ==\n", op.op);
+  }
+  out << fmt::format("  practical size (every round): gain >= {:g}% less time, loss >= {:g}% more time, neutral "
+                     "inside both, unstable otherwise\n",
+                     op.thresholds.gain_pct, op.thresholds.loss_pct);
+  write_shape_table(out, op.shapes, noise_floor);
+  if (!op.fallback_shapes.empty()) {
+    out << fmt::format("  {} shape(s) fell back from kernel-only to eager on both sides (eager medians: launch "
+                       "overhead included); kept apart, not in the medians below:\n",
+                       op.fallback_shapes.size());
+    write_shape_table(out, op.fallback_shapes, noise_floor);
+  }
+  write_op_summary(out, op, noise_floor);
+  write_op_warnings(out, op);
 }
 
 const char* ab_report_tsv_header() {

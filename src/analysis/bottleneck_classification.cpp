@@ -1,6 +1,8 @@
 // The bottleneck rule table (docs/reports.md, "Bottleneck classification"). First match wins.
 #include "analysis/bottleneck_classification.h"
 
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "caliber/dtype.h"
@@ -86,7 +88,11 @@ ShapeClass shape_class(const ShapeRow& shape) {
   return c;
 }
 
-Classification classify(const ClassificationInput& in) {
+namespace {
+
+// C1-C5: what the candidate's own row says before any speedup is read (not measured, wrong,
+// impossible, failed, unstable, nothing to compare with); nothing when the speedup decides.
+std::optional<Classification> classify_candidate_row(const ClassificationInput& in) {
   using B = Bottleneck;
   const bool measured = in.candidate_status && *in.candidate_status != BenchmarkStatus::skipped &&
                         *in.candidate_status != BenchmarkStatus::not_configured;
@@ -121,6 +127,14 @@ Classification classify(const ClassificationInput& in) {
     return make(B::measurement_issue, "C5", "no comparable baseline measured (none ok, correct and stable)",
                 "measure at least one baseline on this shape");
   }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Classification classify(const ClassificationInput& in) {
+  using B = Bottleneck;
+  if (std::optional<Classification> c = classify_candidate_row(in)) return std::move(*c);
   const double s = *in.speedup_vs_best;
   const std::string vs = fmt::format("{} of best ({})", speedup_text(s), in.best_baseline);
   if (s >= kParitySpeedup) {

@@ -96,16 +96,17 @@ std::string exclusion_reason(const BenchmarkResultRow& r) {
   return "";
 }
 
-ComparisonSet compare_shapes(const std::vector<ShapeRow>& ledger, const std::vector<BenchmarkResultRow>& results,
-                             const std::string& candidate, const std::string& results_file,
-                             const std::vector<long>& row_lines) {
-  ComparisonSet set;
-  set.candidate = candidate;
-  std::map<std::string, const ShapeRow*> shapes;
-  for (const ShapeRow& s : ledger) shapes[s.shape_id] = &s;
+namespace {
 
-  // The last row (file order) of each (shape, provider) cell.
-  std::map<std::pair<std::string, std::string>, const BenchmarkResultRow*> cells;
+using CellRows = std::map<std::pair<std::string, std::string>, const BenchmarkResultRow*>;  // (shape, provider)
+
+// The last row (file order) of each (shape, provider) cell; in `set`, the runs, the baselines in
+// order of appearance and the cells a later row superseded. InputError for a row whose shape is
+// not in the ledger; UsageError when no row is the candidate's.
+CellRows index_cells(ComparisonSet& set, const std::map<std::string, const ShapeRow*>& shapes,
+                     const std::vector<BenchmarkResultRow>& results, const std::string& candidate,
+                     const std::string& results_file, const std::vector<long>& row_lines) {
+  CellRows cells;
   bool candidate_seen = false;
   for (std::size_t i = 0; i < results.size(); ++i) {
     const BenchmarkResultRow& r = results[i];
@@ -137,53 +138,69 @@ ComparisonSet compare_shapes(const std::vector<ShapeRow>& ledger, const std::vec
     throw UsageError(fmt::format("--candidate {}: no row of the results has this provider (providers: {})",
                                  candidate, providers.empty() ? "none" : providers));
   }
+  return cells;
+}
+
+ProviderCell cell_of(const CellRows& cells, const std::string& shape_id, const std::string& provider) {
+  ProviderCell c;
+  c.provider = provider;
+  auto it = cells.find({shape_id, provider});
+  if (it == cells.end()) {
+    c.exclusion = "missing (no row in the results)";
+  } else {
+    c.row = *it->second;
+    c.exclusion = exclusion_reason(*c.row);
+  }
+  return c;
+}
+
+// One ledger shape: the candidate's cell, each baseline's with the candidate's speedup against
+// it, and the best baseline, kernel-only and eager.
+ShapeComparison compare_shape(const ComparisonSet& set, const CellRows& cells, const ShapeRow& s) {
+  ShapeComparison sc;
+  sc.shape = s;
+  sc.hot = is_hot_shape(s);
+  sc.candidate = cell_of(cells, s.shape_id, set.candidate);
+  const std::optional<double> cand = sc.candidate.kernel_only_us();
+  const std::optional<double> cand_eager = sc.candidate.eager_us();
+  std::optional<double> best_eager_us;
+  for (const std::string& b : set.baselines) {
+    ProviderCell c = cell_of(cells, s.shape_id, b);
+    const std::optional<double> t = c.kernel_only_us();
+    sc.speedup_vs.push_back(t && cand ? std::optional<double>(*t / *cand) : std::nullopt);
+    if (t && (!sc.best_baseline_us || *t < *sc.best_baseline_us)) {
+      sc.best_baseline_us = t;
+      sc.best_baseline = b;
+    }
+    const std::optional<double> e = c.eager_us();
+    if (e && (!best_eager_us || *e < *best_eager_us)) {
+      best_eager_us = e;
+      sc.best_eager_baseline = b;
+    }
+    sc.baselines.push_back(std::move(c));
+  }
+  if (cand && sc.best_baseline_us) sc.speedup_vs_best = *sc.best_baseline_us / *cand;
+  if (cand_eager && best_eager_us) sc.eager_speedup_vs_best = *best_eager_us / *cand_eager;
+  return sc;
+}
+
+}  // namespace
+
+ComparisonSet compare_shapes(const std::vector<ShapeRow>& ledger, const std::vector<BenchmarkResultRow>& results,
+                             const std::string& candidate, const std::string& results_file,
+                             const std::vector<long>& row_lines) {
+  ComparisonSet set;
+  set.candidate = candidate;
+  std::map<std::string, const ShapeRow*> shapes;
+  for (const ShapeRow& s : ledger) shapes[s.shape_id] = &s;
+  const CellRows cells = index_cells(set, shapes, results, candidate, results_file, row_lines);
   for (const auto& [key, row] : cells) {
     if (key.second != candidate && is_opaque_detail(row->provider_detail) && !set.is_opaque(key.second)) {
       set.opaque_baselines.push_back(key.second);
     }
   }
   std::sort(set.opaque_baselines.begin(), set.opaque_baselines.end());
-
-  auto cell_of = [&](const std::string& shape_id, const std::string& provider) {
-    ProviderCell c;
-    c.provider = provider;
-    auto it = cells.find({shape_id, provider});
-    if (it == cells.end()) {
-      c.exclusion = "missing (no row in the results)";
-    } else {
-      c.row = *it->second;
-      c.exclusion = exclusion_reason(*c.row);
-    }
-    return c;
-  };
-
-  for (const ShapeRow& s : ledger) {
-    ShapeComparison sc;
-    sc.shape = s;
-    sc.hot = is_hot_shape(s);
-    sc.candidate = cell_of(s.shape_id, candidate);
-    const std::optional<double> cand = sc.candidate.kernel_only_us();
-    const std::optional<double> cand_eager = sc.candidate.eager_us();
-    std::optional<double> best_eager_us;
-    for (const std::string& b : set.baselines) {
-      ProviderCell c = cell_of(s.shape_id, b);
-      const std::optional<double> t = c.kernel_only_us();
-      sc.speedup_vs.push_back(t && cand ? std::optional<double>(*t / *cand) : std::nullopt);
-      if (t && (!sc.best_baseline_us || *t < *sc.best_baseline_us)) {
-        sc.best_baseline_us = t;
-        sc.best_baseline = b;
-      }
-      const std::optional<double> e = c.eager_us();
-      if (e && (!best_eager_us || *e < *best_eager_us)) {
-        best_eager_us = e;
-        sc.best_eager_baseline = b;
-      }
-      sc.baselines.push_back(std::move(c));
-    }
-    if (cand && sc.best_baseline_us) sc.speedup_vs_best = *sc.best_baseline_us / *cand;
-    if (cand_eager && best_eager_us) sc.eager_speedup_vs_best = *best_eager_us / *cand_eager;
-    set.shapes.push_back(std::move(sc));
-  }
+  for (const ShapeRow& s : ledger) set.shapes.push_back(compare_shape(set, cells, s));
   return set;
 }
 

@@ -36,21 +36,25 @@ HarnessFingerprint this_harness() {
   return h;
 }
 
-json make_frozen_manifest(const BatchOptions& o, const CampaignPlan& plan, const std::string& backend,
-                          const std::string& run_id, const HarnessFingerprint& harness) {
+namespace {
+
+// --shape-ledger's files (comma-separated) as given to the campaign: absolute path and SHA-256.
+json ledgers_json(const std::string& text) {
   json ledgers = json::array();
-  {
-    std::size_t start = 0;
-    const std::string& text = o.run.shape_ledger;
-    while (true) {
-      const std::size_t comma = text.find(',', start);
-      const std::string file = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-      ledgers.push_back({{"path", fs::absolute(file).string()}, {"sha256", sha256_file_hex(file)}});
-      if (comma == std::string::npos) break;
-      start = comma + 1;
-    }
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    const std::string file = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    ledgers.push_back({{"path", fs::absolute(file).string()}, {"sha256", sha256_file_hex(file)}});
+    if (comma == std::string::npos) break;
+    start = comma + 1;
   }
-  json matrices = json::array(), providers = json::array(), shards = json::array();
+  return ledgers;
+}
+
+// Each op's matrix (path and SHA-256) into `matrices`, and its providers into `providers`: whether
+// enabled and selected, the entrypoint, and the library an enabled plugin loads with its SHA-256.
+void jobs_json(const CampaignPlan& plan, json& matrices, json& providers) {
   for (const CampaignJob& job : plan.jobs) {
     matrices.push_back({{"op", job.op},
                         {"path", fs::absolute(job.baseline_matrix).string()},
@@ -68,6 +72,11 @@ json make_frozen_manifest(const BatchOptions& o, const CampaignPlan& plan, const
       providers.push_back(entry);
     }
   }
+}
+
+// Each shard: its op, device, directory, cells, shapes and the exact caliber run arguments.
+json shards_json(const BatchOptions& o, const CampaignPlan& plan, const std::string& run_id) {
+  json shards = json::array();
   for (const CampaignShard& s : plan.shards) {
     const CampaignJob& job = plan.jobs[s.job];
     json ids = json::array();
@@ -82,18 +91,46 @@ json make_frozen_manifest(const BatchOptions& o, const CampaignPlan& plan, const
                       {"shape_ids", ids},
                       {"run_arguments", caliber_run_arguments(shard_run_options(o, plan, s, run_id))}});
   }
+  return shards;
+}
+
+json canary_json(const BatchOptions& o, const CampaignPlan& plan, const std::string& run_id) {
+  const CampaignJob& canary_job = plan.jobs[plan.canary.job];
+  return {{"op", canary_job.op},
+          {"shape_id", plan.canary.shape_id},
+          {"provider", plan.canary.provider},
+          {"device", plan.devices.front()},
+          {"dir", kCanaryDirName},
+          {"run_arguments",
+           caliber_run_arguments(canary_run_options(o, plan, (fs::absolute(plan.out) / kCanaryDirName).string(),
+                                                    run_id + "-canary"))}};
+}
+
+json harness_json(const HarnessFingerprint& harness) {
+  return {{"version", harness.version},
+          {"git_revision", harness.git_revision},
+          {"build_type", harness.build_type},
+          {"executable", harness.executable},
+          {"executable_sha256", harness.executable_sha256}};
+}
+
+}  // namespace
+
+json make_frozen_manifest(const BatchOptions& o, const CampaignPlan& plan, const std::string& backend,
+                          const std::string& run_id, const HarnessFingerprint& harness) {
+  const json ledgers = ledgers_json(o.run.shape_ledger);
+  json matrices = json::array(), providers = json::array();
+  jobs_json(plan, matrices, providers);
+  const json shards = shards_json(o, plan, run_id);
   runner::RunOptions contract_options = o.run;
   const runner::RunContracts contracts = runner::make_run_contracts(contract_options, parse_backend(backend));
-  const CampaignJob& canary_job = plan.jobs[plan.canary.job];
+  json ops = json::array();
+  for (const CampaignJob& j : plan.jobs) ops.push_back(j.op);
   return {
       {"run_id", run_id},
       {"backend", backend},
       {"devices", plan.devices},
-      {"ops", [&] {
-         json ops = json::array();
-         for (const CampaignJob& j : plan.jobs) ops.push_back(j.op);
-         return ops;
-       }()},
+      {"ops", ops},
       {"ledgers", ledgers},
       {"shape_ledger", {{"path", kCampaignLedgerPath}, {"sha256", sha256_file_hex(plan.shape_ledger)}}},
       {"matrices", matrices},
@@ -106,26 +143,13 @@ json make_frozen_manifest(const BatchOptions& o, const CampaignPlan& plan, const
       {"candidate_commit", o.run.candidate_commit.value_or(CALIBER_GIT_REVISION)},
       {"shards", shards},
       {"cells", plan.cells()},
-      {"canary",
-       {{"op", canary_job.op},
-        {"shape_id", plan.canary.shape_id},
-        {"provider", plan.canary.provider},
-        {"device", plan.devices.front()},
-        {"dir", kCanaryDirName},
-        {"run_arguments",
-         caliber_run_arguments(canary_run_options(o, plan, (fs::absolute(plan.out) / kCanaryDirName).string(),
-                                                  run_id + "-canary"))}}},
+      {"canary", canary_json(o, plan, run_id)},
       {"policy",
        {{"retries", o.retries},
         {"shard_timeout_s", o.shard_timeout_s},
         {"kill_after_s", o.kill_after_s},
         {"cell_timeout_s", o.run.cell_timeout_s}}},
-      {"harness",
-       {{"version", harness.version},
-        {"git_revision", harness.git_revision},
-        {"build_type", harness.build_type},
-        {"executable", harness.executable},
-        {"executable_sha256", harness.executable_sha256}}},
+      {"harness", harness_json(harness)},
   };
 }
 

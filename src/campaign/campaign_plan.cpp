@@ -69,17 +69,19 @@ void write_campaign_ledger(const std::vector<std::string>& ledgers, const std::s
   write_shape_ledger(path, rows);
 }
 
-CampaignPlan make_campaign_plan(const BatchOptions& o, const std::string& campaign_ledger) {
+namespace {
+
+void check_batch_options(const BatchOptions& o) {
   if (o.run.shard) throw UsageError("--shard: caliber batch shards the shapes itself (--devices)");
   if (o.run.profile_range) throw UsageError("--profile-range: profile one cell with caliber profile, not a campaign");
   if (o.run.rerun_cells) throw UsageError("--rerun-cells: caliber batch chooses the cells it runs again");
   if (o.retries < 0) throw UsageError(fmt::format("--retries must be >= 0 (got {})", o.retries));
   if (!(o.shard_timeout_s > 0)) throw UsageError("--shard-timeout-s must be > 0");
   if (!(o.kill_after_s >= 0)) throw UsageError("--kill-after-s must be >= 0");
-  CampaignPlan plan;
-  plan.out = o.run.out;
-  plan.shape_ledger = campaign_ledger;
-  plan.devices = parse_devices(o.devices);
+}
+
+// One run plan per op of --op, each with the one --baseline-matrix that is for that op.
+std::vector<CampaignJob> campaign_jobs(const BatchOptions& o, const std::string& campaign_ledger) {
   const std::vector<std::string> ops = split_option_list(o.run.op, "--op");
   std::map<std::string, std::string> matrix_of;  // op -> matrix file
   for (const std::string& file : split_option_list(o.run.baseline_matrix, "--baseline-matrix")) {
@@ -94,6 +96,7 @@ CampaignPlan make_campaign_plan(const BatchOptions& o, const std::string& campai
                                    matrix_of[m.op_type], file, m.op_type));
     }
   }
+  std::vector<CampaignJob> jobs;
   std::set<std::string> seen_ops;
   for (const std::string& op : ops) {
     if (!seen_ops.insert(op).second) throw UsageError(fmt::format("--op {}: {} is listed twice", o.run.op, op));
@@ -103,11 +106,17 @@ CampaignPlan make_campaign_plan(const BatchOptions& o, const std::string& campai
     r.op = op;
     r.baseline_matrix = it->second;
     r.shape_ledger = campaign_ledger;
-    plan.jobs.push_back({op, it->second, runner::make_run_plan(r)});
+    jobs.push_back({op, it->second, runner::make_run_plan(r)});
   }
-  const std::size_t slots = plan.devices.size();
-  for (std::size_t j = 0; j < plan.jobs.size(); ++j) {
-    const CampaignJob& job = plan.jobs[j];
+  return jobs;
+}
+
+// Each job's shapes spread over the device slots (by shape id); a slot without shapes has no shard.
+std::vector<CampaignShard> campaign_shards(const std::vector<CampaignJob>& jobs, const std::vector<int>& devices) {
+  std::vector<CampaignShard> shards;
+  const std::size_t slots = devices.size();
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    const CampaignJob& job = jobs[j];
     std::size_t runnable_providers = 0;
     for (const MatrixProvider& p : job.plan.matrix.providers) {
       runnable_providers += p.enabled && job.plan.selected_provider(p.name) ? 1 : 0;
@@ -116,7 +125,7 @@ CampaignPlan make_campaign_plan(const BatchOptions& o, const std::string& campai
       CampaignShard s;
       s.job = j;
       s.spec = {k, slots};
-      s.device = plan.devices[k];
+      s.device = devices[k];
       for (std::size_t i = 0; i < job.plan.shapes.size(); ++i) {
         if (shard_of(job.plan.shapes[i].shape_id, slots) == k) s.shapes.push_back(i);
       }
@@ -125,21 +134,25 @@ CampaignPlan make_campaign_plan(const BatchOptions& o, const std::string& campai
       s.dir = fmt::format("shards/{}/s{}", job.op, k);
       s.cells = s.shapes.size() * job.plan.matrix.providers.size();
       s.runnable_cells = s.shapes.size() * runnable_providers;
-      plan.shards.push_back(std::move(s));
+      shards.push_back(std::move(s));
     }
   }
+  return shards;
+}
 
-  // The canary: the first shape of the first op (or of --canary's op) with its provider.
-  std::string canary_op = plan.jobs.front().op, canary_provider;
+// The canary: the first shape of the first op (or of --canary's op) with its provider (--canary's,
+// else the op's reference provider when runnable, else its first runnable one).
+CanaryCell pick_canary(const BatchOptions& o, const std::vector<CampaignJob>& jobs) {
+  std::string canary_op = jobs.front().op, canary_provider;
   if (o.canary) {
     const auto slash = o.canary->find('/');
     if (slash == std::string::npos) throw UsageError(fmt::format("--canary '{}': expected OP/PROVIDER", *o.canary));
     canary_op = o.canary->substr(0, slash);
     canary_provider = o.canary->substr(slash + 1);
   }
-  const auto job_it = std::find_if(plan.jobs.begin(), plan.jobs.end(),
-                                   [&](const CampaignJob& j) { return j.op == canary_op; });
-  if (job_it == plan.jobs.end()) throw UsageError(fmt::format("--canary {}: {} is not in --op", *o.canary, canary_op));
+  const auto job_it =
+      std::find_if(jobs.begin(), jobs.end(), [&](const CampaignJob& j) { return j.op == canary_op; });
+  if (job_it == jobs.end()) throw UsageError(fmt::format("--canary {}: {} is not in --op", *o.canary, canary_op));
   const runner::RunPlan& cp = job_it->plan;
   const auto runnable = [&](const MatrixProvider* p) { return p && p->enabled && cp.selected_provider(p->name); };
   if (canary_provider.empty()) {
@@ -160,7 +173,20 @@ CampaignPlan make_campaign_plan(const BatchOptions& o, const std::string& campai
     throw UsageError(fmt::format("--canary {}: {} is not an enabled, selected provider of {}", *o.canary,
                                  canary_provider, job_it->baseline_matrix));
   }
-  plan.canary = {static_cast<std::size_t>(job_it - plan.jobs.begin()), cp.shapes.front().shape_id, canary_provider};
+  return {static_cast<std::size_t>(job_it - jobs.begin()), cp.shapes.front().shape_id, canary_provider};
+}
+
+}  // namespace
+
+CampaignPlan make_campaign_plan(const BatchOptions& o, const std::string& campaign_ledger) {
+  check_batch_options(o);
+  CampaignPlan plan;
+  plan.out = o.run.out;
+  plan.shape_ledger = campaign_ledger;
+  plan.devices = parse_devices(o.devices);
+  plan.jobs = campaign_jobs(o, campaign_ledger);
+  plan.shards = campaign_shards(plan.jobs, plan.devices);
+  plan.canary = pick_canary(o, plan.jobs);
   return plan;
 }
 

@@ -70,10 +70,12 @@ BenchmarkResultRow apply_decision(BenchmarkResultRow row, const ReaccountDecisio
 
 namespace caliber::campaign {
 
-int reaccount_campaign(const ReaccountOptions& o, std::ostream& out) {
-  namespace fs = std::filesystem;
-  const fs::path dir = fs::weakly_canonical(fs::absolute(o.campaign_dir));
-  const fs::path target = fs::weakly_canonical(fs::absolute(o.out));
+namespace {
+
+namespace fs = std::filesystem;
+
+// --out is outside the campaign, and the campaign is sealed.
+void check_reaccount_dirs(const ReaccountOptions& o, const fs::path& dir, const fs::path& target) {
   const auto rel = target.lexically_relative(dir);
   if (target == dir || (!rel.empty() && *rel.begin() != "..")) {
     throw UsageError(fmt::format("--out {}: re-accounting never writes inside the campaign {}", o.out, o.campaign_dir));
@@ -82,6 +84,58 @@ int reaccount_campaign(const ReaccountOptions& o, std::ostream& out) {
     throw UsageError(fmt::format("{} is not sealed ({} missing): resume it until it completes, then re-account it",
                                  o.campaign_dir, kSealFileName));
   }
+}
+
+// The re-accounted rows and their table (reaccount.tsv), with what was demoted, by rule.
+struct Reaccounted {
+  std::vector<BenchmarkResultRow> rows;
+  std::string tsv = "shape_id\tprovider\tbefore\tafter\trule\tdetail\n";
+  std::map<std::string, std::size_t> demoted_by_rule;
+  std::size_t demoted = 0;
+};
+
+Reaccounted reaccount_rows(const fs::path& dir, const Verification& v, const ReaccountRules& rules) {
+  Reaccounted r;
+  for (const ResultLine& l : read_result_lines((dir / kBenchmarkResultsFileName).string())) {
+    const auto problem = v.cell_problems.find(l.row.shape_id + "/" + l.row.provider);
+    const ReaccountDecision d = reaccount_row(l.row, problem == v.cell_problems.end() ? "" : problem->second, rules);
+    r.rows.push_back(apply_decision(l.row, d));
+    if (d.demoted()) {
+      ++r.demoted;
+      ++r.demoted_by_rule[d.rule];
+    }
+    std::string detail = d.detail;
+    for (char& c : detail) {
+      if (c == '\t' || c == '\n') c = ' ';
+    }
+    r.tsv += fmt::format("{}\t{}\t{}\t{}\t{}\t{}\n", l.row.shape_id, l.row.provider, to_string(d.before),
+                         to_string(d.after), d.rule, detail);
+  }
+  return r;
+}
+
+// The re-accounted run in `target`: its results (JSONL and CSV), the campaign's run identity,
+// reaccount.tsv and reaccount_summary.json.
+void write_reaccounted(const fs::path& target, const Reaccounted& r, const std::optional<RunIdentity>& identity,
+                       const nlohmann::json& summary) {
+  fs::create_directories(target);
+  write_file_atomically((target / kBenchmarkResultsFileName).string(), [&](std::ostream& s) {
+    for (const BenchmarkResultRow& row : r.rows) s << to_json(row).dump() << '\n';
+  });
+  write_file_atomically((target / kBenchmarkResultsCsvFileName).string(),
+                        [&](std::ostream& s) { write_benchmark_results_csv(s, r.rows); });
+  if (identity) write_run_identity((target / kRunIdentityFileName).string(), *identity);
+  write_file_atomically((target / "reaccount.tsv").string(), [&](std::ostream& s) { s << r.tsv; });
+  write_file_atomically((target / "reaccount_summary.json").string(),
+                        [&](std::ostream& s) { s << summary.dump(2) << '\n'; });
+}
+
+}  // namespace
+
+int reaccount_campaign(const ReaccountOptions& o, std::ostream& out) {
+  const fs::path dir = fs::weakly_canonical(fs::absolute(o.campaign_dir));
+  const fs::path target = fs::weakly_canonical(fs::absolute(o.out));
+  check_reaccount_dirs(o, dir, target);
   const Verification v = verify_campaign(dir.string());
   ReaccountRules rules;
   rules.require_verified = o.require_verified;
@@ -90,50 +144,23 @@ int reaccount_campaign(const ReaccountOptions& o, std::ostream& out) {
   if (identity) rules.llc_bytes = identity->device.llc_bytes;
   if (o.ceilings) rules.ceilings = read_device_ceilings(*o.ceilings);
   // Everything is derived before anything is written.
-  std::vector<BenchmarkResultRow> rows;
-  std::string tsv = "shape_id\tprovider\tbefore\tafter\trule\tdetail\n";
-  std::map<std::string, std::size_t> demoted_by_rule;
-  std::size_t demoted = 0;
-  for (const ResultLine& l : read_result_lines((dir / kBenchmarkResultsFileName).string())) {
-    const auto problem = v.cell_problems.find(l.row.shape_id + "/" + l.row.provider);
-    const ReaccountDecision d = reaccount_row(l.row, problem == v.cell_problems.end() ? "" : problem->second, rules);
-    rows.push_back(apply_decision(l.row, d));
-    if (d.demoted()) {
-      ++demoted;
-      ++demoted_by_rule[d.rule];
-    }
-    std::string detail = d.detail;
-    for (char& c : detail) {
-      if (c == '\t' || c == '\n') c = ' ';
-    }
-    tsv += fmt::format("{}\t{}\t{}\t{}\t{}\t{}\n", l.row.shape_id, l.row.provider, to_string(d.before),
-                       to_string(d.after), d.rule, detail);
-  }
+  const Reaccounted r = reaccount_rows(dir, v, rules);
   const nlohmann::json summary = {{"kind", "caliber.reaccount_summary"},
                                   {"schema_version", 1},
                                   {"campaign", dir.string()},
                                   {"manifest_sha256", read_manifest(dir.string()).sha256},
-                                  {"rows", rows.size()},
-                                  {"demoted", demoted},
-                                  {"demoted_by_rule", demoted_by_rule},
+                                  {"rows", r.rows.size()},
+                                  {"demoted", r.demoted},
+                                  {"demoted_by_rule", r.demoted_by_rule},
                                   {"verification_problems", v.problems},
                                   {"rules",
                                    {{"receipt", true},
                                     {"physical", o.ceilings ? nlohmann::json(*o.ceilings) : nlohmann::json(nullptr)},
                                     {"require_verified", o.require_verified}}}};
-  fs::create_directories(target);
-  write_file_atomically((target / kBenchmarkResultsFileName).string(), [&](std::ostream& s) {
-    for (const BenchmarkResultRow& r : rows) s << to_json(r).dump() << '\n';
-  });
-  write_file_atomically((target / kBenchmarkResultsCsvFileName).string(),
-                        [&](std::ostream& s) { write_benchmark_results_csv(s, rows); });
-  if (identity) write_run_identity((target / kRunIdentityFileName).string(), *identity);
-  write_file_atomically((target / "reaccount.tsv").string(), [&](std::ostream& s) { s << tsv; });
-  write_file_atomically((target / "reaccount_summary.json").string(),
-                        [&](std::ostream& s) { s << summary.dump(2) << '\n'; });
+  write_reaccounted(target, r, identity, summary);
   for (const std::string& p : v.problems) out << "!!! " << p << '\n';
-  out << fmt::format("reaccount: {} rows, {} demoted, none promoted; tables in {}\n", rows.size(), demoted, o.out);
-  return demoted > 0 ? 1 : 0;
+  out << fmt::format("reaccount: {} rows, {} demoted, none promoted; tables in {}\n", r.rows.size(), r.demoted, o.out);
+  return r.demoted > 0 ? 1 : 0;
 }
 
 }  // namespace caliber::campaign

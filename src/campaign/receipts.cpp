@@ -169,24 +169,27 @@ void write_seal(const Manifest& m, const MergedResults& merged) {
   write_file_atomically((fs::path(m.dir) / kSealFileName).string(), [&](std::ostream& out) { out << seal.dump(2) << '\n'; });
 }
 
-Verification verify_campaign(const std::string& dir) {
-  Verification v;
-  const Manifest m = read_manifest(dir);  // an edited manifest is an InputError (exit 2)
-  const auto problem = [&](std::string p) { v.problems.push_back(std::move(p)); };
+namespace {
+
+// The campaign's ledger must be the frozen one; a matrix changed since is only a warning (the
+// receipts keep the frozen hash).
+void check_frozen_inputs(const Manifest& m, const std::string& dir, Verification& v) {
   const std::string ledger_sha = file_sha_or_empty((fs::path(dir) / kCampaignLedgerPath).string());
   if (ledger_sha != m.frozen.at("shape_ledger").at("sha256").get<std::string>()) {
-    problem(fmt::format("{}: SHA-256 {} is not the manifest's {}", kCampaignLedgerPath, ledger_sha,
-                        m.frozen.at("shape_ledger").at("sha256").get<std::string>()));
+    v.problems.push_back(fmt::format("{}: SHA-256 {} is not the manifest's {}", kCampaignLedgerPath, ledger_sha,
+                                     m.frozen.at("shape_ledger").at("sha256").get<std::string>()));
   }
   for (const json& x : m.frozen.at("matrices")) {
     const std::string now = file_sha_or_empty(x.at("path").get<std::string>());
     if (now != x.at("sha256").get<std::string>()) {
-      problem(fmt::format("warning: matrix {} changed since the campaign was frozen (the receipts keep the "
-                          "frozen hash)", x.at("path").get<std::string>()));
+      v.problems.push_back(fmt::format("warning: matrix {} changed since the campaign was frozen (the receipts keep "
+                                       "the frozen hash)", x.at("path").get<std::string>()));
     }
   }
-  // Every row of the merged results has a receipt that verifies and names this line.
-  const std::vector<ResultLine> lines = read_result_lines((fs::path(dir) / kBenchmarkResultsFileName).string());
+}
+
+// Every cell the manifest plans: "<shape_id>/<provider>" for each shard's shapes and its op's providers.
+std::set<std::string> planned_cells(const Manifest& m) {
   std::set<std::string> planned;
   for (const json& s : m.frozen.at("shards")) {
     for (const json& id : s.at("shape_ids")) {
@@ -195,72 +198,93 @@ Verification verify_campaign(const std::string& dir) {
       }
     }
   }
+  return planned;
+}
+
+// What is wrong with the receipt at `path` of the row `l`, or "" when it verifies: it exists, is
+// unedited, and names this manifest, this very row, the manifest's harness and ledger.
+std::string receipt_problem(const fs::path& path, const ResultLine& l, const Manifest& m,
+                            const std::string& harness_sha, Verification& v) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return fmt::format("no receipt ({})", path.string());
+  const json r = parse_json_document(read_text_file(path.string()), path.string());
+  ++v.receipts_checked;
+  if (!r.contains("receipt_sha256") || r.at("receipt_sha256") != receipt_sha256(r)) {
+    return fmt::format("receipt {} was edited (receipt_sha256 does not match its content)", path.string());
+  }
+  if (r.at("campaign").at("manifest_sha256") != m.sha256) {
+    return fmt::format("receipt {} is of another manifest", path.string());
+  }
+  if (r.at("result").at("row_sha256") != sha256_hex(l.line)) {
+    return fmt::format("the row in {} is not the row its receipt records (edited after it was measured)",
+                       kBenchmarkResultsFileName);
+  }
+  if (!r.at("harness").is_object() || r.at("harness").at("executable_sha256") != harness_sha) {
+    return fmt::format("receipt {}: measured by another harness than the manifest's", path.string());
+  }
+  if (r.at("inputs").at("shape_ledger_sha256") != m.frozen.at("shape_ledger").at("sha256")) {
+    return fmt::format("receipt {}: another ledger than the manifest's", path.string());
+  }
+  return "";
+}
+
+// campaign_seal.json, when there is one: unedited, of this manifest, and every file it seals
+// unchanged. A receipt rewritten after the seal (even one whose content hash still matches) no
+// longer proves its cell: the cell gets a problem of its own, so re-accounting demotes it.
+void check_seal(const std::string& dir, const Manifest& m, const std::map<std::string, std::string>& cell_of_receipt,
+                Verification& v) {
+  const fs::path seal_path = fs::path(dir) / kSealFileName;
+  std::error_code ec;
+  if (!fs::exists(seal_path, ec)) return;
+  v.sealed = true;
+  json seal = parse_json_document(read_text_file(seal_path.string()), seal_path.string());
+  json bound = seal;
+  bound.erase("sealed_at");
+  bound.erase("seal_sha256");
+  if (seal.value("seal_sha256", "") != sha256_hex(bound.dump())) v.problems.push_back("campaign_seal.json was edited");
+  if (seal.value("manifest_sha256", "") != m.sha256) v.problems.push_back("campaign_seal.json seals another manifest");
+  if (seal.value("results_sha256", "") != file_sha_or_empty((fs::path(dir) / kBenchmarkResultsFileName).string())) {
+    v.problems.push_back(fmt::format("{} changed after the campaign was sealed", kBenchmarkResultsFileName));
+  }
+  if (!seal.contains("receipts")) return;
+  for (auto it = seal.at("receipts").begin(); it != seal.at("receipts").end(); ++it) {
+    if (file_sha_or_empty((fs::path(dir) / it.key()).string()) == it.value().get<std::string>()) continue;
+    v.problems.push_back(fmt::format("{} changed after the campaign was sealed", it.key()));
+    const auto cell = cell_of_receipt.find(it.key());
+    if (cell != cell_of_receipt.end() && !v.cell_problems.count(cell->second)) {
+      v.cell_problems[cell->second] = fmt::format("{} changed after the campaign was sealed", it.key());
+    }
+  }
+}
+
+}  // namespace
+
+Verification verify_campaign(const std::string& dir) {
+  Verification v;
+  const Manifest m = read_manifest(dir);  // an edited manifest is an InputError (exit 2)
+  check_frozen_inputs(m, dir, v);
+  // Every row of the merged results has a receipt that verifies and names this line.
+  const std::vector<ResultLine> lines = read_result_lines((fs::path(dir) / kBenchmarkResultsFileName).string());
+  const std::set<std::string> planned = planned_cells(m);
   std::set<std::string> seen;
   std::map<std::string, std::string> cell_of_receipt;  // receipt path relative to dir -> cell
   const std::string harness_sha = m.frozen.at("harness").at("executable_sha256").get<std::string>();
   for (const ResultLine& l : lines) {
     const std::string key = l.row.shape_id + "/" + l.row.provider;
     seen.insert(key);
-    if (!planned.count(key)) problem(fmt::format("{}: a row for a cell the manifest does not plan", key));
+    if (!planned.count(key)) v.problems.push_back(fmt::format("{}: a row for a cell the manifest does not plan", key));
     const std::string receipt_rel = receipt_relative_path(l.row.op_type, l.row.shape_id, l.row.provider);
     cell_of_receipt[receipt_rel] = key;
-    const fs::path path = fs::path(dir) / receipt_rel;
-    std::string bad;
-    std::error_code ec;
-    if (!fs::exists(path, ec)) {
-      bad = fmt::format("no receipt ({})", path.string());
-    } else {
-      const json r = parse_json_document(read_text_file(path.string()), path.string());
-      ++v.receipts_checked;
-      if (!r.contains("receipt_sha256") || r.at("receipt_sha256") != receipt_sha256(r)) {
-        bad = fmt::format("receipt {} was edited (receipt_sha256 does not match its content)", path.string());
-      } else if (r.at("campaign").at("manifest_sha256") != m.sha256) {
-        bad = fmt::format("receipt {} is of another manifest", path.string());
-      } else if (r.at("result").at("row_sha256") != sha256_hex(l.line)) {
-        bad = fmt::format("the row in {} is not the row its receipt records (edited after it was measured)",
-                          kBenchmarkResultsFileName);
-      } else if (!r.at("harness").is_object() || r.at("harness").at("executable_sha256") != harness_sha) {
-        bad = fmt::format("receipt {}: measured by another harness than the manifest's", path.string());
-      } else if (r.at("inputs").at("shape_ledger_sha256") != m.frozen.at("shape_ledger").at("sha256")) {
-        bad = fmt::format("receipt {}: another ledger than the manifest's", path.string());
-      }
-    }
+    const std::string bad = receipt_problem(fs::path(dir) / receipt_rel, l, m, harness_sha, v);
     if (!bad.empty()) {
       v.cell_problems[key] = bad;
-      problem(fmt::format("{}: {}", key, bad));
+      v.problems.push_back(fmt::format("{}: {}", key, bad));
     }
   }
   for (const std::string& key : planned) {
-    if (!seen.count(key)) problem(fmt::format("{}: planned, but has no row", key));
+    if (!seen.count(key)) v.problems.push_back(fmt::format("{}: planned, but has no row", key));
   }
-  const fs::path seal_path = fs::path(dir) / kSealFileName;
-  std::error_code ec;
-  if (fs::exists(seal_path, ec)) {
-    v.sealed = true;
-    json seal = parse_json_document(read_text_file(seal_path.string()), seal_path.string());
-    json bound = seal;
-    bound.erase("sealed_at");
-    bound.erase("seal_sha256");
-    if (seal.value("seal_sha256", "") != sha256_hex(bound.dump())) problem("campaign_seal.json was edited");
-    if (seal.value("manifest_sha256", "") != m.sha256) problem("campaign_seal.json seals another manifest");
-    if (seal.value("results_sha256", "") !=
-        file_sha_or_empty((fs::path(dir) / kBenchmarkResultsFileName).string())) {
-      problem(fmt::format("{} changed after the campaign was sealed", kBenchmarkResultsFileName));
-    }
-    if (seal.contains("receipts")) {
-      for (auto it = seal.at("receipts").begin(); it != seal.at("receipts").end(); ++it) {
-        if (file_sha_or_empty((fs::path(dir) / it.key()).string()) != it.value().get<std::string>()) {
-          problem(fmt::format("{} changed after the campaign was sealed", it.key()));
-          // The cell's own problem too: a receipt rewritten after the seal (even one whose content
-          // hash still matches) no longer proves its cell, so re-accounting demotes the cell.
-          const auto cell = cell_of_receipt.find(it.key());
-          if (cell != cell_of_receipt.end() && !v.cell_problems.count(cell->second)) {
-            v.cell_problems[cell->second] = fmt::format("{} changed after the campaign was sealed", it.key());
-          }
-        }
-      }
-    }
-  }
+  check_seal(dir, m, cell_of_receipt, v);
   return v;
 }
 

@@ -263,7 +263,6 @@ bool ShardRunner::write_row_for_cell_in_flight(const std::string& how) {
 void ShardRunner::finish_attempt(const SubprocessResult& r) {
   exit_code_ = r.exit_code;
   attempts_elapsed_s_ += r.elapsed_s;
-  const std::string log = (fs::path(work_.dir) / kShardLogFileName).string();
   const bool refused = !r.timed_out && (r.exit_code == 2 || r.exit_code == 3 || r.exit_code == 4);
   std::error_code ec;
   if (fs::exists(results_file(), ec)) runner::cut_torn_tail(results_file());
@@ -273,6 +272,21 @@ void ShardRunner::finish_attempt(const SubprocessResult& r) {
   if (!refused && abnormal && rows() < cells_.size() && write_row_for_cell_in_flight(how)) load_rows(false);
 
   json decisions = json::array();
+  const std::size_t new_rows = settle_new_rows(decisions);
+  LineAppender((fs::path(work_.dir) / kAttemptsLogFileName).string())
+      .append(json{{"session", session_},
+                   {"attempt", attempt_},
+                   {"finished_at", utc_timestamp_now()},
+                   {"exit_code", r.exit_code},
+                   {"timed_out", r.timed_out},
+                   {"elapsed_s", r.elapsed_s},
+                   {"new_rows", new_rows},
+                   {"failures", decisions}}
+                  .dump());
+  settle_state(r, refused, new_rows, how);
+}
+
+std::size_t ShardRunner::settle_new_rows(json& decisions) {
   std::size_t new_rows = 0;
   for (const runner::CellKey& key : order_) {
     CellRecord& c = cells_.at(key);
@@ -292,16 +306,11 @@ void ShardRunner::finish_attempt(const SubprocessResult& r) {
     decisions.push_back({{"shape_id", key.first}, {"provider", key.second}, {"signature", c.failures.back()},
                          {"retry", d.retry}, {"why", d.why}});
   }
-  LineAppender((fs::path(work_.dir) / kAttemptsLogFileName).string())
-      .append(json{{"session", session_},
-                   {"attempt", attempt_},
-                   {"finished_at", utc_timestamp_now()},
-                   {"exit_code", r.exit_code},
-                   {"timed_out", r.timed_out},
-                   {"elapsed_s", r.elapsed_s},
-                   {"new_rows", new_rows},
-                   {"failures", decisions}}
-                  .dump());
+  return new_rows;
+}
+
+void ShardRunner::settle_state(const SubprocessResult& r, bool refused, std::size_t new_rows, const std::string& how) {
+  const std::string log = (fs::path(work_.dir) / kShardLogFileName).string();
   if (refused) {
     state_ = State::refused;
     const std::string line = refusal_line(log);

@@ -91,6 +91,12 @@ class ShardRunner {
   void load_rows(bool incremental);
   void start_attempt();
   void finish_attempt(const SubprocessResult& r);
+  // The rows this attempt wrote: each cell's attempts, and whether it is final (retry policy).
+  // Returns how many rows are new; `decisions` gets one entry per retryable failure.
+  std::size_t settle_new_rows(nlohmann::json& decisions);
+  // After an attempt: refused (its caliber run exited 2, 3 or 4), stopped (no row twice the same
+  // way), or pending for the next one.
+  void settle_state(const SubprocessResult& r, bool refused, std::size_t new_rows, const std::string& how);
   bool write_row_for_cell_in_flight(const std::string& how);
 
   ShardWork work_;

@@ -80,11 +80,88 @@ std::string regression_caliber_line(const std::string& before, const std::string
   return line;
 }
 
-int run_report(const ReportOptions& o) {
+void check_options(const ReportOptions& o) {
   if (o.candidate.empty()) throw UsageError("--candidate must name a provider");
   if (!(o.move_threshold > 0 && o.move_threshold < 1)) {
     throw UsageError(fmt::format("--move-threshold must be in (0, 1) (got {})", o.move_threshold));
   }
+}
+
+// The report's inputs besides the ledger and results, and the device ceilings (--ceilings, else
+// the default ceilings file when it exists; none otherwise).
+ReportSources report_sources(const ReportOptions& o, std::vector<DeviceCeilings>& ceilings) {
+  ReportSources sources;
+  sources.shape_ledger = o.shape_ledger;
+  sources.results = o.results;
+  sources.profiles = o.profiles.value_or(sibling(o.results, "profiles"));
+  sources.baseline_matrix = o.baseline_matrix.value_or(sibling(o.results, "baseline_matrix.yaml"));
+  if (o.ceilings) {
+    sources.ceilings = *o.ceilings;
+    ceilings = read_device_ceilings(*o.ceilings);
+  } else if (const std::string d = default_ceilings_path(); fs::exists(d)) {
+    sources.ceilings = d;
+    ceilings = read_device_ceilings(d);
+  }
+  return sources;
+}
+
+// The report's files, rendered in memory (name -> content) before any is written.
+class RenderedFiles {
+ public:
+  template <typename Writer>
+  void render(const std::string& name, Writer writer) {
+    std::ostringstream s;
+    writer(s);
+    files_.push_back({name, s.str()});
+  }
+  const std::vector<std::pair<std::string, std::string>>& files() const { return files_; }
+
+ private:
+  std::vector<std::pair<std::string, std::string>> files_;
+};
+
+// --against: the older run (`before_text`, already read) against this one. Refuses rows measured
+// elsewhere than their run's identity says (unless --allow-caliber-mismatch), then renders
+// regression_summary.md and regressions.jsonl.
+RegressionDiff render_regressions(const ReportOptions& o, const std::string& before_text,
+                                  const std::vector<ShapeRow>& ledger, const LoadedResults& results,
+                                  const BenchmarkReport& report, const CaliberComparison& identities,
+                                  RenderedFiles& out) {
+  const LoadedResults before = parse_results(before_text, *o.against);
+  // What the identities cannot know: that each file's rows were measured where its identity says.
+  CaliberComparison rows;
+  for (const auto& [file, loaded] : {std::pair{*o.against, &before}, std::pair{o.results, &results}}) {
+    std::string why_missing;
+    if (const auto identity = find_run_identity(file, &why_missing)) {
+      for (auto& d : rows_unlike_identity(loaded->rows, loaded->lines, *identity, file)) {
+        rows.differences.push_back(std::move(d));
+      }
+    }
+  }
+  require_same_caliber(rows, o.allow_caliber_mismatch, std::cerr, "run_identity.json", "row");
+  const ComparisonSet old = compare_shapes(ledger, before.rows, o.candidate, *o.against, before.lines);
+  RegressionDiff diff = diff_runs(old, report.comparison, o.move_threshold);
+  const std::string caliber_line = regression_caliber_line(*o.against, o.results, identities, rows);
+  out.render("regression_summary.md",
+             [&](std::ostream& s) { write_regression_summary(s, diff, report, *o.against, caliber_line); });
+  out.render("regressions.jsonl", [&](std::ostream& s) {
+    for (const auto& m : diff.shapes) s << to_json(m).dump() << '\n';
+  });
+  return diff;
+}
+
+// The report's files are one output: all of them or none (a full disk leaves the old ones).
+void write_report_files(const std::string& out_dir, const RenderedFiles& rendered) {
+  std::error_code ec;
+  fs::create_directories(out_dir, ec);
+  if (ec) throw UsageError(fmt::format("--out {}: cannot create it: {}", out_dir, ec.message()));
+  std::vector<PendingFile> pending;
+  for (const auto& [name, content] : rendered.files()) pending.push_back({(fs::path(out_dir) / name).string(), content});
+  write_files_atomically(pending);
+}
+
+int run_report(const ReportOptions& o) {
+  check_options(o);
   // The output directory can take the files (a read-only tree is a usage error, before any
   // input is read).
   require_writable_directory(o.out, "--out");
@@ -100,63 +177,19 @@ int run_report(const ReportOptions& o) {
   for (const std::string& file : o.op_descriptions) ops::register_op_description(file);
   const std::vector<ShapeRow> ledger = read_shape_ledger(o.shape_ledger);
   const LoadedResults results = parse_results(results_text, o.results);
-  ReportSources sources;
-  sources.shape_ledger = o.shape_ledger;
-  sources.results = o.results;
-  sources.profiles = o.profiles.value_or(sibling(o.results, "profiles"));
-  sources.baseline_matrix = o.baseline_matrix.value_or(sibling(o.results, "baseline_matrix.yaml"));
   std::vector<DeviceCeilings> ceilings;
-  if (o.ceilings) {
-    sources.ceilings = *o.ceilings;
-    ceilings = read_device_ceilings(*o.ceilings);
-  } else if (const std::string d = default_ceilings_path(); fs::exists(d)) {
-    sources.ceilings = d;
-    ceilings = read_device_ceilings(d);
-  }
+  const ReportSources sources = report_sources(o, ceilings);
   const BenchmarkReport report =
       build_benchmark_report(ledger, results.rows, o.candidate, ceilings, sources, results.lines);
 
-  std::vector<std::pair<std::string, std::string>> files;  // name -> content
-  auto render = [&](const std::string& name, auto writer) {
-    std::ostringstream s;
-    writer(s);
-    files.push_back({name, s.str()});
-  };
-  render("benchmark_summary.md", [&](std::ostream& s) { write_benchmark_summary(s, report); });
-  render("coverage_matrix.md", [&](std::ostream& s) { write_coverage_matrix(s, report); });
-  render("report.html", [&](std::ostream& s) { write_html_report(s, report); });
-
+  RenderedFiles rendered;
+  rendered.render("benchmark_summary.md", [&](std::ostream& s) { write_benchmark_summary(s, report); });
+  rendered.render("coverage_matrix.md", [&](std::ostream& s) { write_coverage_matrix(s, report); });
+  rendered.render("report.html", [&](std::ostream& s) { write_html_report(s, report); });
   std::optional<RegressionDiff> diff;
-  if (o.against) {
-    const LoadedResults before = parse_results(*before_text, *o.against);
-    // What the identities cannot know: that each file's rows were measured where its identity says.
-    CaliberComparison rows;
-    for (const auto& [file, loaded] : {std::pair{*o.against, &before}, std::pair{o.results, &results}}) {
-      std::string why_missing;
-      if (const auto identity = find_run_identity(file, &why_missing)) {
-        for (auto& d : rows_unlike_identity(loaded->rows, loaded->lines, *identity, file)) {
-          rows.differences.push_back(std::move(d));
-        }
-      }
-    }
-    require_same_caliber(rows, o.allow_caliber_mismatch, std::cerr, "run_identity.json", "row");
-    const ComparisonSet old = compare_shapes(ledger, before.rows, o.candidate, *o.against, before.lines);
-    diff = diff_runs(old, report.comparison, o.move_threshold);
-    const std::string caliber_line = regression_caliber_line(*o.against, o.results, identities, rows);
-    render("regression_summary.md",
-           [&](std::ostream& s) { write_regression_summary(s, *diff, report, *o.against, caliber_line); });
-    render("regressions.jsonl", [&](std::ostream& s) {
-      for (const auto& m : diff->shapes) s << to_json(m).dump() << '\n';
-    });
-  }
+  if (o.against) diff = render_regressions(o, *before_text, ledger, results, report, identities, rendered);
 
-  std::error_code ec;
-  fs::create_directories(o.out, ec);
-  if (ec) throw UsageError(fmt::format("--out {}: cannot create it: {}", o.out, ec.message()));
-  // The report's files are one output: all of them or none (a full disk leaves the old ones).
-  std::vector<PendingFile> pending;
-  for (const auto& [name, content] : files) pending.push_back({(fs::path(o.out) / name).string(), content});
-  write_files_atomically(pending);
+  write_report_files(o.out, rendered);
   std::cout << fmt::format("decision: {} (rule {}): {}\n", to_string(report.decision.verdict), report.decision.rule,
                            report.decision.reason);
   if (diff) {
@@ -164,7 +197,7 @@ int run_report(const ReportOptions& o) {
                              diff->count("regressed"), diff->count("improved"), diff->count("unchanged"),
                              diff->count("not comparable"));
   }
-  for (const auto& [name, content] : files) std::cout << "wrote " << (fs::path(o.out) / name).string() << '\n';
+  for (const auto& [name, content] : rendered.files()) std::cout << "wrote " << (fs::path(o.out) / name).string() << '\n';
   return kExitOk;
 }
 

@@ -3,6 +3,7 @@
 #include <csignal>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -45,6 +46,67 @@ std::optional<std::string> argument_not_text(int argc, char** argv) {
   return std::nullopt;
 }
 
+// The commands, in their registered order, with their options' strict number parsing.
+void set_up_app(CLI::App& app, int& exit_code) {
+  app.set_version_flag("--version", std::string(CALIBER_VERSION) + " (" + CALIBER_GIT_REVISION + ", " +
+                                        CALIBER_BUILD_TYPE + ")");
+  app.require_subcommand(1);
+  app.fallthrough(false);
+  auto& registry = command_registry();
+  std::sort(registry.begin(), registry.end(),
+            [](const auto& a, const auto& b) { return a.order < b.order; });
+  for (const auto& r : registry) r.setup(app, exit_code);
+  require_strict_numbers(app);
+}
+
+// Every message is one line naming what was wrong; text from the input is escaped in it.
+void print_error(const std::string& what, const char* label = "error") {
+  std::cerr << "caliber: " << label << ": " << one_line(what) << '\n';
+}
+
+// Parses the arguments and runs the command they name. Nothing when it ran to its end (its exit
+// code is the command's); else the exit code of the help or version it printed, or of the error.
+std::optional<int> parse_and_run(CLI::App& app, int argc, char** argv) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    print_error(std::string(e.what()) + " (see --help)");
+    return kExitUsage;
+  } catch (const UsageError& e) {
+    print_error(e.what());
+    return kExitUsage;
+  } catch (const ContractError& e) {
+    print_error(e.what());
+    return kExitUsage;
+  } catch (const InputError& e) {
+    print_error(e.what());
+    return kExitUsage;
+  } catch (const PreflightError& e) {
+    // The lines are the contract: PREFLIGHT_FAILED check=<name>: <detail>, one per failure.
+    for (const auto& f : e.failures()) std::cerr << "PREFLIGHT_FAILED check=" << f.check << ": " << one_line(f.detail) << '\n';
+    return kExitPreflight;
+  } catch (const CaliberMismatchError& e) {
+    print_error(e.what(), "refused");
+    return kExitCaliberMismatch;
+  } catch (const DeviceError& e) {
+    print_error(e.what(), "measurement failed");
+    return kExitFailed;
+  } catch (const IntegrityError& e) {
+    std::cerr << "caliber: integrity check failed, no number reported: " << e.what() << '\n';
+    return kExitFailed;
+  } catch (const std::exception& e) {
+    print_error(e.what(), "failed");
+    return kExitFailed;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 }  // namespace caliber::cli
 
@@ -55,67 +117,17 @@ int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);
 
   CLI::App app{"caliber: GPU and CPU kernel benchmarks whose every number carries its contract"};
-  app.set_version_flag("--version", std::string(CALIBER_VERSION) + " (" + CALIBER_GIT_REVISION + ", " +
-                                        CALIBER_BUILD_TYPE + ")");
-  app.require_subcommand(1);
-  app.fallthrough(false);
   int exit_code = kExitOk;
-  auto& registry = command_registry();
-  std::sort(registry.begin(), registry.end(),
-            [](const auto& a, const auto& b) { return a.order < b.order; });
-  for (const auto& r : registry) r.setup(app, exit_code);
-  require_strict_numbers(app);
-
-  // Every message is one line naming what was wrong; text from the input is escaped in it.
-  const std::string prog = "caliber";
-  auto error = [&](const std::string& what, const char* label = "error") {
-    std::cerr << prog << ": " << label << ": " << one_line(what) << '\n';
-  };
+  set_up_app(app, exit_code);
   if (const auto why = argument_not_text(argc, argv)) {
-    error(*why);
+    print_error(*why);
     return kExitUsage;
   }
   if (const auto why = unknown_command(app, argc, argv)) {
-    error(*why + " (see --help)");
+    print_error(*why + " (see --help)");
     return kExitUsage;
   }
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    error(std::string(e.what()) + " (see --help)");
-    return kExitUsage;
-  } catch (const UsageError& e) {
-    error(e.what());
-    return kExitUsage;
-  } catch (const ContractError& e) {
-    error(e.what());
-    return kExitUsage;
-  } catch (const InputError& e) {
-    error(e.what());
-    return kExitUsage;
-  } catch (const PreflightError& e) {
-    // The lines are the contract: PREFLIGHT_FAILED check=<name>: <detail>, one per failure.
-    for (const auto& f : e.failures()) std::cerr << "PREFLIGHT_FAILED check=" << f.check << ": " << one_line(f.detail) << '\n';
-    return kExitPreflight;
-  } catch (const CaliberMismatchError& e) {
-    error(e.what(), "refused");
-    return kExitCaliberMismatch;
-  } catch (const DeviceError& e) {
-    error(e.what(), "measurement failed");
-    return kExitFailed;
-  } catch (const IntegrityError& e) {
-    std::cerr << prog << ": integrity check failed, no number reported: " << e.what() << '\n';
-    return kExitFailed;
-  } catch (const std::exception& e) {
-    error(e.what(), "failed");
-    return kExitFailed;
-  }
+  if (const std::optional<int> code = parse_and_run(app, argc, argv)) return *code;
   std::cout.flush();
   return exit_code;
 }

@@ -82,27 +82,33 @@ std::string limits(const PracticalThreshold& t) {
   return fmt::format("limits {}% and {} us", t.relative_pct, t.absolute_us);
 }
 
-// Runs the checks of docs/gate.md in order and fills finding / finding_outcome.
-void classify(RowComparison& row, const PracticalThreshold& threshold, const StatisticsSettings& stats,
-              bool strict, const std::string& replay_dir) {
+void set_finding(RowComparison& row, Outcome o, std::string finding) {
+  row.finding_outcome = o;
+  row.finding = std::move(finding);
+}
+
+// A pass needs a current number whose outputs caliber verified; otherwise the row is UNKNOWN
+// (FAIL under --strict), whatever its latency says.
+void set_pass(RowComparison& row, bool strict, std::string finding) {
+  const CompareRow& cur = *row.pair.current;
+  if (cur.integrity.empty() || cur.integrity == "unverified") {
+    const std::string why = cur.integrity.empty() ? "the file records no integrity checks"
+                                                  : "its outputs were not verified: " + cur.integrity_detail;
+    return set_finding(row, strict ? Outcome::fail : Outcome::unknown,
+                       fmt::format("unverified{} ({}); {}", strict ? " (--strict)" : "", why, finding));
+  }
+  if (cur.integrity == "partial") finding += "; integrity partial: some checks could not run";
+  set_finding(row, Outcome::pass, std::move(finding));
+}
+
+// The checks of docs/gate.md before any latency is compared, in order. True when one decided the
+// row (its finding is set).
+bool decided_before_latency(RowComparison& row, const std::string& replay_dir) {
   const auto& b = row.pair.baseline;
   const auto& c = row.pair.current;
   auto set = [&](Outcome o, std::string finding) {
-    row.finding_outcome = o;
-    row.finding = std::move(finding);
-  };
-  // A pass needs a current number whose outputs caliber verified; otherwise the row is UNKNOWN
-  // (FAIL under --strict), whatever its latency says.
-  auto set_pass = [&](std::string finding) {
-    const CompareRow& cur = *row.pair.current;
-    if (cur.integrity.empty() || cur.integrity == "unverified") {
-      const std::string why = cur.integrity.empty() ? "the file records no integrity checks"
-                                                    : "its outputs were not verified: " + cur.integrity_detail;
-      return set(strict ? Outcome::fail : Outcome::unknown,
-                 fmt::format("unverified{} ({}); {}", strict ? " (--strict)" : "", why, finding));
-    }
-    if (cur.integrity == "partial") finding += "; integrity partial: some checks could not run";
-    set(Outcome::pass, std::move(finding));
+    set_finding(row, o, std::move(finding));
+    return true;
   };
   if (b && c && !b->arch.empty() && !c->arch.empty() && b->arch != c->arch) {
     return set(Outcome::skip, fmt::format("arch differs: {}→{}", b->arch, c->arch));
@@ -134,64 +140,54 @@ void classify(RowComparison& row, const PracticalThreshold& threshold, const Sta
     row.config_refused = true;
     return set(Outcome::fail, *mismatch);
   }
+  return false;
+}
+
+// Runs the checks of docs/gate.md in order and fills finding / finding_outcome.
+void classify(RowComparison& row, const PracticalThreshold& threshold, const StatisticsSettings& stats,
+              bool strict, const std::string& replay_dir) {
+  if (decided_before_latency(row, replay_dir)) return;
+  const auto& b = row.pair.baseline;
+  const auto& c = row.pair.current;
   row.change = latency_change(*b->value_us, *c->value_us, threshold);
   row.verdict = decide_verdict(*row.change, b->samples_us, c->samples_us, stats);
   const std::string moved = fmt::format("{}, {}", signed_pct(row.change->delta_pct), signed_us(row.change->delta_us));
   switch (row.verdict->verdict) {
     case Verdict::slower:
-      return set(Outcome::fail, fmt::format("slower {} ({}); {}", moved, limits(threshold), row.verdict->basis));
+      return set_finding(row, Outcome::fail,
+                         fmt::format("slower {} ({}); {}", moved, limits(threshold), row.verdict->basis));
     case Verdict::faster:
-      return set_pass(fmt::format("faster {}; {}", moved, row.verdict->basis));
+      return set_pass(row, strict, fmt::format("faster {}; {}", moved, row.verdict->basis));
     case Verdict::same:
-      return set_pass(fmt::format("same {}; {}", moved, row.verdict->basis));
+      return set_pass(row, strict, fmt::format("same {}; {}", moved, row.verdict->basis));
     case Verdict::unknown:
       if (strict) {
-        return set(Outcome::fail, fmt::format("unknown (--strict) {} ({}); {}", moved, limits(threshold),
-                                              row.verdict->basis));
+        return set_finding(row, Outcome::fail, fmt::format("unknown (--strict) {} ({}); {}", moved, limits(threshold),
+                                                           row.verdict->basis));
       }
-      return set(Outcome::unknown, fmt::format("unknown {} ({}); {}", moved, limits(threshold), row.verdict->basis));
+      return set_finding(row, Outcome::unknown,
+                         fmt::format("unknown {} ({}); {}", moved, limits(threshold), row.verdict->basis));
   }
 }
 
-}  // namespace
-
-CompareReport evaluate_gate(const std::vector<CompareRow>& baseline, const std::vector<CompareRow>& current,
-                            const Thresholds& thresholds, const GateOptions& options,
-                            const std::string& baseline_file, const std::string& current_file) {
-  CompareReport report;
-  report.baseline_file = baseline_file;
-  report.current_file = current_file;
-  report.thresholds_file = thresholds.file;
-  report.statistics = thresholds.statistics;
-  report.strict = options.strict;
-
-  const std::string replay_dir = replay_directory_of(baseline_file);
-  std::set<std::pair<std::string, std::size_t>> used_rules;
-  std::set<std::string> undeclared;
-  for (RowPair& pair : match_rows(baseline, current)) {
-    RowComparison row;
-    const CompareRow& shown = pair.current ? *pair.current : *pair.baseline;
-    row.label = shown.label();
-    row.arch = shown.arch;
-    // The allowlist of the current run's architecture decides; a row whose contract changed
-    // stays gated when its baseline side matches a rule.
-    const GateRule* rule = nullptr;
-    if (pair.current) rule = thresholds.rule_for(*pair.current, pair.current->arch);
-    if (!rule && pair.baseline) {
-      rule = thresholds.rule_for(*pair.baseline, pair.baseline->arch);
-      if (rule) row.arch = pair.baseline->arch;
-    }
-    if (rule) {
-      row.rule = *rule;
-      used_rules.emplace(rule->arch, rule->index);
-    }
-    if (!thresholds.file.empty() && !thresholds.architectures.count(row.arch)) undeclared.insert(row.arch);
-    row.pair = std::move(pair);
-    classify(row, rule ? rule->threshold : thresholds.report_only, thresholds.statistics, options.strict, replay_dir);
-    row.outcome = rule ? row.finding_outcome : Outcome::report;
-    report.rows.push_back(std::move(row));
+// The rule that gates a row: the allowlist of the current run's architecture decides; a row whose
+// contract changed stays gated when its baseline side matches a rule (row.arch is then the
+// baseline's). Null: the row is report-only.
+const GateRule* gating_rule(const Thresholds& thresholds, const RowPair& pair, RowComparison& row) {
+  const GateRule* rule = nullptr;
+  if (pair.current) rule = thresholds.rule_for(*pair.current, pair.current->arch);
+  if (!rule && pair.baseline) {
+    rule = thresholds.rule_for(*pair.baseline, pair.baseline->arch);
+    if (rule) row.arch = pair.baseline->arch;
   }
+  return rule;
+}
 
+// Notes on the thresholds file: architectures without rules, rules that matched no row, and the
+// rows' architectures it does not declare.
+void note_thresholds(CompareReport& report, const Thresholds& thresholds,
+                     const std::set<std::pair<std::string, std::size_t>>& used_rules,
+                     const std::set<std::string>& undeclared) {
   for (const auto& [arch, rules] : thresholds.architectures) {
     if (rules.rules.empty()) {
       report.notes.push_back(fmt::format("architecture {} is declared with no rules: reported, never gated", arch));
@@ -206,7 +202,12 @@ CompareReport evaluate_gate(const std::vector<CompareRow>& baseline, const std::
     report.notes.push_back(fmt::format("architecture {} is not declared in {}: its rows are report-only",
                                        arch.empty() ? "(unrecorded)" : arch, thresholds.file));
   }
+}
 
+// The summary's counts and the gate's result: refused when a row in scope (gated, or any row
+// without a thresholds file) was refused for its contract or config, else fail when a gated row
+// failed, else pass.
+void summarize(CompareReport& report, const Thresholds& thresholds) {
   GateSummary& s = report.summary;
   bool refused_contract = false, refused_config = false, failed = false;
   for (const RowComparison& row : report.rows) {
@@ -240,6 +241,41 @@ CompareReport evaluate_gate(const std::vector<CompareRow>& baseline, const std::
                      : refused_contract                 ? "contract mismatch"
                                                         : "config mismatch";
   }
+}
+
+}  // namespace
+
+CompareReport evaluate_gate(const std::vector<CompareRow>& baseline, const std::vector<CompareRow>& current,
+                            const Thresholds& thresholds, const GateOptions& options,
+                            const std::string& baseline_file, const std::string& current_file) {
+  CompareReport report;
+  report.baseline_file = baseline_file;
+  report.current_file = current_file;
+  report.thresholds_file = thresholds.file;
+  report.statistics = thresholds.statistics;
+  report.strict = options.strict;
+
+  const std::string replay_dir = replay_directory_of(baseline_file);
+  std::set<std::pair<std::string, std::size_t>> used_rules;
+  std::set<std::string> undeclared;
+  for (RowPair& pair : match_rows(baseline, current)) {
+    RowComparison row;
+    const CompareRow& shown = pair.current ? *pair.current : *pair.baseline;
+    row.label = shown.label();
+    row.arch = shown.arch;
+    const GateRule* rule = gating_rule(thresholds, pair, row);
+    if (rule) {
+      row.rule = *rule;
+      used_rules.emplace(rule->arch, rule->index);
+    }
+    if (!thresholds.file.empty() && !thresholds.architectures.count(row.arch)) undeclared.insert(row.arch);
+    row.pair = std::move(pair);
+    classify(row, rule ? rule->threshold : thresholds.report_only, thresholds.statistics, options.strict, replay_dir);
+    row.outcome = rule ? row.finding_outcome : Outcome::report;
+    report.rows.push_back(std::move(row));
+  }
+  note_thresholds(report, thresholds, used_rules, undeclared);
+  summarize(report, thresholds);
   return report;
 }
 

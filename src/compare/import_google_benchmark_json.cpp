@@ -57,6 +57,88 @@ struct Run {
   std::string detail;
 };
 
+// The runs of the file in order of first appearance, by run_name.
+struct Runs {
+  std::vector<std::string> order;
+  std::map<std::string, Run> by_name;
+};
+
+// Adds entry i (a repetition or an aggregate, or an error or skip of its run) to its run.
+void add_entry(Runs& runs, const JsonFields& b, std::size_t i) {
+  const std::string name = b.str("name");
+  const std::string run_name = b.opt_str("run_name").value_or(name);
+  const std::string run_type = b.opt_str("run_type").value_or("iteration");
+  if (run_type != "iteration" && run_type != "aggregate") {
+    b.fail("run_type", fmt::format("unknown run type '{}' (expected iteration|aggregate)", run_type));
+  }
+  auto [it, inserted] = runs.by_name.try_emplace(run_name);
+  Run& run = it->second;
+  if (inserted) {
+    run.first_index = i;
+    runs.order.push_back(run_name);
+  }
+  run.manual_time = run_name.find("/manual_time") != std::string::npos;
+  if (b.opt_boolean("error_occurred").value_or(false)) {
+    run.status = RowStatus::failed;
+    run.detail = b.opt_str("error_message").value_or("");
+    return;
+  }
+  if (b.opt_boolean("skipped").value_or(false)) {
+    if (run.status == RowStatus::ok) run.status = RowStatus::skipped;
+    run.detail = b.opt_str("skip_message").value_or(b.opt_str("error_message").value_or(""));
+    return;
+  }
+  if (run_type == "aggregate") {
+    const std::string aggregate = b.str("aggregate_name");
+    if (aggregate != "median" && aggregate != "mean") return;  // stddev, cv, BigO, RMS, ...
+    if (b.opt_str("aggregate_unit").value_or("time") != "time") return;
+    (aggregate == "median" ? run.median_us : run.mean_us) = real_time_us(b);
+    return;
+  }
+  const double us = real_time_us(b);
+  if (const auto rep = b.opt_integer("repetition_index")) {
+    const auto [seen, fresh] = run.repetition_seen.emplace(*rep, i);
+    if (!fresh) {
+      b.fail("repetition_index", fmt::format("duplicate row: repetition {} of {} (first at "
+                                             "benchmarks[{}])", *rep, run_name, seen->second));
+    }
+  }
+  run.samples_us.push_back(us);
+}
+
+// One run as a row (the format's header comment says how).
+CompareRow run_row(const std::string& run_name, const Run& run, const JsonLineIndex& index) {
+  CompareRow row;
+  row.name = run_name;
+  row.origin = fmt::format("benchmarks[{}]", run.first_index);
+  row.line = index.line_of(row.origin);
+  row.arch_field = "context";
+  ContractFields& k = row.contract;
+  k["instrument"] = run.manual_time ? "manual" : "wallclock";
+  k["schedule"] = "pipelined";
+  k["cache"] = "warm";
+  row.status = run.status;
+  row.status_detail = run.detail;
+  if (!run.samples_us.empty()) {
+    k["iterations"] = fmt::format("google-benchmark:repetitions={}", run.samples_us.size());
+    row.n = static_cast<std::int64_t>(run.samples_us.size());
+    if (run.samples_us.size() >= 2) {
+      k["statistic"] = "median";
+      row.value_us = median(run.samples_us);
+      row.samples_us = run.samples_us;
+    } else {
+      k["statistic"] = "mean";
+      row.value_us = run.samples_us.front();
+    }
+  } else if (run.median_us || run.mean_us) {
+    k["statistic"] = run.median_us ? "median" : "mean";
+    row.value_us = run.median_us ? run.median_us : run.mean_us;
+    k["iterations"] = "google-benchmark:aggregates";
+  }
+  if (row.status != RowStatus::ok) row.value_us.reset();
+  return row;
+}
+
 }  // namespace
 
 std::vector<CompareRow> import_google_benchmark_json(const json& doc, const std::string& text,
@@ -66,84 +148,12 @@ std::vector<CompareRow> import_google_benchmark_json(const json& doc, const std:
     const JsonFields root(doc, file, 0, "");
     root.object("context");
     const json& list = root.array("benchmarks");
-    std::vector<std::string> order;
-    std::map<std::string, Run> runs;
+    Runs runs;
     for (std::size_t i = 0; i < list.size(); ++i) {
-      const JsonFields b(list[i], file, 0, fmt::format("benchmarks[{}]", i));
-      const std::string name = b.str("name");
-      const std::string run_name = b.opt_str("run_name").value_or(name);
-      const std::string run_type = b.opt_str("run_type").value_or("iteration");
-      if (run_type != "iteration" && run_type != "aggregate") {
-        b.fail("run_type", fmt::format("unknown run type '{}' (expected iteration|aggregate)", run_type));
-      }
-      auto [it, inserted] = runs.try_emplace(run_name);
-      Run& run = it->second;
-      if (inserted) {
-        run.first_index = i;
-        order.push_back(run_name);
-      }
-      run.manual_time = run_name.find("/manual_time") != std::string::npos;
-      if (b.opt_boolean("error_occurred").value_or(false)) {
-        run.status = RowStatus::failed;
-        run.detail = b.opt_str("error_message").value_or("");
-        continue;
-      }
-      if (b.opt_boolean("skipped").value_or(false)) {
-        if (run.status == RowStatus::ok) run.status = RowStatus::skipped;
-        run.detail = b.opt_str("skip_message").value_or(b.opt_str("error_message").value_or(""));
-        continue;
-      }
-      if (run_type == "aggregate") {
-        const std::string aggregate = b.str("aggregate_name");
-        if (aggregate != "median" && aggregate != "mean") continue;  // stddev, cv, BigO, RMS, ...
-        if (b.opt_str("aggregate_unit").value_or("time") != "time") continue;
-        (aggregate == "median" ? run.median_us : run.mean_us) = real_time_us(b);
-        continue;
-      }
-      const double us = real_time_us(b);
-      if (const auto rep = b.opt_integer("repetition_index")) {
-        const auto [seen, fresh] = run.repetition_seen.emplace(*rep, i);
-        if (!fresh) {
-          b.fail("repetition_index", fmt::format("duplicate row: repetition {} of {} (first at "
-                                                 "benchmarks[{}])", *rep, run_name, seen->second));
-        }
-      }
-      run.samples_us.push_back(us);
+      add_entry(runs, JsonFields(list[i], file, 0, fmt::format("benchmarks[{}]", i)), i);
     }
-
     std::vector<CompareRow> rows;
-    for (const std::string& run_name : order) {
-      const Run& run = runs.at(run_name);
-      CompareRow row;
-      row.name = run_name;
-      row.origin = fmt::format("benchmarks[{}]", run.first_index);
-      row.line = index.line_of(row.origin);
-      row.arch_field = "context";
-      ContractFields& k = row.contract;
-      k["instrument"] = run.manual_time ? "manual" : "wallclock";
-      k["schedule"] = "pipelined";
-      k["cache"] = "warm";
-      row.status = run.status;
-      row.status_detail = run.detail;
-      if (!run.samples_us.empty()) {
-        k["iterations"] = fmt::format("google-benchmark:repetitions={}", run.samples_us.size());
-        row.n = static_cast<std::int64_t>(run.samples_us.size());
-        if (run.samples_us.size() >= 2) {
-          k["statistic"] = "median";
-          row.value_us = median(run.samples_us);
-          row.samples_us = run.samples_us;
-        } else {
-          k["statistic"] = "mean";
-          row.value_us = run.samples_us.front();
-        }
-      } else if (run.median_us || run.mean_us) {
-        k["statistic"] = run.median_us ? "median" : "mean";
-        row.value_us = run.median_us ? run.median_us : run.mean_us;
-        k["iterations"] = "google-benchmark:aggregates";
-      }
-      if (row.status != RowStatus::ok) row.value_us.reset();
-      rows.push_back(std::move(row));
-    }
+    for (const std::string& run_name : runs.order) rows.push_back(run_row(run_name, runs.by_name.at(run_name), index));
     return rows;
   });
 }

@@ -121,34 +121,134 @@ std::string stopping_rule(const JsonFields& state) {
   return out;
 }
 
+// Only nvbench's JSON format 1.x is read (its "meta.version.json").
+void check_format_version(const JsonFields& root) {
+  if (!root.has("meta")) {
+    root.fail("meta", "missing: nvbench JSON before format version 1.0 is not supported "
+                      "(re-run the benchmark with a current nvbench)");
+  }
+  const JsonFields json_version = root.object("meta").object("version").object("json");
+  const std::int64_t major = json_version.integer("major");
+  if (major != 1) {
+    json_version.fail("major", fmt::format("unsupported nvbench JSON format version {} (this caliber "
+                                           "reads 1.x)", major));
+  }
+}
+
+struct NvDevice {
+  std::string arch, name;
+  std::string field;  // where the architecture came from
+};
+
+// The "devices" array, by id.
+std::map<std::int64_t, NvDevice> nv_devices(const JsonFields& root, const std::string& file) {
+  std::map<std::int64_t, NvDevice> devices;
+  const json& dev_list = root.array("devices");
+  for (std::size_t i = 0; i < dev_list.size(); ++i) {
+    const JsonFields d(dev_list[i], file, 0, fmt::format("devices[{}]", i));
+    const std::int64_t sm = d.integer("sm_version");
+    devices[d.integer("id")] = NvDevice{fmt::format("sm_{}", sm / 10), d.str("name"), d.field_name("sm_version")};
+  }
+  return devices;
+}
+
+// A state's "axis_values" as the row's parameters.
+void read_axis_values(const JsonFields& st, const std::string& file, CompareRow& row) {
+  if (!st.has("axis_values") || st.get("axis_values").is_null()) return;
+  const json& axes = st.array("axis_values");
+  for (std::size_t a = 0; a < axes.size(); ++a) {
+    const JsonFields ax(axes[a], file, 0, st.field_name(fmt::format("axis_values[{}]", a)));
+    const std::string axis = ax.str("name");
+    const std::string type = ax.str("type");
+    if (type == "int64") {
+      row.params[axis] = nv_integer(ax, "value");
+    } else if (type == "float64") {
+      row.params[axis] = nv_number(ax, "value");
+    } else if (type == "string" || type == "type") {
+      row.params[axis] = ax.str("value");
+    } else {
+      ax.fail("type", fmt::format("unknown axis value type '{}' (expected int64|float64|string|type)", type));
+    }
+  }
+}
+
+// The cold measurement's summaries: its mean (seconds) and sample count, and its samples from the
+// sidecar file nvbench wrote, when it did.
+void read_cold_summaries(const JsonFields& st, const std::string& file, CompareRow& row) {
+  if (!st.has("summaries") || st.get("summaries").is_null()) return;
+  const json& summaries = st.array("summaries");
+  std::optional<std::pair<std::string, std::int64_t>> sidecar;
+  std::optional<JsonFields> sidecar_entry;
+  for (std::size_t i = 0; i < summaries.size(); ++i) {
+    const JsonFields sum(summaries[i], file, 0, st.field_name(fmt::format("summaries[{}]", i)));
+    const std::string tag = sum.str("tag");
+    if (tag != kColdMeanTag && tag != kColdSizeTag && tag != kColdSamplesTag) continue;
+    const auto data = summary_data(sum);
+    if (tag == kColdSamplesTag) {
+      // No filename: nvbench could not write the sidecar; the samples are unavailable.
+      if (!data.count("filename")) continue;
+      if (!data.count("size")) sum.fail("data", "sample file entry without \"size\"");
+      const std::int64_t size = nv_integer(data.at("size"), "value");
+      if (size < 0) data.at("size").fail("value", "must be >= 0");
+      sidecar = std::make_pair(data.at("filename").str("value"), size);
+      sidecar_entry.emplace(data.at("filename"));
+      continue;
+    }
+    if (!data.count("value")) sum.fail("data", "no \"value\" entry");
+    const double v = nv_number(data.at("value"), "value");
+    if (tag == kColdMeanTag) {
+      if (!std::isfinite(v * 1e6) || v < 0) {
+        data.at("value").fail("value", fmt::format("not a duration: {}", v));
+      }
+      row.value_us = v * 1e6;  // seconds -> microseconds
+    } else {
+      row.n = nv_integer(data.at("value"), "value");
+      if (row.n < 0) data.at("value").fail("value", "must be >= 0");
+    }
+  }
+  if (sidecar) row.samples_us = read_sample_sidecar(*sidecar_entry, sidecar->first, sidecar->second, file);
+}
+
+// One state of a benchmark as a row: its device, parameters, contract (nvbench's cold
+// measurement: events around isolated calls with the cache flushed, the mean) and value.
+CompareRow state_row(const JsonFields& st, const std::string& name, const std::string& origin, long line,
+                     const std::map<std::int64_t, NvDevice>& devices, const std::string& file) {
+  CompareRow row;
+  row.name = name;
+  row.origin = origin;
+  row.line = line;
+  const std::int64_t device = st.integer("device");
+  const auto dev = devices.find(device);
+  if (dev == devices.end()) st.fail("device", fmt::format("no device with id {} in \"devices\"", device));
+  row.arch = dev->second.arch;
+  row.arch_field = dev->second.field;
+  row.device_name = dev->second.name;
+  row.params["device"] = device;
+  read_axis_values(st, file, row);
+  ContractFields& k = row.contract;
+  k["backend"] = "cuda";
+  k["quantity"] = "device_time";
+  k["instrument"] = "event";
+  k["schedule"] = "isolated";
+  k["cache"] = "cold";
+  k["statistic"] = "mean";
+  k["iterations"] = stopping_rule(st);
+  if (st.boolean("is_skipped")) {
+    row.status = RowStatus::skipped;
+    row.status_detail = st.opt_str("skip_reason").value_or("");
+  }
+  read_cold_summaries(st, file, row);
+  return row;
+}
+
 }  // namespace
 
 std::vector<CompareRow> import_nvbench_json(const json& doc, const std::string& text, const std::string& file) {
   const JsonLineIndex index(text);
   return with_json_lines(text, file, [&] {
     const JsonFields root(doc, file, 0, "");
-    if (!root.has("meta")) {
-      root.fail("meta", "missing: nvbench JSON before format version 1.0 is not supported "
-                        "(re-run the benchmark with a current nvbench)");
-    }
-    const JsonFields json_version = root.object("meta").object("version").object("json");
-    const std::int64_t major = json_version.integer("major");
-    if (major != 1) {
-      json_version.fail("major", fmt::format("unsupported nvbench JSON format version {} (this caliber "
-                                             "reads 1.x)", major));
-    }
-    struct Device {
-      std::string arch, name;
-      std::string field;
-    };
-    std::map<std::int64_t, Device> devices;
-    const json& dev_list = root.array("devices");
-    for (std::size_t i = 0; i < dev_list.size(); ++i) {
-      const JsonFields d(dev_list[i], file, 0, fmt::format("devices[{}]", i));
-      const std::int64_t sm = d.integer("sm_version");
-      devices[d.integer("id")] = Device{fmt::format("sm_{}", sm / 10), d.str("name"),
-                                        d.field_name("sm_version")};
-    }
+    check_format_version(root);
+    const std::map<std::int64_t, NvDevice> devices = nv_devices(root, file);
     std::vector<CompareRow> rows;
     const json& benches = root.array("benchmarks");
     for (std::size_t b = 0; b < benches.size(); ++b) {
@@ -157,80 +257,8 @@ std::vector<CompareRow> import_nvbench_json(const json& doc, const std::string& 
       const json& states = bench.array("states");
       for (std::size_t s = 0; s < states.size(); ++s) {
         const JsonFields st(states[s], file, 0, bench.field_name(fmt::format("states[{}]", s)));
-        CompareRow row;
-        row.name = name;
-        row.origin = fmt::format("benchmarks[{}].states[{}]", b, s);
-        row.line = index.line_of(row.origin);
-        const std::int64_t device = st.integer("device");
-        const auto dev = devices.find(device);
-        if (dev == devices.end()) st.fail("device", fmt::format("no device with id {} in \"devices\"", device));
-        row.arch = dev->second.arch;
-        row.arch_field = dev->second.field;
-        row.device_name = dev->second.name;
-        row.params["device"] = device;
-        if (st.has("axis_values") && !st.get("axis_values").is_null()) {
-          const json& axes = st.array("axis_values");
-          for (std::size_t a = 0; a < axes.size(); ++a) {
-            const JsonFields ax(axes[a], file, 0, st.field_name(fmt::format("axis_values[{}]", a)));
-            const std::string axis = ax.str("name");
-            const std::string type = ax.str("type");
-            if (type == "int64") {
-              row.params[axis] = nv_integer(ax, "value");
-            } else if (type == "float64") {
-              row.params[axis] = nv_number(ax, "value");
-            } else if (type == "string" || type == "type") {
-              row.params[axis] = ax.str("value");
-            } else {
-              ax.fail("type", fmt::format("unknown axis value type '{}' (expected int64|float64|string|type)", type));
-            }
-          }
-        }
-        ContractFields& k = row.contract;
-        k["backend"] = "cuda";
-        k["quantity"] = "device_time";
-        k["instrument"] = "event";
-        k["schedule"] = "isolated";
-        k["cache"] = "cold";
-        k["statistic"] = "mean";
-        k["iterations"] = stopping_rule(st);
-        if (st.boolean("is_skipped")) {
-          row.status = RowStatus::skipped;
-          row.status_detail = st.opt_str("skip_reason").value_or("");
-        }
-        if (st.has("summaries") && !st.get("summaries").is_null()) {
-          const json& summaries = st.array("summaries");
-          std::optional<std::pair<std::string, std::int64_t>> sidecar;
-          std::optional<JsonFields> sidecar_entry;
-          for (std::size_t i = 0; i < summaries.size(); ++i) {
-            const JsonFields sum(summaries[i], file, 0, st.field_name(fmt::format("summaries[{}]", i)));
-            const std::string tag = sum.str("tag");
-            if (tag != kColdMeanTag && tag != kColdSizeTag && tag != kColdSamplesTag) continue;
-            const auto data = summary_data(sum);
-            if (tag == kColdSamplesTag) {
-              // No filename: nvbench could not write the sidecar; the samples are unavailable.
-              if (!data.count("filename")) continue;
-              if (!data.count("size")) sum.fail("data", "sample file entry without \"size\"");
-              const std::int64_t size = nv_integer(data.at("size"), "value");
-              if (size < 0) data.at("size").fail("value", "must be >= 0");
-              sidecar = std::make_pair(data.at("filename").str("value"), size);
-              sidecar_entry.emplace(data.at("filename"));
-              continue;
-            }
-            if (!data.count("value")) sum.fail("data", "no \"value\" entry");
-            const double v = nv_number(data.at("value"), "value");
-            if (tag == kColdMeanTag) {
-              if (!std::isfinite(v * 1e6) || v < 0) {
-                data.at("value").fail("value", fmt::format("not a duration: {}", v));
-              }
-              row.value_us = v * 1e6;  // seconds -> microseconds
-            } else {
-              row.n = nv_integer(data.at("value"), "value");
-              if (row.n < 0) data.at("value").fail("value", "must be >= 0");
-            }
-          }
-          if (sidecar) row.samples_us = read_sample_sidecar(*sidecar_entry, sidecar->first, sidecar->second, file);
-        }
-        rows.push_back(std::move(row));
+        const std::string origin = fmt::format("benchmarks[{}].states[{}]", b, s);
+        rows.push_back(state_row(st, name, origin, index.line_of(origin), devices, file));
       }
     }
     return rows;

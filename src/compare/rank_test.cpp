@@ -37,13 +37,15 @@ std::vector<double> exact_null_counts(std::size_t m, std::size_t n) {
   return prev[n];
 }
 
-}  // namespace
+// The rank sum of x among the pooled samples (midranks for ties) and the tie correction term
+// sum(t^3 - t) over the groups of t equal values.
+struct PooledRanks {
+  double rank_sum_x = 0;
+  double tie_term = 0;
+};
 
-RankTestResult mann_whitney_u(std::span<const double> x, std::span<const double> y) {
-  if (x.empty() || y.empty()) throw std::invalid_argument("mann_whitney_u: a sample is empty");
-  const std::size_t m = x.size(), n = y.size(), total = m + n;
-
-  // Midranks of the pooled samples; W = (rank sum of x) - m (m + 1) / 2.
+PooledRanks pooled_ranks(std::span<const double> x, std::span<const double> y) {
+  const std::size_t total = x.size() + y.size();
   std::vector<std::pair<double, bool>> pooled;  // value, is_x
   pooled.reserve(total);
   for (double v : x) pooled.emplace_back(v, true);
@@ -53,54 +55,73 @@ RankTestResult mann_whitney_u(std::span<const double> x, std::span<const double>
   }
   std::sort(pooled.begin(), pooled.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
-  double rank_sum_x = 0, tie_term = 0;
+  PooledRanks r;
   for (std::size_t i = 0; i < total;) {
     std::size_t j = i;
     while (j < total && pooled[j].first == pooled[i].first) ++j;
     const double t = static_cast<double>(j - i);
     const double midrank = (static_cast<double>(i + 1) + static_cast<double>(j)) / 2.0;
     for (std::size_t k = i; k < j; ++k) {
-      if (pooled[k].second) rank_sum_x += midrank;
+      if (pooled[k].second) r.rank_sum_x += midrank;
     }
-    tie_term += t * t * t - t;
+    r.tie_term += t * t * t - t;
     i = j;
   }
-  const double dm = static_cast<double>(m), dn = static_cast<double>(n), dN = static_cast<double>(total);
-  RankTestResult r;
-  r.w = rank_sum_x - dm * (dm + 1) / 2;
-  r.ties = tie_term > 0;
-  r.exact = m < kExactRankTestLimit && n < kExactRankTestLimit && !r.ties;
+  return r;
+}
 
-  if (r.exact) {
-    const auto counts = exact_null_counts(m, n);
-    double all = 0;
-    for (double c : counts) all += c;
-    const auto w = static_cast<std::size_t>(std::llround(r.w));
-    double le = 0, ge = 0;
-    for (std::size_t k = 0; k < counts.size(); ++k) {
-      if (k <= w) le += counts[k];
-      if (k >= w) ge += counts[k];
-    }
-    r.p_less = le / all;
-    r.p_greater = ge / all;
-  } else {
-    const double mean = dm * dn / 2;
-    const double var = dm * dn / 12 * ((dN + 1) - tie_term / (dN * (dN - 1)));
-    if (var <= 0) {
-      // Every value equal: no evidence either way.
-      r.p_less = r.p_greater = r.p_two_sided = 1;
-      return r;
-    }
-    const double sigma = std::sqrt(var);
-    r.p_greater = 1 - normal_cdf((r.w - mean - 0.5) / sigma);
-    r.p_less = normal_cdf((r.w - mean + 0.5) / sigma);
-    const double d = r.w - mean;
-    const double correction = d > 0 ? 0.5 : (d < 0 ? -0.5 : 0.0);
-    const double z = (d - correction) / sigma;
-    r.p_two_sided = std::min(1.0, 2 * std::min(normal_cdf(z), 1 - normal_cdf(z)));
-    return r;
+// The one-sided p-values from the exact null distribution of W (small samples, no ties).
+void exact_p_values(RankTestResult& r, std::size_t m, std::size_t n) {
+  const auto counts = exact_null_counts(m, n);
+  double all = 0;
+  for (double c : counts) all += c;
+  const auto w = static_cast<std::size_t>(std::llround(r.w));
+  double le = 0, ge = 0;
+  for (std::size_t k = 0; k < counts.size(); ++k) {
+    if (k <= w) le += counts[k];
+    if (k >= w) ge += counts[k];
   }
+  r.p_less = le / all;
+  r.p_greater = ge / all;
   r.p_two_sided = std::min(1.0, 2 * std::min(r.p_less, r.p_greater));
+}
+
+// The p-values from the normal approximation, tie-corrected variance and continuity correction.
+void normal_p_values(RankTestResult& r, double dm, double dn, double tie_term) {
+  const double dN = dm + dn;
+  const double mean = dm * dn / 2;
+  const double var = dm * dn / 12 * ((dN + 1) - tie_term / (dN * (dN - 1)));
+  if (var <= 0) {
+    // Every value equal: no evidence either way.
+    r.p_less = r.p_greater = r.p_two_sided = 1;
+    return;
+  }
+  const double sigma = std::sqrt(var);
+  r.p_greater = 1 - normal_cdf((r.w - mean - 0.5) / sigma);
+  r.p_less = normal_cdf((r.w - mean + 0.5) / sigma);
+  const double d = r.w - mean;
+  const double correction = d > 0 ? 0.5 : (d < 0 ? -0.5 : 0.0);
+  const double z = (d - correction) / sigma;
+  r.p_two_sided = std::min(1.0, 2 * std::min(normal_cdf(z), 1 - normal_cdf(z)));
+}
+
+}  // namespace
+
+RankTestResult mann_whitney_u(std::span<const double> x, std::span<const double> y) {
+  if (x.empty() || y.empty()) throw std::invalid_argument("mann_whitney_u: a sample is empty");
+  const std::size_t m = x.size(), n = y.size();
+  // Midranks of the pooled samples; W = (rank sum of x) - m (m + 1) / 2.
+  const PooledRanks ranks = pooled_ranks(x, y);
+  const double dm = static_cast<double>(m), dn = static_cast<double>(n);
+  RankTestResult r;
+  r.w = ranks.rank_sum_x - dm * (dm + 1) / 2;
+  r.ties = ranks.tie_term > 0;
+  r.exact = m < kExactRankTestLimit && n < kExactRankTestLimit && !r.ties;
+  if (r.exact) {
+    exact_p_values(r, m, n);
+  } else {
+    normal_p_values(r, dm, dn, ranks.tie_term);
+  }
   return r;
 }
 

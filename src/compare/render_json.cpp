@@ -35,6 +35,53 @@ json side(const std::optional<CompareRow>& r) {
   return j;
 }
 
+// One row of the comparison: its label and outcome, both sides, the rule that gates it, and what
+// was decided from the latencies (or why they were not compared).
+json row_json(const RowComparison& row) {
+  const CompareRow& shown = row.pair.current ? *row.pair.current : *row.pair.baseline;
+  json j = {{"label", row.label},
+            {"name", shown.name},
+            {"params", shown.params},
+            {"arch", row.arch},
+            {"gated", row.gated()},
+            {"outcome", std::string(to_string(row.outcome))},
+            {"finding", row.finding},
+            {"gate_label", row.gate_label()},
+            {"baseline", side(row.pair.baseline)},
+            {"current", side(row.pair.current)}};
+  if (row.rule) {
+    j["rule"] = {{"arch", row.rule->arch},
+                 {"index", row.rule->index},
+                 {"name", row.rule->name},
+                 {"relative_pct", row.rule->threshold.relative_pct},
+                 {"absolute_us", row.rule->threshold.absolute_us},
+                 {"calibration", row.rule->calibration}};
+  }
+  if (row.change) {
+    j["delta_us"] = row.change->delta_us;
+    j["delta_pct"] = number_or_null(row.change->delta_pct);
+  }
+  if (row.verdict) {
+    j["verdict"] = std::string(to_string(row.verdict->verdict));
+    j["verdict_basis"] = row.verdict->basis;
+    if (row.verdict->test) {
+      j["rank_test"] = {{"w", row.verdict->test->w},
+                        {"p_two_sided", row.verdict->test->p_two_sided},
+                        {"method", std::string(row.verdict->test->method())},
+                        {"ties", row.verdict->test->ties}};
+    }
+  }
+  if (!row.contract_differences.empty()) {
+    j["contract_differences"] = json::array();
+    for (const auto& d : row.contract_differences) {
+      j["contract_differences"].push_back({{"field", d.field},
+                                           {"baseline", d.baseline.empty() ? json(nullptr) : json(d.baseline)},
+                                           {"current", d.current.empty() ? json(nullptr) : json(d.current)}});
+    }
+  }
+  return j;
+}
+
 }  // namespace
 
 void write_compare_json(std::ostream& out, const CompareReport& r) {
@@ -56,51 +103,7 @@ void write_compare_json(std::ostream& out, const CompareReport& r) {
                     {"report_only", s.report_only}, {"contract_refused", s.contract_refused},
                     {"config_refused", s.config_refused}};
   doc["rows"] = json::array();
-  for (const RowComparison& row : r.rows) {
-    const CompareRow& shown = row.pair.current ? *row.pair.current : *row.pair.baseline;
-    json j = {{"label", row.label},
-              {"name", shown.name},
-              {"params", shown.params},
-              {"arch", row.arch},
-              {"gated", row.gated()},
-              {"outcome", std::string(to_string(row.outcome))},
-              {"finding", row.finding},
-              {"gate_label", row.gate_label()},
-              {"baseline", side(row.pair.baseline)},
-              {"current", side(row.pair.current)}};
-    if (row.rule) {
-      j["rule"] = {{"arch", row.rule->arch},
-                   {"index", row.rule->index},
-                   {"name", row.rule->name},
-                   {"relative_pct", row.rule->threshold.relative_pct},
-                   {"absolute_us", row.rule->threshold.absolute_us},
-                   {"calibration", row.rule->calibration}};
-    }
-    if (row.change) {
-      j["delta_us"] = row.change->delta_us;
-      j["delta_pct"] = number_or_null(row.change->delta_pct);
-    }
-    if (row.verdict) {
-      j["verdict"] = std::string(to_string(row.verdict->verdict));
-      j["verdict_basis"] = row.verdict->basis;
-      if (row.verdict->test) {
-        j["rank_test"] = {{"w", row.verdict->test->w},
-                          {"p_two_sided", row.verdict->test->p_two_sided},
-                          {"method", std::string(row.verdict->test->method())},
-                          {"ties", row.verdict->test->ties}};
-      }
-    }
-    if (!row.contract_differences.empty()) {
-      j["contract_differences"] = json::array();
-      for (const auto& d : row.contract_differences) {
-        j["contract_differences"].push_back(
-            {{"field", d.field},
-             {"baseline", d.baseline.empty() ? json(nullptr) : json(d.baseline)},
-             {"current", d.current.empty() ? json(nullptr) : json(d.current)}});
-      }
-    }
-    doc["rows"].push_back(std::move(j));
-  }
+  for (const RowComparison& row : r.rows) doc["rows"].push_back(row_json(row));
   doc["notes"] = r.notes;
   out << doc.dump(2) << '\n';
 }

@@ -182,156 +182,223 @@ int run_worker(const RunOptions& options) {
   return serve_run(options, nullptr, [](std::string& line) { return static_cast<bool>(std::getline(std::cin, line)); });
 }
 
-int serve_run(const RunOptions& options, WorkerDevice* served, const std::function<bool(std::string&)>& next_command) {
-  if (options.events_fd < 0) throw UsageError("__run-worker needs --events-fd (it is started by caliber run)");
-  EventWriter events(options.events_fd);
-  RunPlan plan;
-  std::unique_ptr<WorkerDevice> own;
-  WorkerDevice* device = served;
-  RunContracts contracts;
-  std::optional<caliber::RunIdentity> run_identity;
-  std::optional<ConfigReplaySource> replay;
-  // Where the worker's start-up went (run_summary.json, session.start_up): milliseconds per step.
-  nlohmann::json start_up_ms = nlohmann::json::object();
-  double step_from = steady_clock().now_us();
-  const auto step_done = [&](const char* step) {
+namespace {
+
+// Where the worker's start-up went (run_summary.json, session.start_up): milliseconds per step.
+class StartUpSteps {
+ public:
+  void done(const char* step) {
     const double now = steady_clock().now_us();
-    start_up_ms[step] = (now - step_from) / 1000.0;
-    step_from = now;
-  };
+    ms_[step] = (now - from_) / 1000.0;
+    from_ = now;
+  }
+  const nlohmann::json& ms() const { return ms_; }
+
+ private:
+  nlohmann::json ms_ = nlohmann::json::object();
+  double from_ = steady_clock().now_us();
+};
+
+// What a worker holds once it is set up.
+struct WorkerSession {
+  RunPlan plan;
+  std::unique_ptr<WorkerDevice> own;  // the device this process opened (none when served)
+  WorkerDevice* device = nullptr;     // the device it measures on: its own or the server's
+  RunContracts contracts;
+  std::optional<caliber::RunIdentity> run_identity;  // with --start-checks
+  std::optional<ConfigReplaySource> replay;           // with --replay-configs
+};
+
+// A worker Python hosts runs from libcaliber_c.so: it must be the build of the caliber that
+// started it (runner/worker_command.h), or the rows would be another build's numbers.
+void check_harness_build() {
+  if (const char* want = std::getenv("CALIBER_HARNESS_BUILD");
+      want && harness_binary() != self_executable() && harness_version() != want) {
+    throw UsageError(fmt::format("the worker's library {} is caliber {}, but the run is by caliber {} (CALIBER_LIBRARY "
+                                 "names another build's libcaliber_c.so)",
+                                 harness_binary(), harness_version(), want));
+  }
+}
+
+void check_served_device(const WorkerDevice* served, BackendKind kind, const RunOptions& options) {
+  if (served && (served->kind != kind || served->index != options.device || options.profile_range)) {
+    throw UsageError(fmt::format("the device server holds {} device {}; this run asks for {} device {}{}",
+                                 to_string(served->kind), served->index, to_string(kind), options.device,
+                                 options.profile_range ? " under a profiler" : ""));
+  }
+}
+
+// The device this run measures on: one opened here, or the server's (given this run's hooks).
+void attach_device(WorkerSession& s, const RunOptions& options, WorkerDevice* served, BackendKind kind,
+                   StartUpSteps& steps) {
+  s.device = served;
+  if (!s.device) {
+    s.own = std::make_unique<WorkerDevice>();
+    s.own->kind = kind;
+    s.own->index = options.device;
+    s.own->hooks = make_worker_hooks(options, s.plan, kind);
+    steps.done("code_fingerprint_capture");
+    s.own->backend = open_backend(kind, options.device);
+    steps.done("backend");
+    s.device = s.own.get();
+  } else if (s.device->hooks.recorder) {
+    // The device code this run executes, not what the server's earlier runs did.
+    s.device->hooks.recorder->forget_executed_kernels();
+  } else {
+    s.device->hooks = make_worker_hooks(options, s.plan, kind);  // the plan's libraries
+  }
+}
+
+int send_fatal(EventWriter& events, int exit_code, const char* message) {
+  events.send({{"event", "fatal"}, {"exit_code", exit_code}, {"message", message}});
+  return exit_code;
+}
+
+// Sets the worker up: plan, contracts, preflight and identity (with --start-checks), device,
+// configs to replay. Returns the exit code when it cannot be set up (the parent is told why).
+std::optional<int> set_up_session(WorkerSession& s, const RunOptions& options, WorkerDevice* served,
+                                  EventWriter& events, StartUpSteps& steps) {
   try {
-    // A worker Python hosts runs from libcaliber_c.so: it must be the build of the caliber that
-    // started it (runner/worker_command.h), or the rows would be another build's numbers.
-    if (const char* want = std::getenv("CALIBER_HARNESS_BUILD");
-        want && harness_binary() != self_executable() && harness_version() != want) {
-      throw UsageError(fmt::format("the worker's library {} is caliber {}, but the run is by caliber {} (CALIBER_LIBRARY "
-                                   "names another build's libcaliber_c.so)",
-                                   harness_binary(), harness_version(), want));
-    }
-    plan = make_run_plan(options);
+    check_harness_build();
+    s.plan = make_run_plan(options);
     const BackendKind kind = options.backend == "auto" ? default_backend_kind() : parse_backend(options.backend);
-    if (served && (served->kind != kind || served->index != options.device || options.profile_range)) {
-      throw UsageError(fmt::format("the device server holds {} device {}; this run asks for {} device {}{}",
-                                   to_string(served->kind), served->index, to_string(kind), options.device,
-                                   options.profile_range ? " under a profiler" : ""));
-    }
-    contracts = make_run_contracts(options, kind);
-    step_done("plan");
+    check_served_device(served, kind, options);
+    s.contracts = make_run_contracts(options, kind);
+    steps.done("plan");
     if (options.start_checks) {
-      if (!device_preflight(options, kind, contracts, events)) return kExitPreflightFailed;
-      step_done("preflight");
-      run_identity = start_identity(options, plan, kind, contracts);
-      step_done("identity");
+      if (!device_preflight(options, kind, s.contracts, events)) return kExitPreflightFailed;
+      steps.done("preflight");
+      s.run_identity = start_identity(options, s.plan, kind, s.contracts);
+      steps.done("identity");
     }
-    if (!device) {
-      own = std::make_unique<WorkerDevice>();
-      own->kind = kind;
-      own->index = options.device;
-      own->hooks = make_worker_hooks(options, plan, kind);
-      step_done("code_fingerprint_capture");
-      own->backend = open_backend(kind, options.device);
-      step_done("backend");
-      device = own.get();
-    } else if (device->hooks.recorder) {
-      // The device code this run executes, not what the server's earlier runs did.
-      device->hooks.recorder->forget_executed_kernels();
-    } else {
-      device->hooks = make_worker_hooks(options, plan, kind);  // the plan's libraries
-    }
+    attach_device(s, options, served, kind, steps);
     if (options.replay_configs) {
-      replay = read_config_replay_source(*options.replay_configs, plan.op_name);
-      if (auto why = config_replay_refusal(*replay, device->backend->device())) throw UsageError(*why);
+      s.replay = read_config_replay_source(*options.replay_configs, s.plan.op_name);
+      if (auto why = config_replay_refusal(*s.replay, s.device->backend->device())) throw UsageError(*why);
     }
   } catch (const UsageError& e) {
-    events.send({{"event", "fatal"}, {"exit_code", 2}, {"message", e.what()}});
-    return 2;
+    return send_fatal(events, 2, e.what());
   } catch (const InputError& e) {
-    events.send({{"event", "fatal"}, {"exit_code", 2}, {"message", e.what()}});
-    return 2;
+    return send_fatal(events, 2, e.what());
   } catch (const ContractError& e) {
-    events.send({{"event", "fatal"}, {"exit_code", 2}, {"message", e.what()}});
-    return 2;
+    return send_fatal(events, 2, e.what());
   } catch (const std::exception& e) {
-    events.send({{"event", "fatal"}, {"exit_code", 1}, {"message", e.what()}});
-    return 1;
+    return send_fatal(events, 1, e.what());
   }
-  Backend& backend = *device->backend;
-  WorkerHooks& worker_hooks = device->hooks;
+  return std::nullopt;
+}
 
-  std::vector<BoundProvider> providers = bind_providers(plan, backend.kind());
-  step_done("providers");
+RowProvenance row_provenance(const RunOptions& options, const Backend& backend) {
   RowProvenance identity;
   identity.run_id = options.run_id;
   identity.candidate_commit = options.candidate_commit.value_or(CALIBER_GIT_REVISION);
   identity.harness_version = harness_version();
   identity.device = backend.device();
-  ShapeRunner runner(backend, plan, contracts, options, identity, providers, worker_hooks.hooks);
-  runner.set_config_replay(std::move(replay));
-  {
-    auto [ceilings, why_missing] = ceilings_for_device(options, backend.device());
-    runner.set_device_ceilings(std::move(ceilings), std::move(why_missing));
-  }
-  step_done("ceilings");
-  nlohmann::json ready = {{"event", "ready"}, {"device", to_json(backend.device())}, {"start_up_ms", start_up_ms}};
-  if (run_identity) {
-    run_identity->device = backend.device();  // what every row records
-    ready["identity"] = to_json(*run_identity);
-  }
-  events.send(ready);
+  return identity;
+}
 
+// One command's shapes as jobs whose progress goes to the parent: one shape ({"shape_index",
+// "shape_id", "providers"}) or a group ({"shapes": [...]}). nullopt when a shape is not the one the
+// parent's plan has at that index (the two plans differ).
+std::optional<std::vector<ShapeJob>> shape_jobs(const nlohmann::json& cmd, const JsonFields& f, const RunPlan& plan,
+                                                EventWriter& events, const RunOptions& options) {
+  std::vector<nlohmann::json> shape_cmds;
+  if (f.has("shapes")) {
+    for (const auto& one : f.array("shapes")) shape_cmds.push_back(one);
+  } else {
+    shape_cmds.push_back(cmd);
+  }
+  std::vector<ShapeJob> jobs;
+  for (const nlohmann::json& one : shape_cmds) {
+    JsonFields sf(one, "(worker command)", 0, "");
+    const auto index = static_cast<std::size_t>(sf.integer("shape_index"));
+    if (index >= plan.shapes.size() || plan.shapes[index].shape_id != sf.str("shape_id")) return std::nullopt;
+    ShapeJob job;
+    job.shape = &plan.shapes[index];
+    for (const auto& n : sf.array("providers")) job.providers.push_back(n.get<std::string>());
+    const std::string shape_id = job.shape->shape_id;
+    EventWriter* sink = &events;
+    job.events.started = [sink, shape_id](const std::string& provider) {
+      sink->send({{"event", "start"}, {"shape_id", shape_id}, {"provider", provider}});
+    };
+    job.events.finished = [sink, samples = options.samples](const BenchmarkResultRow& row) {
+      sink->send({{"event", "row"}, {"row", to_json(row, samples)}});
+    };
+    jobs.push_back(std::move(job));
+  }
+  return jobs;
+}
+
+// The providers the parent found unable to capture a graph, with why ("capture_denied").
+std::map<std::string, std::string> capture_denied(const JsonFields& f) {
+  std::map<std::string, std::string> denied;
+  if (f.has("capture_denied")) {
+    for (const auto& [provider, why] : f.object("capture_denied").json().items()) denied[provider] = why.get<std::string>();
+  }
+  return denied;
+}
+
+// Merges what the run executed so far into its code_fingerprint.json, when it changed since the
+// last merge (most shapes run the kernels the previous shapes ran).
+void update_run_fingerprint(const RunOptions& options, WorkerHooks& hooks, CodeFingerprint& written) {
+  if (!hooks.fingerprint) return;
+  CodeFingerprint now = hooks.fingerprint();
+  if (now != written) {
+    merge_into_run_fingerprint(options, now);
+    written = std::move(now);
+  }
+}
+
+// Runs the parent's commands until their stream ends; the worker's exit code.
+int serve_commands(ShapeRunner& runner, const RunPlan& plan, WorkerHooks& worker_hooks, EventWriter& events,
+                   const RunOptions& options, const std::function<bool(std::string&)>& next_command) {
   CodeFingerprint fingerprint_written;  // what this worker last merged into the run's file
   std::string line;
   while (next_command(line)) {
     if (line.empty()) continue;
     const nlohmann::json cmd = parse_json_document(line, "(worker command)");
     JsonFields f(cmd, "(worker command)", 0, "");
-    // One shape ({"shape_index", "shape_id", "providers"}) or a group ({"shapes": [...]}).
-    std::vector<nlohmann::json> shape_cmds;
-    if (f.has("shapes")) {
-      for (const auto& one : f.array("shapes")) shape_cmds.push_back(one);
-    } else {
-      shape_cmds.push_back(cmd);
-    }
-    std::vector<ShapeJob> jobs;
-    for (const nlohmann::json& one : shape_cmds) {
-      JsonFields sf(one, "(worker command)", 0, "");
-      const auto index = static_cast<std::size_t>(sf.integer("shape_index"));
-      if (index >= plan.shapes.size() || plan.shapes[index].shape_id != sf.str("shape_id")) {
-        events.send({{"event", "fatal"}, {"exit_code", 1}, {"message", "the worker's plan differs from the parent's"}});
-        return 1;
-      }
-      ShapeJob job;
-      job.shape = &plan.shapes[index];
-      for (const auto& n : sf.array("providers")) job.providers.push_back(n.get<std::string>());
-      const std::string shape_id = job.shape->shape_id;
-      job.events.started = [&events, shape_id](const std::string& provider) {
-        events.send({{"event", "start"}, {"shape_id", shape_id}, {"provider", provider}});
-      };
-      job.events.finished = [&](const BenchmarkResultRow& row) {
-        events.send({{"event", "row"}, {"row", to_json(row, options.samples)}});
-      };
-      jobs.push_back(std::move(job));
-    }
-    std::map<std::string, std::string> denied;
-    if (f.has("capture_denied")) {
-      for (const auto& [provider, why] : f.object("capture_denied").json().items()) denied[provider] = why.get<std::string>();
-    }
-    runner.set_capture_denied(std::move(denied));
-    const bool healthy = runner.run_shapes(jobs);
-    if (healthy && worker_hooks.fingerprint) {
-      // Written when it changed: most shapes run the kernels the previous shapes ran.
-      CodeFingerprint now = worker_hooks.fingerprint();
-      if (now != fingerprint_written) {
-        merge_into_run_fingerprint(options, now);
-        fingerprint_written = std::move(now);
-      }
-    }
-    for (const ShapeJob& job : jobs) {
+    const std::optional<std::vector<ShapeJob>> jobs = shape_jobs(cmd, f, plan, events, options);
+    if (!jobs) return send_fatal(events, 1, "the worker's plan differs from the parent's");
+    runner.set_capture_denied(capture_denied(f));
+    const bool healthy = runner.run_shapes(*jobs);
+    if (healthy) update_run_fingerprint(options, worker_hooks, fingerprint_written);
+    for (const ShapeJob& job : *jobs) {
       events.send({{"event", "shape_done"}, {"shape_id", job.shape->shape_id}, {"healthy", healthy}});
     }
     if (!healthy) std::_Exit(kWorkerDeviceLost);  // no destructor may touch the broken context
   }
   return 0;
+}
+
+}  // namespace
+
+int serve_run(const RunOptions& options, WorkerDevice* served, const std::function<bool(std::string&)>& next_command) {
+  if (options.events_fd < 0) throw UsageError("__run-worker needs --events-fd (it is started by caliber run)");
+  EventWriter events(options.events_fd);
+  StartUpSteps steps;
+  WorkerSession s;
+  if (const std::optional<int> failed = set_up_session(s, options, served, events, steps)) return *failed;
+  Backend& backend = *s.device->backend;
+  WorkerHooks& worker_hooks = s.device->hooks;
+
+  std::vector<BoundProvider> providers = bind_providers(s.plan, backend.kind());
+  steps.done("providers");
+  ShapeRunner runner(backend, s.plan, s.contracts, options, row_provenance(options, backend), providers,
+                     worker_hooks.hooks);
+  runner.set_config_replay(std::move(s.replay));
+  {
+    auto [ceilings, why_missing] = ceilings_for_device(options, backend.device());
+    runner.set_device_ceilings(std::move(ceilings), std::move(why_missing));
+  }
+  steps.done("ceilings");
+  nlohmann::json ready = {{"event", "ready"}, {"device", to_json(backend.device())}, {"start_up_ms", steps.ms()}};
+  if (s.run_identity) {
+    s.run_identity->device = backend.device();  // what every row records
+    ready["identity"] = to_json(*s.run_identity);
+  }
+  events.send(ready);
+  return serve_commands(runner, s.plan, worker_hooks, events, options, next_command);
 }
 
 }  // namespace caliber::runner

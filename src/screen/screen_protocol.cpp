@@ -40,6 +40,57 @@ const std::vector<std::string>& screen_tsv_columns() {
   return columns;
 }
 
+namespace {
+
+// The op's verdict and, when the verdict allows one, its delta (B against A over the shapes
+// measured on both sides).
+void report_op(std::ostream& out, ScreenOpResult& r) {
+  out << fmt::format("{}: {} -- {}\n", r.op, to_string(r.decision.verdict), r.decision.note);
+  if (!r.decision.print_delta) {
+    out << fmt::format("{}: no speedup is printed for {}\n", r.op, to_string(r.decision.verdict));
+    return;
+  }
+  r.delta = pair_delta(r.a.outcome.results, r.b.outcome.results);
+  if (r.delta.shapes > 0) {
+    out << fmt::format("{}: B vs A {} [{} .. {}] over {} shapes -- {}\n", r.op, format_pct(r.delta.median_pct),
+                       format_pct(r.delta.min_pct), format_pct(r.delta.max_pct), r.delta.shapes,
+                       r.decision.delta_label);
+  } else {
+    out << fmt::format("{}: no shape was measured on both sides: no delta\n", r.op);
+  }
+}
+
+// The op's screen.tsv row (screen_tsv_columns).
+std::vector<std::string> screen_tsv_row(const ScreenOpResult& r) {
+  const bool delta = r.decision.print_delta && r.delta.shapes > 0;
+  std::vector<std::string> row = {
+      r.op,
+      std::to_string(r.a.outcome.results.rows_ok),
+      std::to_string(r.b.outcome.results.rows_ok),
+      std::to_string(r.a.outcome.results.rows_failed),
+      std::to_string(r.b.outcome.results.rows_failed),
+      kernels_column(r.a),
+      kernels_column(r.b),
+      fingerprint_column(r.a),
+      fingerprint_column(r.b),
+      std::to_string(r.a.outcome.exit_code),
+      std::to_string(r.b.outcome.exit_code),
+      fmt::format("{:.1f}", r.a.elapsed_s),
+      fmt::format("{:.1f}", r.b.elapsed_s),
+      to_string(r.decision.verdict),
+      delta ? fmt::format("{:.4f}", r.delta.median_pct) : "",
+      delta ? fmt::format("{:.4f}", r.delta.min_pct) : "",
+      delta ? fmt::format("{:.4f}", r.delta.max_pct) : "",
+      delta ? r.decision.delta_label : ""};
+  const std::optional<RunIdentity>& id = r.a.identity ? r.a.identity : r.b.identity;
+  const std::vector<std::string> cal =
+      id ? caliber_field_values(*id) : std::vector<std::string>(caliber_field_names().size());
+  row.insert(row.end(), cal.begin(), cal.end());
+  return row;
+}
+
+}  // namespace
+
 ScreenRunResult run_screen(const AbPlan& plan_in, CellRunner& runner, const CellResultsReader& reader,
                            std::ostream& report, std::ostream& progress) {
   AbPlan plan = plan_in;
@@ -54,9 +105,7 @@ ScreenRunResult run_screen(const AbPlan& plan_in, CellRunner& runner, const Cell
                         [&](std::ostream& o) { o << ab_plan_json(plan, identical).dump(2) << '\n'; });
   StatusTsv status((fs::path(plan.out_dir) / "status.tsv").string());
   LineAppender screen_tsv((fs::path(plan.out_dir) / "screen.tsv").string());
-  {
-    screen_tsv.append(tsv_line(screen_tsv_columns()));
-  }
+  screen_tsv.append(tsv_line(screen_tsv_columns()));
   std::ostringstream copy;
   TeeStream out(report, copy);
   const auto write_report = [&] {
@@ -76,44 +125,8 @@ ScreenRunResult run_screen(const AbPlan& plan_in, CellRunner& runner, const Cell
       if (r.decision.verdict != ScreenVerdict::no_rows) {
         check_cells_comparable(r.a, r.b, plan.allow_caliber_mismatch, out, "A", "B");
       }
-      out << fmt::format("{}: {} -- {}\n", r.op, to_string(r.decision.verdict), r.decision.note);
-      if (r.decision.print_delta) {
-        r.delta = pair_delta(r.a.outcome.results, r.b.outcome.results);
-        if (r.delta.shapes > 0) {
-          out << fmt::format("{}: B vs A {} [{} .. {}] over {} shapes -- {}\n", r.op, format_pct(r.delta.median_pct),
-                             format_pct(r.delta.min_pct), format_pct(r.delta.max_pct), r.delta.shapes,
-                             r.decision.delta_label);
-        } else {
-          out << fmt::format("{}: no shape was measured on both sides: no delta\n", r.op);
-        }
-      } else {
-        out << fmt::format("{}: no speedup is printed for {}\n", r.op, to_string(r.decision.verdict));
-      }
-      const bool delta = r.decision.print_delta && r.delta.shapes > 0;
-      std::vector<std::string> row = {
-          r.op,
-          std::to_string(r.a.outcome.results.rows_ok),
-          std::to_string(r.b.outcome.results.rows_ok),
-          std::to_string(r.a.outcome.results.rows_failed),
-          std::to_string(r.b.outcome.results.rows_failed),
-          kernels_column(r.a),
-          kernels_column(r.b),
-          fingerprint_column(r.a),
-          fingerprint_column(r.b),
-          std::to_string(r.a.outcome.exit_code),
-          std::to_string(r.b.outcome.exit_code),
-          fmt::format("{:.1f}", r.a.elapsed_s),
-          fmt::format("{:.1f}", r.b.elapsed_s),
-          to_string(r.decision.verdict),
-          delta ? fmt::format("{:.4f}", r.delta.median_pct) : "",
-          delta ? fmt::format("{:.4f}", r.delta.min_pct) : "",
-          delta ? fmt::format("{:.4f}", r.delta.max_pct) : "",
-          delta ? r.decision.delta_label : ""};
-      const std::optional<RunIdentity>& id = r.a.identity ? r.a.identity : r.b.identity;
-      const std::vector<std::string> cal =
-          id ? caliber_field_values(*id) : std::vector<std::string>(caliber_field_names().size());
-      row.insert(row.end(), cal.begin(), cal.end());
-      screen_tsv.append(tsv_line(row));
+      report_op(out, r);
+      screen_tsv.append(tsv_line(screen_tsv_row(r)));
       if (r.decision.verdict == ScreenVerdict::no_rows &&
           (r.a.outcome.state != CellState::ok || r.b.outcome.state != CellState::ok)) {
         result.exit_code = 1;

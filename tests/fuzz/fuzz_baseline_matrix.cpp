@@ -1,4 +1,4 @@
-// libFuzzer target: the baseline matrix reader (YAML, caliber/baseline_matrix.h), aliases included.
+// libFuzzer target: the baseline matrix reader (YAML, io/baseline_matrix_yaml.h), aliases included.
 #include "matrix/baseline_matrix.h"
 #include "fuzz_input.h"
 #include "io/baseline_matrix_yaml.h"

@@ -1,0 +1,135 @@
+#include "runner/supervisor_session.h"
+
+#include <filesystem>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "caliber/clock.h"
+#include "caliber/errors.h"
+#include "caliber/result_json.h"
+#include "caliber/run_identity_json.h"
+#include "core/json_fields.h"
+#include "core/one_line.h"
+#include "core/subprocess.h"
+#include "identity/collect_run_identity.h"
+#include "preflight/preflight.h"
+
+namespace caliber::runner {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+constexpr double kReadyTimeoutS = 300;  // opening a device (and loading libraries) can take a while
+// A device server is idle between runs: it answers at once, or after its device opened.
+constexpr double kServerAnswerTimeoutS = 120;
+
+}  // namespace
+
+std::optional<int> Supervisor::ensure_worker() {
+  if (worker_) return std::nullopt;
+  std::string how;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    const double spawned_us = start_worker();
+    std::string line;
+    const auto r = worker_->read_line(line, kReadyTimeoutS, [this] { return interrupted(); });
+    if (r == WorkerProcess::ReadResult::interrupted) {
+      worker_->kill_now();
+      worker_->wait_exit();
+      worker_.reset();
+      return finish();
+    }
+    std::optional<int> code;
+    if (r == WorkerProcess::ReadResult::line && settled_by_first_event(line, spawned_us, code)) return code;
+    if (r == WorkerProcess::ReadResult::timeout) worker_->kill_now();
+    how = worker_->wait_exit();
+    if (worker_->served()) server_refused_ = true;  // the next try starts a worker of its own
+    worker_.reset();
+    progress_->note(fmt::format("caliber run: the measuring worker did not start ({})", how));
+  }
+  std::cerr << fmt::format("caliber run: failed: the measuring worker did not start twice in a row ({})\n", how);
+  return 1;
+}
+
+double Supervisor::start_worker() {
+  RunOptions worker_options = options_;
+  worker_options.start_checks = !identity_checked_;
+  std::vector<std::string> arguments = worker_command_.arguments;
+  const auto a = worker_options.worker_arguments();
+  arguments.insert(arguments.end(), a.begin(), a.end());
+  const double spawned_us = steady_clock().now_us();
+  if (first_spawn_us_ == 0) first_spawn_us_ = spawned_us;
+  if (options_.device_server && !server_refused_) connect_to_device_server(a);
+  if (!worker_) worker_ = std::make_unique<WorkerProcess>(worker_command_.executable, arguments, kEventsFd);
+  ++worker_starts_;
+  return spawned_us;
+}
+
+void Supervisor::connect_to_device_server(const std::vector<std::string>& worker_arguments) {
+  std::string why = "the run's providers run in a Python worker";
+  if (!worker_command_.python) {
+    worker_ = WorkerProcess::connect_to_server(*options_.device_server, worker_arguments, kServerAnswerTimeoutS, &why);
+  } else {
+    std::string not_retired;
+    if (!WorkerProcess::retire_server(*options_.device_server, kServerAnswerTimeoutS, &not_retired)) {
+      why += fmt::format(" (asking the server to exit: {})", not_retired);
+    } else {
+      why += "; the server exited";
+    }
+  }
+  if (worker_) {
+    ++served_runs_;
+  } else {
+    server_refused_ = true;
+    progress_->note(fmt::format("caliber run: device server {}: {}; this run starts its own worker",
+                                *options_.device_server, why));
+  }
+}
+
+bool Supervisor::settled_by_first_event(const std::string& line, double spawned_us, std::optional<int>& code) {
+  const json ev = parse_json_document(line, "(worker events)");
+  const std::string kind = ev.value("event", "");
+  if (kind == "ready") {
+    worker_ready_ms_.push_back((steady_clock().now_us() - spawned_us) / 1000.0);
+    if (first_worker_steps_ms_.is_null()) first_worker_steps_ms_ = ev.value("start_up_ms", json::object());
+    rows_.device = device_from_json(ev.at("device"), "(worker events)", 0, "device");
+    if (!identity_checked_) {
+      settle_identity(run_identity_from_json(ev.at("identity"), "(worker events)"));
+      identity_checked_ = true;
+    }
+    code = std::nullopt;
+    return true;
+  }
+  if (kind == "preflight_failed") {
+    std::vector<PreflightError::Failure> failures;
+    for (const json& f : ev.at("failures")) failures.push_back({f.at("check").get<std::string>(), f.at("detail").get<std::string>()});
+    worker_->wait_exit();
+    worker_.reset();
+    throw PreflightError(std::move(failures));
+  }
+  if (kind == "fatal") {
+    std::cerr << "caliber run: error: " << one_line(ev.value("message", "")) << '\n';
+    worker_->wait_exit();
+    worker_.reset();
+    code = ev.value("exit_code", 1);
+    return true;
+  }
+  return false;
+}
+
+void Supervisor::settle_identity(RunIdentity identity) {
+  identity.run_id = options_.run_id;
+  identity.command = current_command_line();
+  const std::string path = (fs::path(options_.out) / kRunIdentityFileName).string();
+  if (!resuming_) {
+    write_run_identity(path, identity);
+    return;
+  }
+  std::string why_missing;
+  const std::optional<RunIdentity> recorded = find_run_identity(options_.out, &why_missing);
+  check_resume_identity(recorded, why_missing, identity, options_.out, results_file_, std::cerr);
+}
+
+}  // namespace caliber::runner
