@@ -8,7 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "caliber/errors.h"
-#include "core/measurement_engine.h"
+#include "measure/engine.h"
 #include "ops/dtype_convert.h"
 
 namespace caliber::integrity {
@@ -687,7 +687,7 @@ void CheckedSubject::attach_perturbation(Result& r, const Contract& contract, co
 }
 
 Result CheckedSubject::measure_checked(const Contract& contract, const MeasureOptions& options) {
-  detail::validate_measurement(backend_, contract, options);
+  measurement::validate_measurement(backend_, contract, options);
   // A verified sample must be one call: several calls per sample apply an in-place update several
   // times before the check, whose reference is one update of the original values.
   if (!subject_.buffers.in_place.empty()) {
@@ -706,13 +706,13 @@ Result CheckedSubject::measure_checked(const Contract& contract, const MeasureOp
   Integrity integ = untimed_;
   if (!subject_.checks) {
     integ.record(check::output_after_timing, CheckOutcome::not_run, "the integrity checks were turned off");
-    Result r = detail::run_measurement(backend_, subject_.call, contract, options, {});
+    Result r = measurement::run_measurement(backend_, subject_.call, contract, options, {});
     r.integrity = std::move(integ);
     return r;
   }
   judge_census(integ, contract);
 
-  detail::MeasurementHooks hooks;
+  measurement::EngineHooks hooks;
   hooks.on_graph_captured = [&](const GraphExec& g, std::size_t calls) { check_graph(integ, g, calls); };
   // The verified samples (docs/integrity.md): `poisoned` runs on outputs caliber filled with NaN
   // (an element left unwritten, or a call that skipped its work, leaves NaN); `fresh` runs on a
@@ -770,7 +770,7 @@ Result CheckedSubject::measure_checked(const Contract& contract, const MeasureOp
   }
   Result r;
   try {
-    r = detail::run_measurement(backend_, subject_.call, contract, options, hooks);
+    r = measurement::run_measurement(backend_, subject_.call, contract, options, hooks);
   } catch (...) {
     if (fresh_loaded) {
       try {
