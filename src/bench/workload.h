@@ -14,7 +14,7 @@
 #include "caliber/backend.h"
 #include "caliber/integrity.h"
 #include "caliber/params.h"
-#include "integrity/checked_subject.h"
+#include "integrity/subject.h"
 
 namespace caliber::bench {
 
@@ -64,7 +64,7 @@ std::unique_ptr<Workload> make_builtin_workload(Backend& backend, std::string_vi
                                                 std::uint64_t size_bytes,
                                                 std::size_t rotation_copies, std::uint64_t seed);
 
-// A workload as the integrity layer's subject (src/integrity/checked_subject.h): `launches`
+// A workload as the integrity layer's subject (src/integrity/subject.h): `launches`
 // launches per call, the workload's own poison and reference check, its declared buffers.
 integrity::Subject checked_subject(Workload& workload, std::int64_t launches = 1);
 

@@ -23,7 +23,7 @@
 #include "cli/command.h"
 #include "core/sampling_limits.h"
 #include "identity/collect_run_identity.h"
-#include "integrity/checked_subject.h"
+#include "measure/checked_subject.h"
 #include "preflight/preflight.h"
 
 namespace caliber::cli {
@@ -379,7 +379,7 @@ int run_bench(BenchOptions o) {
   std::unique_ptr<bench::Workload> workload;
   // One checked subject per workload (docs/integrity.md): its untimed verified call runs once,
   // and every contract's measurement ends with a verified call on poisoned outputs.
-  std::unique_ptr<integrity::CheckedSubject> checked;
+  std::unique_ptr<measurement::CheckedSubject> checked;
   std::size_t index = 0;
   std::size_t integrity_failures = 0;
   const std::int64_t launches = 1 + o.selftest_extra_launches;
@@ -395,7 +395,7 @@ int run_bench(BenchOptions o) {
       workload.reset();
       workload = bench::make_builtin_workload(*backend, combo.kernel, size, copies, o.seed);
       bench::Workload* w = workload.get();
-      checked = std::make_unique<integrity::CheckedSubject>(*backend, bench::checked_subject(*w, launches));
+      checked = std::make_unique<measurement::CheckedSubject>(*backend, bench::checked_subject(*w, launches));
       checked->run_untimed_check();
       if (checked->failed_before_timing()) {
         throw DeviceError(fmt::format("{}: output check failed before timing: {}", combo.kernel,
