@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "caliber/backend.h"
@@ -27,7 +28,7 @@ class SampleTelemetry {
   // warning and flags), discard (removes the flagged samples) or fail (DeviceError).
   // windows_us[i] is where samples_us[i] ran. Returns true when too many samples were flagged for
   // the result to be stable.
-  virtual bool judge(Result& r, std::vector<double>& samples_us, const std::vector<HostWindow>& windows_us) = 0;
+  virtual bool judge(Result& r, std::vector<double>& samples_us, std::span<const HostWindow> windows_us) = 0;
 };
 
 // The telemetry of one measurement, not yet started; or null, with Result::telemetry saying why

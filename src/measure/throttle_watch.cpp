@@ -28,7 +28,7 @@ class ThrottleWatch final : public SampleTelemetry {
   void start() override { sampler_.start(); }
   void stop() override { readings_ = sampler_.stop(); }
 
-  bool judge(Result& r, std::vector<double>& samples, const std::vector<HostWindow>& windows_us) override {
+  bool judge(Result& r, std::vector<double>& samples, std::span<const HostWindow> windows_us) override {
     r.telemetry = summarize_telemetry(readings_, period_ms_, sm_clock_max_mhz_, rule_);
     if (!sampler_.error().empty()) {
       r.warnings.push_back(fmt::format("telemetry stopped early after {} readings: {}", readings_.size(),
@@ -61,7 +61,7 @@ class ThrottleWatch final : public SampleTelemetry {
 
  private:
   // The samples' host windows in milliseconds since the sampler's first reading.
-  std::vector<SampleWindow> on_telemetry_time(const std::vector<HostWindow>& windows_us, std::size_t samples) const {
+  std::vector<SampleWindow> on_telemetry_time(std::span<const HostWindow> windows_us, std::size_t samples) const {
     if (windows_us.size() != samples) {
       throw std::logic_error(fmt::format("measure: {} sample windows for {} samples", windows_us.size(), samples));
     }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 
 #include "caliber/errors.h"
@@ -419,6 +420,30 @@ TEST(Measure, ThrottlePolicyFailFailsTheMeasurement) {
   EXPECT_NO_THROW(run_with_telemetry(full_clock(), ThrottlePolicy::fail));
 }
 
+TEST(Measure, ARetimedVerifiedSampleIsNotJudgedByTheTelemetryOfTheSamples) {
+  // The re-timing runs after the telemetry stopped, and is no sample: the samples' windows are
+  // the ones the throttle rule judges.
+  RecordingBackend b;
+  FixedReader reader(power_capped());
+  NoPeriods pacer;
+  b.telemetry_reader = &reader;
+  MeasureOptions o;
+  o.clock = &b.clock;
+  o.telemetry_pacer = &pacer;
+  measurement::EngineHooks hooks;
+  hooks.before_verified_sample = [](std::size_t) {};
+  hooks.on_samples = [](const std::vector<double>&, const std::function<double(std::size_t)>& resample) {
+    resample(0);
+  };
+  const Result r = measurement::run_measurement(b, [&b](const LaunchContext& ctx) { b.run_call(ctx); },
+                                                fixed(Schedule::per_iter, CachePolicy::warm, 10, 1), o, hooks);
+  EXPECT_EQ(r.summary.n, 10);
+  EXPECT_EQ(r.telemetry.flagged_samples, 10);
+  EXPECT_EQ(r.warnings.front(),
+            "10 of 10 samples may have run throttled (reasons: sw_power_cap; lowest SM clock 1500 MHz of 1980 MHz, "
+            "threshold 90%)");
+}
+
 TEST(Measure, WithoutTelemetryTheResultSaysWhyAndTheMeasurementGoesOn) {
   RecordingBackend b;
   const Result r = run(b, fixed(Schedule::per_iter, CachePolicy::warm, 5));
@@ -539,7 +564,7 @@ class LoggingTelemetry final : public measurement::SampleTelemetry {
   LoggingTelemetry(RecordingBackend& b, std::size_t& windows) : b_(b), windows_(windows) {}
   void start() override { b_.log("telemetry_start"); }
   void stop() override { b_.log("telemetry_stop"); }
-  bool judge(Result& r, std::vector<double>& samples, const std::vector<measurement::HostWindow>& w) override {
+  bool judge(Result& r, std::vector<double>& samples, std::span<const measurement::HostWindow> w) override {
     windows_ = w.size();
     r.telemetry.available = true;
     r.telemetry.flagged_samples = static_cast<std::int64_t>(samples.size());
