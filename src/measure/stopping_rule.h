@@ -9,11 +9,13 @@
 #include <vector>
 
 #include "caliber/contract.h"
+#include "core/sampling_limits.h"
 
 namespace caliber::measurement {
 
-inline constexpr std::size_t kMaxBatch = 10000;       // samples between two synchronizations
-inline constexpr std::size_t kMaxSamples = 10000000;  // hard cap on stored samples
+inline constexpr std::size_t kMaxBatch = 10000;  // samples between two synchronizations
+// Hard cap on stored samples: the bound the options are refused beyond.
+inline constexpr auto kMaxSamples = static_cast<std::size_t>(kMaxSampleCount);
 
 class StoppingRule {
  public:

@@ -26,6 +26,7 @@ TEST(AdaptiveStoppingRule, BatchesGrowGeometricallyWithinTheTimeBudgetAndTheBatc
   EXPECT_EQ(rule->next_batch(40, 4000.0), 20u);      // n / 2
   EXPECT_EQ(rule->next_batch(100, 990000.0), 1u);    // 9.9 ms a sample, 10 ms left: one more
   EXPECT_EQ(rule->next_batch(100000, 1.0), 10000u);  // at most 10,000 between two syncs
+  EXPECT_EQ(rule->next_batch(9999997, 1.0), 3u);     // and never past ten million samples
 }
 
 TEST(AdaptiveStoppingRule, StopsWhenThePrecisionIsReachedAfterTheMinimumSamplesAndTime) {
