@@ -8,7 +8,7 @@
 #include "kernels/workload.h"
 #include "caliber/errors.h"
 #include "caliber/measure.h"
-#include "integrity/checked_subject.h"
+#include "measure/checked_subject.h"
 #include "modules/builtins.h"
 
 namespace caliber::bench {
@@ -49,7 +49,7 @@ class CheckedWorkload {
  public:
   CheckedWorkload(Backend& backend, const BenchRunOptions& options) : backend_(backend), options_(options) {}
 
-  integrity::CheckedSubject& for_combination(const BenchCombination& combination) {
+  measurement::CheckedSubject& for_combination(const BenchCombination& combination) {
     std::size_t copies = 1;
     if (combination.contract.cache == CachePolicy::rotate) {
       const std::uint64_t ws = builtin_working_set_bytes(combination.kernel, options_.size_bytes);
@@ -59,7 +59,7 @@ class CheckedWorkload {
       checked_.reset();
       workload_.reset();
       workload_ = make_builtin_workload(backend_, combination.kernel, options_.size_bytes, copies, options_.seed);
-      checked_ = std::make_unique<integrity::CheckedSubject>(backend_,
+      checked_ = std::make_unique<measurement::CheckedSubject>(backend_,
                                                              checked_subject(*workload_, 1 + options_.extra_launches));
       checked_->run_untimed_check();
       if (checked_->failed_before_timing()) {
@@ -75,7 +75,7 @@ class CheckedWorkload {
   Backend& backend_;
   const BenchRunOptions& options_;
   std::unique_ptr<Workload> workload_;
-  std::unique_ptr<integrity::CheckedSubject> checked_;
+  std::unique_ptr<measurement::CheckedSubject> checked_;
 };
 
 MeasureOptions measure_options(const Workload& workload, const BenchCombination& combination,
@@ -101,7 +101,7 @@ std::vector<Result> run_bench_plan(Backend& backend, const std::vector<BenchComb
   std::vector<Result> results;
   CheckedWorkload current(backend, options);
   for (const BenchCombination& combination : combinations) {
-    integrity::CheckedSubject& checked = current.for_combination(combination);
+    measurement::CheckedSubject& checked = current.for_combination(combination);
     Result r = checked.measure(combination.contract, measure_options(current.workload(), combination, options));
     if (options.extra_launches > 0) {
       r.warnings.push_back(fmt::format("gate self-test: {} extra launch(es) per call "

@@ -9,7 +9,8 @@
 #include "caliber/config.h"
 #include "caliber/errors.h"
 #include "caliber/measure.h"
-#include "integrity/checked_subject.h"
+#include "measure/checked_subject.h"
+#include "caliber/result_table.h"
 #include "core/utc_time.h"
 #include "report/report_text.h"
 #include "core/unit_text.h"
@@ -28,7 +29,7 @@ Ceiling measure_ceiling(Backend& backend, CeilingWorkload w, const std::string& 
     return c;
   }
   bench::Workload& work = *w.workload;
-  integrity::CheckedSubject checked(backend, bench::checked_subject(work));
+  measurement::CheckedSubject checked(backend, bench::checked_subject(work));
   checked.run_untimed_check();
   if (checked.failed_before_timing()) {
     throw DeviceError(fmt::format("{}: output check failed before timing: {}", work.name,

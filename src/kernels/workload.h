@@ -14,7 +14,7 @@
 #include "caliber/backend.h"
 #include "caliber/integrity.h"
 #include "caliber/params.h"
-#include "integrity/checked_subject.h"
+#include "integrity/subject.h"
 
 namespace caliber::bench {
 
@@ -53,7 +53,7 @@ struct KernelInfo {
   bool in_all = true;  // part of --kernel all (self-tests and heavy probes run only when named)
 };
 
-// A workload as the integrity layer's subject (src/integrity/checked_subject.h): `launches`
+// A workload as the integrity layer's subject (src/integrity/subject.h): `launches`
 // launches per call, the workload's own poison and reference check, its declared buffers.
 integrity::Subject checked_subject(Workload& workload, std::int64_t launches = 1);
 

@@ -10,7 +10,7 @@
 #include "caliber/measure.h"
 #include "caliber/result_json.h"
 #include "core/utc_time.h"
-#include "integrity/checked_subject.h"
+#include "measure/checked_subject.h"
 #include "integrity/physical_bound.h"
 #include "ops/correctness.h"
 #include "ops/op_catalog.h"
@@ -466,7 +466,7 @@ bool ShapeRunner::run_one(const ShapeRow& shape, const std::vector<std::string>&
     // The integrity record the row ends with (the measurements' records merged), also when a
     // measurement throws.
     Integrity integrity;
-    std::unique_ptr<integrity::CheckedSubject> checked;
+    std::unique_ptr<measurement::CheckedSubject> checked;
     double judged_ms() const { return phases.reference_ms + phases.correctness_ms; }  // judging so far
   };
   auto finish = [&](Cell& c, BenchmarkStatus status, std::optional<std::string> reason) {
@@ -690,7 +690,7 @@ bool ShapeRunner::run_one(const ShapeRow& shape, const std::vector<std::string>&
       if (hooks_.on_census) subject.on_census = hooks_.on_census;
       subject.checks = options_.integrity_checks;
 
-      c.checked = std::make_unique<integrity::CheckedSubject>(backend_, std::move(subject));
+      c.checked = std::make_unique<measurement::CheckedSubject>(backend_, std::move(subject));
       if (trace_the_shape && !untimed_trace) {
         try {
           untimed_trace = backend_.keep_activity_tracing_on();
@@ -759,7 +759,7 @@ bool ShapeRunner::run_one(const ShapeRow& shape, const std::vector<std::string>&
       integrity.merge(row.eager->integrity);
       Contract ko = contracts_.kernel_only;
       if (contracts_.auto_graph_calls && ko.schedule == Schedule::graph) {
-        // An op updated in place is verified one call per graph (integrity/checked_subject.h); a
+        // An op updated in place is verified one call per graph (measure/checked_subject.h); a
         // replayed run takes the count its source measured the cell with (same contract).
         const auto replayed = config_replay_ ? pinned_graph_calls_for(*config_replay_, shape.shape_id, name)
                                              : std::nullopt;

@@ -1,7 +1,10 @@
-// The measurement engine under caliber::measure: warmup, schedules, cache policies, the iteration
-// rule, and the hooks through which the integrity layer (src/integrity) verifies a measurement
-// without ever entering a timed window. Internal: callers use caliber::measure or
-// integrity::CheckedSubject.
+// The measurement engine under caliber::measure: warmup, the schedule's set-up, the batches of
+// samples the stopping rule asks for, the verified samples, and the summary, on any Backend.
+// Its parts are units of their own: the schedules (schedule.h), the stopping rules
+// (stopping_rule.h), the cache policies (cache_policy.h), device telemetry (sample_telemetry.h)
+// and the summary (result_summary.h). The integrity layer (src/integrity) verifies a measurement
+// through EngineHooks, which never run inside a timed window. Internal: callers use
+// caliber::measure or measurement::CheckedSubject (measure/checked_subject.h).
 #pragma once
 
 #include <cstddef>
@@ -9,10 +12,14 @@
 #include <vector>
 
 #include "caliber/measure.h"
+#include "measure/sample_telemetry.h"
 
-namespace caliber::detail {
+namespace caliber::measurement {
 
-struct MeasurementHooks {
+// The points where code outside the engine runs during a measurement, all outside every timed
+// window: between two batches of samples, around a verified sample, after a graph capture, and
+// once every sample is taken.
+struct EngineHooks {
   // Set, the engine ends every measurement with `verified_samples` verified samples (stages
   // 0, 1, ...): fixed counts keep their count, the adaptive rule adds them after it stops; the
   // pipelined schedule has one, its only window (stage 0). before_verified_sample(stage) runs
@@ -23,6 +30,9 @@ struct MeasurementHooks {
   std::function<void(std::size_t stage)> before_verified_sample;
   std::function<void(std::size_t stage)> after_verified_sample;
   std::size_t verified_samples = 1;
+  // After each batch of the stopping rule's samples has synchronized, before the next batch or
+  // verified sample: a point where nothing of the measured call is in flight.
+  std::function<void()> between_batches;
   // Called after each graph capture with what the graph holds and how many calls it captured,
   // before its first replay; throws IntegrityError to refuse the graph.
   std::function<void(const GraphExec& graph, std::size_t calls)> on_graph_captured;
@@ -39,8 +49,12 @@ struct MeasurementHooks {
 // and possible on it (graphs).
 void validate_measurement(Backend& backend, const Contract& contract, const MeasureOptions& options);
 
-// Validates the contract and measures; see caliber::measure for what is thrown.
+// Validates the contract and measures, with the backend's device telemetry (watch_device_telemetry);
+// see caliber::measure for what is thrown.
 Result run_measurement(Backend& backend, const Callable& call, const Contract& contract,
-                       const MeasureOptions& options, const MeasurementHooks& hooks);
+                       const MeasureOptions& options, const EngineHooks& hooks);
+// The same with the telemetry `telemetry` gives.
+Result run_measurement(Backend& backend, const Callable& call, const Contract& contract,
+                       const MeasureOptions& options, const EngineHooks& hooks, const TelemetrySource& telemetry);
 
-}  // namespace caliber::detail
+}  // namespace caliber::measurement

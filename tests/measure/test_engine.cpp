@@ -1,12 +1,19 @@
-// The engine's invariants, proven with a recording backend and injected time: nothing but the call
-// is inside a timed window, and each schedule produces the sample count it promises.
+// The engine's invariants, proven with a recording backend and injected time, through
+// caliber::measure and through the engine's hooks: nothing but the call is inside a timed window,
+// each schedule produces the sample count it promises, the hooks run between windows, and
+// telemetry comes from the source the engine is given.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
 
 #include "caliber/errors.h"
 #include "caliber/measure.h"
 #include "core/result_flags.h"
+#include "measure/engine.h"
 #include "support/fixed_contract.h"
 #include "support/recording_backend.h"
 
@@ -413,6 +420,30 @@ TEST(Measure, ThrottlePolicyFailFailsTheMeasurement) {
   EXPECT_NO_THROW(run_with_telemetry(full_clock(), ThrottlePolicy::fail));
 }
 
+TEST(Measure, ARetimedVerifiedSampleIsNotJudgedByTheTelemetryOfTheSamples) {
+  // The re-timing runs after the telemetry stopped, and is no sample: the samples' windows are
+  // the ones the throttle rule judges.
+  RecordingBackend b;
+  FixedReader reader(power_capped());
+  NoPeriods pacer;
+  b.telemetry_reader = &reader;
+  MeasureOptions o;
+  o.clock = &b.clock;
+  o.telemetry_pacer = &pacer;
+  measurement::EngineHooks hooks;
+  hooks.before_verified_sample = [](std::size_t) {};
+  hooks.on_samples = [](const std::vector<double>&, const std::function<double(std::size_t)>& resample) {
+    resample(0);
+  };
+  const Result r = measurement::run_measurement(b, [&b](const LaunchContext& ctx) { b.run_call(ctx); },
+                                                fixed(Schedule::per_iter, CachePolicy::warm, 10, 1), o, hooks);
+  EXPECT_EQ(r.summary.n, 10);
+  EXPECT_EQ(r.telemetry.flagged_samples, 10);
+  EXPECT_EQ(r.warnings.front(),
+            "10 of 10 samples may have run throttled (reasons: sw_power_cap; lowest SM clock 1500 MHz of 1980 MHz, "
+            "threshold 90%)");
+}
+
 TEST(Measure, WithoutTelemetryTheResultSaysWhyAndTheMeasurementGoesOn) {
   RecordingBackend b;
   const Result r = run(b, fixed(Schedule::per_iter, CachePolicy::warm, 5));
@@ -456,11 +487,114 @@ TEST(Measure, KeepingTracingOnNeedsABackendThatTraces) {
   EXPECT_THROW(run(b, fixed(Schedule::per_iter, CachePolicy::warm, 5), o), ContractError);
 }
 
-TEST(Measure, RotationCopiesNeeded) {
-  EXPECT_EQ(rotation_copies_needed(1 << 30, 60 << 20), 2u);
-  EXPECT_EQ(rotation_copies_needed(2048, 60ull << 20), 61440u);
-  EXPECT_EQ(rotation_copies_needed(3, 4), 3u);  // ceil(8 / 3)
-  EXPECT_EQ(rotation_copies_needed(0, 4), 2u);
+// The engine with its hooks and a telemetry source given directly (src/measure/engine.h).
+Result run_engine(RecordingBackend& b, const Contract& c, const measurement::EngineHooks& hooks,
+                  const measurement::TelemetrySource& telemetry = {}) {
+  MeasureOptions o;
+  o.keep_samples = true;
+  o.clock = &b.clock;
+  return measurement::run_measurement(b, [&b](const LaunchContext& ctx) { b.run_call(ctx); }, c, o, hooks,
+                                      telemetry);
+}
+
+TEST(Measure, VerifiedSamplesEndAFixedCountAndTheirHooksRunOutsideTheWindows) {
+  RecordingBackend b;
+  measurement::EngineHooks hooks;
+  hooks.verified_samples = 2;
+  hooks.before_verified_sample = [&b](std::size_t stage) { b.log("before" + std::to_string(stage)); };
+  hooks.after_verified_sample = [&b](std::size_t stage) { b.log("after" + std::to_string(stage)); };
+  const Result r = run_engine(b, fixed(Schedule::per_iter, CachePolicy::warm, 4, 1), hooks);
+  EXPECT_EQ(r.summary.n, 4);  // the fixed count stays what the contract says
+  const std::vector<std::string> want = {"start0", "call",  "stop0",  "start1", "call",  "stop1",  "sync",
+                                         "before0", "start0", "call", "stop0", "sync", "after0",
+                                         "before1", "start0", "call", "stop0", "sync", "after1"};
+  EXPECT_EQ(after_warmup(b, 2), want);
+}
+
+TEST(Measure, AVerifiedSampleUsesInputCopyZero) {
+  RecordingBackend b;
+  measurement::EngineHooks hooks;
+  hooks.before_verified_sample = [](std::size_t) {};
+  MeasureOptions o;
+  o.clock = &b.clock;
+  o.rotation_copies = 3;
+  o.working_set_bytes = 1 << 20;
+  measurement::run_measurement(b, [&b](const LaunchContext& ctx) { b.run_call(ctx); },
+                               fixed(Schedule::per_iter, CachePolicy::rotate, 3, 1), o, hooks, {});
+  std::vector<std::size_t> rot;
+  for (const auto& c : b.calls) rot.push_back(c.rotation);
+  EXPECT_EQ(rot, (std::vector<std::size_t>{0, 1, 2, 0}));  // warmup, 2 samples, then the verified one
+}
+
+TEST(Measure, BetweenBatchesRunsAfterEachBatchOfTheStoppingRuleHasSynchronized) {
+  RecordingBackend b;
+  measurement::EngineHooks hooks;
+  hooks.between_batches = [&b] { b.log("between"); };
+  const Result r = run_engine(b, adaptive(20), hooks);
+  EXPECT_EQ(r.summary.n, 20);
+  // The adaptive rule takes one sample, then 19: two batches, each closed by its sync.
+  EXPECT_EQ(std::count(b.events.begin(), b.events.end(), "between"), 2);
+  for (std::size_t i = 0; i < b.events.size(); ++i) {
+    if (b.events[i] == "between") {
+      EXPECT_EQ(b.events.at(i - 1), "sync");
+    }
+  }
+}
+
+TEST(Measure, ReTimingAVerifiedSampleRunsItsHooksAgainAndAddsNoSample) {
+  RecordingBackend b;
+  measurement::EngineHooks hooks;
+  hooks.before_verified_sample = [&b](std::size_t) { b.log("before"); };
+  double retimed = -1;
+  hooks.on_samples = [&](const std::vector<double>& samples, const std::function<double(std::size_t)>& resample) {
+    EXPECT_EQ(samples.size(), 6u);
+    retimed = resample(0);
+  };
+  const Result r = run_engine(b, fixed(Schedule::isolated, CachePolicy::warm, 6, 1), hooks);
+  EXPECT_DOUBLE_EQ(retimed, 5.0);
+  EXPECT_EQ(r.summary.n, 6);
+  EXPECT_EQ(r.timed_calls, 6u);
+  EXPECT_EQ(std::count(b.events.begin(), b.events.end(), "before"), 2);
+}
+
+// A telemetry source that logs when the engine starts and stops it, and judges every sample
+// throttled without a policy of its own.
+class LoggingTelemetry final : public measurement::SampleTelemetry {
+ public:
+  LoggingTelemetry(RecordingBackend& b, std::size_t& windows) : b_(b), windows_(windows) {}
+  void start() override { b_.log("telemetry_start"); }
+  void stop() override { b_.log("telemetry_stop"); }
+  bool judge(Result& r, std::vector<double>& samples, std::span<const measurement::HostWindow> w) override {
+    windows_ = w.size();
+    r.telemetry.available = true;
+    r.telemetry.flagged_samples = static_cast<std::int64_t>(samples.size());
+    return true;
+  }
+
+ private:
+  RecordingBackend& b_;
+  std::size_t& windows_;
+};
+
+TEST(Measure, TelemetryComesFromTheSourceItIsGivenAndSeesEverySamplesWindow) {
+  RecordingBackend b;
+  std::size_t windows = 0;
+  const measurement::TelemetrySource source = [&](Backend&, Clock&, const Contract&, const MeasureOptions&, Result&) {
+    return std::make_unique<LoggingTelemetry>(b, windows);
+  };
+  const Result r = run_engine(b, fixed(Schedule::per_iter, CachePolicy::warm, 5, 1), {}, source);
+  EXPECT_EQ(b.events.front(), "telemetry_start");  // before the warmup
+  EXPECT_EQ(b.events.back(), "telemetry_stop");    // once the last batch has synchronized
+  EXPECT_EQ(windows, 5u);
+  EXPECT_EQ(r.telemetry.flagged_samples, 5);
+  EXPECT_FALSE(r.stable);  // identical samples, but the telemetry said too many were throttled
+}
+
+TEST(Measure, WithoutATelemetrySourceNothingIsSampled) {
+  RecordingBackend b;
+  const Result r = run_engine(b, fixed(Schedule::per_iter, CachePolicy::warm, 5, 1), {}, {});
+  EXPECT_TRUE(r.stable);
+  EXPECT_FALSE(r.telemetry.available);
 }
 
 }  // namespace

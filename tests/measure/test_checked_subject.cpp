@@ -1,7 +1,8 @@
-// The integrity layer end to end on the host backend with injected time, and on a scripted
-// asynchronous device: honest callables are verified; callables that compute once, drift, skip
-// on a repeated pointer, leave outputs unwritten, change their inputs, or skip their work when
-// their output already holds a result are caught; work the timer cannot see is refused.
+// The checked measurement (measure/checked_subject.h) end to end on the host backend with injected
+// time, and on a scripted asynchronous device: honest callables are verified; callables that
+// compute once, drift, skip on a repeated pointer, leave outputs unwritten, change their inputs,
+// or skip their work when their output already holds a result are caught; work the timer cannot
+// see is refused.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,15 +13,15 @@
 #include "backends/host/host_backend.h"
 #include "caliber/errors.h"
 #include "caliber/measure.h"
-#include "integrity/checked_subject.h"
+#include "measure/checked_subject.h"
 #include "support/test_host_device.h"
 
 namespace caliber {
 namespace {
 
 namespace check = integrity_check;
-using integrity::CheckedSubject;
 using integrity::Subject;
+using measurement::CheckedSubject;
 
 constexpr std::size_t kN = 1024;
 constexpr double kComputeUs = 100;  // injected cost of a call that does its work
@@ -636,98 +637,3 @@ TEST(CheckedSubjectOnADevice, WithoutATracerTheWorkChecksDidNotRun) {
 
 }  // namespace
 }  // namespace caliber
-
-namespace caliber::integrity {
-namespace {
-
-InstrumentPerturbation perturbation(double cupti_us, double event_us, bool significant) {
-  InstrumentPerturbation p;
-  p.measured = true;
-  p.cupti_median_us = cupti_us;
-  p.event_median_us = event_us;
-  p.delta_us = cupti_us - event_us;
-  p.delta_pct = 100.0 * p.delta_us / event_us;
-  p.significant = significant;
-  return p;
-}
-
-TEST(PerturbationEvents, EachCallAloneExceptWarmGraphReplays) {
-  Contract c;
-  c.instrument = Instrument::cupti;
-  c.cupti_value = CuptiValue::automatic;
-  c.warmup = 7;
-  const auto events_for = [&](Schedule schedule, CachePolicy cache, std::int64_t graph_calls, std::string* note) {
-    Contract k = c;
-    k.schedule = schedule;
-    k.cache = cache;
-    k.graph_calls = graph_calls;
-    return perturbation_events_contract(k, note);
-  };
-  std::string note = "x";
-  // per_iter: each call alone, gated (+1.1% vs ncu per_iter, +0.7% isolated on the H200).
-  Contract e = events_for(Schedule::per_iter, CachePolicy::cold, 16, &note);
-  EXPECT_EQ(e.instrument, Instrument::event);
-  EXPECT_EQ(e.schedule, Schedule::isolated);
-  EXPECT_EQ(e.cache, CachePolicy::cold);
-  EXPECT_EQ(e.warmup, 7);
-  EXPECT_EQ(e.cupti_value, CuptiValue::automatic);
-  EXPECT_EQ(note, "; the events timed each call alone (isolated, its launch gated)");
-  // graph + cold with several calls per graph: the flushes are captured between them.
-  e = events_for(Schedule::graph, CachePolicy::cold, 10, &note);
-  EXPECT_EQ(e.schedule, Schedule::isolated);
-  EXPECT_EQ(note, "; the events timed each call alone (isolated: the flush before it, outside the window) where "
-                  "CUPTI replayed 10 per graph with the flushes captured between them");
-  // graph + warm, and graph + cold with one call per graph: the same replays.
-  for (const auto& [cache, calls] : {std::pair{CachePolicy::warm, std::int64_t{10}}, std::pair{CachePolicy::cold, std::int64_t{1}}}) {
-    e = events_for(Schedule::graph, cache, calls, &note);
-    EXPECT_EQ(e.schedule, Schedule::graph);
-    EXPECT_EQ(e.graph_calls, calls);
-    EXPECT_EQ(note, "");
-  }
-  // isolated stays isolated.
-  e = events_for(Schedule::isolated, CachePolicy::warm, 16, &note);
-  EXPECT_EQ(e.schedule, Schedule::isolated);
-  EXPECT_EQ(note, "");
-}
-
-TEST(CuptiValueRule, AutoTakesTheEventsOnlyWhenTracingMadeTheCallSlower) {
-  // H200: scale_blocks 212.96 us under CUPTI, 197.7 us under events, intervals apart.
-  const CuptiValueChoice slower = choose_cupti_value(CuptiValue::automatic, perturbation(212.96, 197.7, true), true);
-  EXPECT_TRUE(slower.use_events);
-  // Agreeing medians: CUPTI's value.
-  const CuptiValueChoice agree = choose_cupti_value(CuptiValue::automatic, perturbation(113.2, 113.1, false), true);
-  EXPECT_FALSE(agree.use_events);
-  EXPECT_EQ(agree.reason, "CUPTI's value: the two medians agree within their 95% intervals");
-  // A 1.7 us kernel whose per_iter events read 6.8 us: launch gaps, not perturbation.
-  const CuptiValueChoice gaps = choose_cupti_value(CuptiValue::automatic, perturbation(1.75, 6.78, true), true);
-  EXPECT_FALSE(gaps.use_events);
-  EXPECT_EQ(gaps.reason,
-            "CUPTI's value: events read 5.030 us longer, time the device spent idle between launches inside their "
-            "window (tracing cannot make a call faster)");
-}
-
-// H200, CuptiTest.ReductionsOrderOnARealCall: a call whose 32 us kernel runs on a second stream
-// read 7.4 us under events, which bracket only the tiny kernel on the measured stream. Work on
-// other streams outside a graph keeps CUPTI's value, however far apart the medians are.
-TEST(CuptiValueRule, WorkOnOtherStreamsOutsideAGraphKeepsCuptisValue) {
-  const CuptiValueChoice off = choose_cupti_value(CuptiValue::automatic, perturbation(32.45, 7.36, true), false,
-                                                  "1 of the call's 2 operations ran on other streams");
-  EXPECT_FALSE(off.use_events);
-  EXPECT_EQ(off.reason,
-            "CUPTI's value: events read 25.090 us shorter, but they bracket the measured stream only, and 1 of the "
-            "call's 2 operations ran on other streams");
-  // An explicit cupti_value event still takes them (it is refused earlier when events cannot time the call).
-  EXPECT_TRUE(choose_cupti_value(CuptiValue::event, perturbation(32.45, 7.36, true), false, "x").use_events);
-}
-
-TEST(CuptiValueRule, ExplicitChoicesAndAnUnmeasuredCompanion) {
-  EXPECT_TRUE(choose_cupti_value(CuptiValue::event, perturbation(1.75, 6.78, true), true).use_events);
-  EXPECT_FALSE(choose_cupti_value(CuptiValue::cupti, perturbation(212.96, 197.7, true), true).use_events);
-  InstrumentPerturbation none;  // events could not measure the contract
-  const CuptiValueChoice c = choose_cupti_value(CuptiValue::automatic, none, true);
-  EXPECT_FALSE(c.use_events);
-  EXPECT_TRUE(c.reason.empty());
-}
-
-}  // namespace
-}  // namespace caliber::integrity

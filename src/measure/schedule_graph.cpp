@@ -1,0 +1,79 @@
+// graph: N calls captured into a device graph, replayed; one sample per replay = replay time / N
+// (host launch overhead removed: kernel-only). Under cache rotate there are enough graphs to
+// cover every input copy once, replayed round-robin.
+#include "measure/schedule.h"
+
+#include <utility>
+
+namespace caliber::measurement {
+namespace {
+
+class Graph final : public ScheduleUnit {
+ public:
+  Graph(CallSite& site, SampleTimer& timer, GraphCaptured on_captured)
+      : site_(site), timer_(timer), on_captured_(std::move(on_captured)),
+        calls_per_graph_(static_cast<std::size_t>(site.contract().graph_calls)) {}
+
+  // Graph g holds calls g*N .. g*N+N-1 of the rotation (cache_policy.h).
+  void set_up() override {
+    Backend& backend = site_.backend();
+    const std::size_t n = calls_per_graph_;
+    const std::size_t count = site_.rotation().graphs_needed(n);
+    for (std::size_t g = 0; g < count; ++g) {
+      // By value: a backend may keep the recorder and replay it after this frame is gone (the
+      // scripted device of the integrity tests does).
+      graphs_.push_back(backend.capture_graph([this, g] { record_calls(g); }));
+      if (on_captured_) on_captured_(*graphs_.back(), n);
+    }
+    for (auto& graph : graphs_) graph->launch();  // upload + first replay, untimed
+    backend.synchronize_device();
+    backend.check_errors();
+  }
+
+  std::vector<double> run(std::size_t count, bool verified) override {
+    const bool flush_per_replay = graph_flush(site_.contract()) == GraphFlush::before_each_replay;
+    std::vector<double> begins;  // host time each window opened; closed by the batch's sync
+    begins.reserve(count);
+    timer_.reset(count);
+    for (std::size_t i = 0; i < count; ++i) {
+      if (flush_per_replay) site_.backend().flush_cache();
+      begins.push_back(site_.clock().now_us());
+      timer_.start(i);
+      graphs_[verified ? 0 : i % graphs_.size()]->launch();
+      stop_window(site_, timer_, i);
+    }
+    site_.backend().synchronize_device();
+    site_.close_windows(begins);
+    site_.count_timed_calls(count * calls_per_graph_);
+    std::vector<double> d = collect_samples(site_, timer_, count);
+    for (double& x : d) x /= static_cast<double>(calls_per_graph_);
+    return d;
+  }
+
+ private:
+  // What graph g captures: its N calls, each after a captured flush when the policy says so.
+  void record_calls(std::size_t g) {
+    const bool flush_each = graph_flush(site_.contract()) == GraphFlush::captured_before_each_call;
+    InputRotation& rotation = site_.rotation();
+    for (std::size_t j = 0; j < calls_per_graph_; ++j) {
+      if (flush_each) site_.backend().flush_cache();
+      LaunchContext ctx = site_.next_context();
+      if (rotation.rotates()) ctx.rotation = rotation.of_captured_call(g, calls_per_graph_, j);
+      site_.call(ctx);
+    }
+  }
+
+  CallSite& site_;
+  SampleTimer& timer_;
+  GraphCaptured on_captured_;
+  std::size_t calls_per_graph_;
+  std::vector<std::unique_ptr<GraphExec>> graphs_;
+};
+
+}  // namespace
+
+std::unique_ptr<ScheduleUnit> graph_schedule(CallSite& site, SampleTimer& timer, GraphCaptured on_graph_captured) {
+  return std::make_unique<Graph>(site, timer, std::move(on_graph_captured));
+}
+
+}  // namespace caliber::measurement

@@ -1,0 +1,149 @@
+// graph: N calls captured into a graph, replayed; one sample per replay = replay time / N.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "measure/schedule.h"
+#include "support/fixed_contract.h"
+#include "support/schedule_harness.h"
+
+namespace caliber::measurement {
+namespace {
+
+using testing_support::BasicScheduleHarness;
+using testing_support::RecordingBackend;
+using testing_support::ScheduleHarness;
+
+// Logs which of the captured graphs each replay launches ("graph0", "graph1", ...).
+class NumberedGraph final : public GraphExec {
+ public:
+  NumberedGraph(RecordingBackend& b, std::unique_ptr<GraphExec> inner, std::size_t number)
+      : backend_(b), inner_(std::move(inner)), number_(number) {}
+  void launch() override {
+    backend_.log("graph" + std::to_string(number_));
+    inner_->launch();
+  }
+
+ private:
+  RecordingBackend& backend_;
+  std::unique_ptr<GraphExec> inner_;
+  std::size_t number_;
+};
+
+class NumberingBackend final : public RecordingBackend {
+ public:
+  std::unique_ptr<GraphExec> capture_graph(const std::function<void()>& record) override {
+    return std::make_unique<NumberedGraph>(*this, RecordingBackend::capture_graph(record), captured_++);
+  }
+
+ private:
+  std::size_t captured_ = 0;
+};
+
+Contract graph_contract(CachePolicy cache, std::int64_t calls_per_graph) {
+  Contract c = testing_support::fixed_cuda_contract(Schedule::graph, cache, 2, 1);
+  c.graph_calls = calls_per_graph;
+  return c;
+}
+
+std::vector<std::string> after(const std::vector<std::string>& events, const std::string& first) {
+  const auto at = std::find(events.begin(), events.end(), first);
+  return {at, events.end()};
+}
+
+TEST(ScheduleGraph, SetUpCapturesUploadsAndReplaysOnceUntimed) {
+  ScheduleHarness h(graph_contract(CachePolicy::warm, 3));
+  std::vector<std::size_t> seen;
+  auto unit = graph_schedule(h.site, *h.timer, [&](const GraphExec&, std::size_t calls) { seen.push_back(calls); });
+  unit->set_up();
+  const std::vector<std::string> want = {"begin_capture", "capture:call", "capture:call", "capture:call", "end_capture",
+                                         "graph_launch",  "replay:call",  "replay:call",  "replay:call",  "sync"};
+  EXPECT_EQ(h.backend.events, want);
+  EXPECT_EQ(seen, std::vector<std::size_t>{3});  // before the first replay
+  EXPECT_EQ(h.site.timed_calls(), 0u);
+}
+
+TEST(ScheduleGraph, ASampleIsOneReplayOverItsCalls) {
+  ScheduleHarness h(graph_contract(CachePolicy::warm, 3));
+  auto unit = graph_schedule(h.site, *h.timer, {});
+  unit->set_up();
+  h.backend.events.clear();
+  const std::vector<double> d = unit->run(2, false);
+  EXPECT_EQ(d, (std::vector<double>{5.0, 5.0}));  // 15 us per replay of 3 calls
+  EXPECT_EQ(h.site.timed_calls(), 6u);
+  EXPECT_EQ(std::count(h.backend.events.begin(), h.backend.events.end(), "replay:call"), 6);
+  EXPECT_EQ(h.backend.events.front(), "start0");
+  EXPECT_EQ(h.backend.events[1], "graph_launch");
+  EXPECT_EQ(h.backend.events.back(), "sync");
+}
+
+TEST(ScheduleGraph, RotationCapturesEnoughGraphsToCoverEveryCopy) {
+  ScheduleHarness h(graph_contract(CachePolicy::rotate, 2));
+  h.site.rotation() = InputRotation(5);
+  graph_schedule(h.site, *h.timer, {})->set_up();
+  // ceil(5 / 2) = 3 graphs; their calls cover copies 0..4 and wrap.
+  EXPECT_EQ(std::count(h.backend.events.begin(), h.backend.events.end(), "begin_capture"), 3);
+  std::vector<std::size_t> rot;
+  for (const LaunchContext& ctx : h.backend.calls) rot.push_back(ctx.rotation);
+  EXPECT_EQ(rot, (std::vector<std::size_t>{0, 1, 2, 3, 4, 0}));
+}
+
+TEST(ScheduleGraph, SamplesReplayTheGraphsRoundRobinAndAVerifiedOneTheFirst) {
+  BasicScheduleHarness<NumberingBackend> h(graph_contract(CachePolicy::rotate, 2));
+  h.site.rotation() = InputRotation(5);
+  auto unit = graph_schedule(h.site, *h.timer, {});
+  unit->set_up();
+  const auto launched = [&h] {
+    std::vector<std::string> g;
+    for (const std::string& e : h.backend.events) {
+      if (e.rfind("graph", 0) == 0 && e != "graph_launch") g.push_back(e);
+    }
+    h.backend.events.clear();
+    return g;
+  };
+  launched();
+  unit->run(4, false);
+  EXPECT_EQ(launched(), (std::vector<std::string>{"graph0", "graph1", "graph2", "graph0"}));
+  unit->run(1, true);  // graph 0's first call uses input copy 0, as a verified sample must
+  EXPECT_EQ(launched(), std::vector<std::string>{"graph0"});
+}
+
+TEST(ScheduleGraph, ColdWithOneCallPerGraphFlushesBeforeEachReplayOutsideTheWindow) {
+  ScheduleHarness h(graph_contract(CachePolicy::cold, 1));
+  auto unit = graph_schedule(h.site, *h.timer, {});
+  unit->set_up();
+  EXPECT_EQ(std::count(h.backend.events.begin(), h.backend.events.end(), "capture:flush"), 0);
+  h.backend.events.clear();
+  const std::vector<double> d = unit->run(2, false);
+  EXPECT_EQ(d, (std::vector<double>{5.0, 5.0}));  // no flush (1000 us) inside
+  const std::vector<std::string> want = {"flush", "start0", "graph_launch", "replay:call", "stop0",
+                                         "flush", "start1", "graph_launch", "replay:call", "stop1", "sync"};
+  EXPECT_EQ(h.backend.events, want);
+}
+
+TEST(ScheduleGraph, ColdWithSeveralCallsPerGraphCapturesAFlushBeforeEachCall) {
+  ScheduleHarness h(graph_contract(CachePolicy::cold, 2));
+  auto unit = graph_schedule(h.site, *h.timer, {});
+  unit->set_up();
+  const std::vector<std::string> want = {"begin_capture", "capture:flush", "capture:call", "capture:flush",
+                                         "capture:call", "end_capture"};
+  EXPECT_EQ(std::vector<std::string>(h.backend.events.begin(), h.backend.events.begin() + 6), want);
+  h.backend.events.clear();
+  unit->run(1, false);
+  EXPECT_EQ(after(h.backend.events, "start0"),
+            (std::vector<std::string>{"start0", "graph_launch", "replay:flush", "replay:call", "replay:flush",
+                                      "replay:call", "stop0", "sync"}));
+}
+
+TEST(ScheduleGraph, ARefusedCaptureStopsTheSetUpBeforeAnyReplay) {
+  ScheduleHarness h(graph_contract(CachePolicy::warm, 1));
+  auto unit = graph_schedule(h.site, *h.timer, [](const GraphExec&, std::size_t) { throw std::runtime_error("no"); });
+  EXPECT_THROW(unit->set_up(), std::runtime_error);
+  EXPECT_EQ(std::count(h.backend.events.begin(), h.backend.events.end(), "graph_launch"), 0);
+}
+
+}  // namespace
+}  // namespace caliber::measurement
