@@ -17,6 +17,7 @@
 #include "providers/described_reference.h"
 #include "providers/plugin_provider.h"
 #include "runner/capture_failure.h"
+#include "runner/cell_verdict.h"
 #include "runner/config_replay.h"
 
 namespace caliber::runner {
@@ -96,18 +97,6 @@ void copy_checked_rows(Backend& backend, const void* device_out, ops::HostTensor
   backend.copy_rows_to_host(out.data(), device_out, row_bytes, rows);
 }
 
-// Which status a row whose integrity failed gets, and why: wrong or incomplete outputs and
-// changed inputs make it incorrect (it ran, its output cannot be trusted); anything else
-// (a cache state left behind, no work after timing) makes the measurement failed.
-bool integrity_failure_is_incorrect(const Integrity& integrity) {
-  for (const IntegrityCheck& c : integrity.checks) {
-    if (c.outcome != CheckOutcome::failed) continue;
-    return c.name == integrity_check::output_before_timing || c.name == integrity_check::output_after_timing ||
-           c.name == integrity_check::output_complete || c.name == integrity_check::inputs_unchanged;
-  }
-  return false;
-}
-
 }  // namespace
 
 std::vector<BoundProvider> bind_providers(const RunPlan& plan, BackendKind backend) {
@@ -146,16 +135,6 @@ std::vector<BoundProvider> bind_providers(const RunPlan& plan, BackendKind backe
     out.push_back(std::move(b));
   }
   return out;
-}
-
-bool device_healthy(Backend& backend) {
-  try {
-    backend.synchronize_device();
-    backend.check_errors();
-    return true;
-  } catch (...) {
-    return false;
-  }
 }
 
 ShapeRunner::ShapeRunner(Backend& backend, const RunPlan& plan, RunContracts contracts, const RunOptions& options,

@@ -17,6 +17,7 @@
 #include "caliber/device_ceilings.h"
 #include "providers/described_reference.h"
 #include "providers/provider.h"
+#include "runner/cell_failure.h"
 #include "runner/config_replay.h"
 #include "runner/result_rows.h"
 #include "runner/run_plan.h"
@@ -114,8 +115,5 @@ class ShapeRunner {
   bool healthy_ = true;             // the device still works (shared by the shapes of a batch)
   UntimedChain* chain_ = nullptr;   // the trace the current shapes' untimed calls share
 };
-
-// Whether the device still works after an error (synchronize + pending-error check).
-bool device_healthy(Backend& backend);
 
 }  // namespace caliber::runner
