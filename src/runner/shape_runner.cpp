@@ -15,7 +15,6 @@
 #include "ops/correctness.h"
 #include "ops/op_catalog.h"
 #include "providers/described_reference.h"
-#include "providers/plugin_provider.h"
 #include "runner/capture_failure.h"
 #include "runner/cell_verdict.h"
 #include "runner/config_replay.h"
@@ -27,12 +26,6 @@ std::string contract_brief(const Contract& c) {
   std::string s = fmt::format("{}/{}/{}", to_string(c.instrument), to_string(c.schedule), to_string(c.cache));
   if (c.schedule == Schedule::graph) s += fmt::format("(graph_calls={})", c.graph_calls);
   return s;
-}
-
-std::string join_names(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out.empty() ? "none" : out;
 }
 
 // One set of input values: drawn on the device when the backend can (kept there: a device copy
@@ -98,44 +91,6 @@ void copy_checked_rows(Backend& backend, const void* device_out, ops::HostTensor
 }
 
 }  // namespace
-
-std::vector<BoundProvider> bind_providers(const RunPlan& plan, BackendKind backend) {
-  std::vector<BoundProvider> out;
-  for (const MatrixProvider& p : plan.matrix.providers) {
-    BoundProvider b;
-    b.entry = &p;
-    if (!p.enabled) {
-      b.not_configured = fmt::format("disabled in the baseline matrix: {}", p.skip_reason.value_or(""));
-    } else if (p.entrypoint->kind == Entrypoint::Kind::builtin) {
-      if (plan.described->shipped()) b.impl = providers::make_builtin_provider(backend, plan.op, p.entrypoint->builtin);
-      if (!b.impl && !plan.described->shipped()) {
-        b.not_configured = fmt::format("no built-in provider '{}' for {}: a described op's providers are plugins "
-                                       "(docs/user-ops.md)",
-                                       p.entrypoint->builtin, plan.op_name);
-      } else if (!b.impl) {
-        b.not_configured = fmt::format("no built-in provider '{}' for {} on the {} backend (built-ins: {})",
-                                       p.entrypoint->builtin, ops::to_string(plan.op), to_string(backend),
-                                       join_names(providers::builtin_provider_names(backend, plan.op)));
-      }
-    } else {
-      try {
-        b.impl = providers::load_plugin_provider(resolved_library(*p.entrypoint, plan.matrix.file),
-                                                 p.entrypoint->symbol, *plan.described,
-                                                 backend);
-      } catch (const std::exception& e) {
-        b.not_configured = e.what();
-      }
-    }
-    if (b.impl) {
-      if (auto why = b.impl->unavailable()) {
-        b.not_configured = *why;
-        b.impl.reset();
-      }
-    }
-    out.push_back(std::move(b));
-  }
-  return out;
-}
 
 ShapeRunner::ShapeRunner(Backend& backend, const RunPlan& plan, RunContracts contracts, const RunOptions& options,
                          RowProvenance identity, std::vector<BoundProvider>& providers, CallHooks hooks)

@@ -17,26 +17,13 @@
 #include "caliber/device_ceilings.h"
 #include "providers/described_reference.h"
 #include "providers/provider.h"
+#include "runner/bound_provider.h"
 #include "runner/cell_failure.h"
 #include "runner/config_replay.h"
 #include "runner/result_rows.h"
 #include "runner/run_plan.h"
 
 namespace caliber::runner {
-
-// A matrix provider bound to an implementation, or the reason it has none.
-struct BoundProvider {
-  const MatrixProvider* entry = nullptr;
-  std::unique_ptr<providers::Provider> impl;
-  std::optional<std::string> not_configured;  // disabled, unknown built-in, unavailable here
-  // The shape its implementation is prepared for (a ShapeRunner's own token), or nullptr when
-  // released: shapes whose untimed calls share a trace prepare it again before they are timed.
-  const void* prepared_for = nullptr;
-};
-
-// Binds every provider of the matrix for `backend`. Never throws for one provider: a provider
-// that cannot be bound is recorded as not_configured with the reason.
-std::vector<BoundProvider> bind_providers(const RunPlan& plan, BackendKind backend);
 
 // What the worker adds around a provider's untimed calls, per backend (none on the host).
 struct CallHooks {
