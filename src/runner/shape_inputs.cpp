@@ -61,6 +61,7 @@ double ShapeInputs::build_once() {
   const double from = now_ms();
   try {
     build();
+    built_ = !failure_;
   } catch (const std::exception& e) {
     const Failure f = classify_failure(e);
     failure_ = inputs_failure(f);

@@ -61,7 +61,7 @@ class ShapeInputs {
   // existed or had failed. An allocation or device error is kept as failure(), for every cell
   // of the shape; any other error propagates.
   double build_once();
-  bool ready() const { return original_.present(); }
+  bool ready() const { return built_; }
   const std::optional<InputsFailure>& failure() const { return failure_; }
   // The failure was a device error after which the device no longer works.
   bool device_lost() const { return device_lost_; }
@@ -116,6 +116,7 @@ class ShapeInputs {
   std::vector<DeviceBuffer> working_;
   std::vector<std::int64_t> rows_;
   std::string no_fresh_reason_;  // why there is no fresh set ("" when there is one)
+  bool built_ = false;
   std::optional<InputsFailure> failure_;
   bool device_lost_ = false;
 };
