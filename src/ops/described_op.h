@@ -3,7 +3,7 @@
 // one: the shipped ops' descriptions are built in (ops/*.op.yaml). A shipped op's reference is
 // caliber's fp64 row reference its description names (ops/row_reference.h); an op of your own
 // has no host reference here: its reference is a provider the description names, run by the
-// shape runner on the same inputs (runner/shape_runner.cpp).
+// shape runner on the same inputs (runner/shape_inputs.cpp).
 #pragma once
 
 #include "ops/op.h"

@@ -13,6 +13,13 @@ std::string harness_version() {
 }
 
 BenchmarkResultRow base_row(const RowProvenance& id, const ShapeRow& shape, const std::string& provider) {
+  return base_row(id, shape,
+                  ops::parse_shape(shape.op_type, shape.dtype, shape.layout, shape.args, "", shape.line, "args"),
+                  provider);
+}
+
+BenchmarkResultRow base_row(const RowProvenance& id, const ShapeRow& shape, const ops::OpShape& parsed,
+                            const std::string& provider) {
   BenchmarkResultRow r;
   r.run_id = id.run_id;
   r.shape_id = shape.shape_id;
@@ -29,10 +36,9 @@ BenchmarkResultRow base_row(const RowProvenance& id, const ShapeRow& shape, cons
   r.arch = id.device.arch;
   r.driver_version = id.device.driver_version;
   r.runtime_version = id.device.runtime_version;
-  const ops::OpShape s = ops::parse_shape(shape.op_type, shape.dtype, shape.layout, shape.args, "", shape.line, "args");
-  const ops::Op& o = ops::op_of(s);
-  r.bytes = o.bytes(s);
-  r.flops = o.flops(s);
+  const ops::Op& o = ops::op_of(parsed);
+  r.bytes = o.bytes(parsed);
+  r.flops = o.flops(parsed);
   r.benchmark_status = BenchmarkStatus::failed;
   r.finished_at = utc_timestamp_now();
   return r;

@@ -26,5 +26,8 @@ std::string harness_version();
 // A row with identity, shape, provider, byte/flop counts filled in; status failed with an empty
 // reason until the caller decides.
 BenchmarkResultRow base_row(const RowProvenance& id, const ShapeRow& shape, const std::string& provider);
+// The same, for a shape already parsed (`parsed`: the shape's op_type, dtype, layout and args).
+BenchmarkResultRow base_row(const RowProvenance& id, const ShapeRow& shape, const ops::OpShape& parsed,
+                            const std::string& provider);
 
 }  // namespace caliber::runner

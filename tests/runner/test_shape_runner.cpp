@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -11,6 +12,9 @@
 
 #include "backends/host/host_backend.h"
 #include "caliber/clock.h"
+#include "caliber/errors.h"
+#include "ops/op_catalog.h"
+#include "runner/shape_inputs.h"
 #include "support/test_host_device.h"
 
 namespace caliber::runner {
@@ -22,9 +26,13 @@ namespace fs = std::filesystem;
 // each timer a measurement makes, with whether tracing was on at that moment.
 class TracingHost : public host::HostBackend {
  public:
-  TracingHost() : HostBackend(steady_clock(), testing_support::test_host_device()) {}
+  // `memory_bytes`: the device's memory (0: unknown, no limit); `refuse`: the tracer cannot be
+  // held (ContractError), as on a backend without CUPTI.
+  explicit TracingHost(std::uint64_t memory_bytes = 0, bool refuse = false)
+      : HostBackend(steady_clock(), with_memory(memory_bytes)), refuse_(refuse) {}
   bool observes_device_work() const override { return true; }
   std::unique_ptr<ActivityTracing> keep_activity_tracing_on() override {
+    if (refuse_) throw ContractError("no tracer here");
     struct Trace : ActivityTracing {
       explicit Trace(TracingHost& h) : host(h) {
         host.log.push_back("trace on");
@@ -52,6 +60,14 @@ class TracingHost : public host::HostBackend {
   }
   std::vector<std::string> log;
   int traces = 0;
+
+ private:
+  static DeviceInfo with_memory(std::uint64_t memory_bytes) {
+    DeviceInfo d = testing_support::test_host_device();
+    d.memory_bytes = memory_bytes;
+    return d;
+  }
+  bool refuse_;
 };
 
 class ShapeRunnerTest : public ::testing::Test {
@@ -84,6 +100,26 @@ class ShapeRunnerTest : public ::testing::Test {
     options_.run_id = "test-run";
   }
   void TearDown() override { fs::remove_all(dir_); }
+
+  // Runs every shape of the plan as one batch and returns their rows, in the order they were reported.
+  std::vector<BenchmarkResultRow> run_batch(TracingHost& backend, const RunPlan& plan) {
+    std::vector<BoundProvider> providers = bind_providers(plan, BackendKind::host);
+    RowProvenance identity;
+    identity.run_id = options_.run_id;
+    identity.device = backend.device();
+    ShapeRunner runner(backend, plan, make_run_contracts(options_, BackendKind::host), options_, identity, providers);
+    std::vector<BenchmarkResultRow> rows;
+    std::vector<ShapeJob> jobs;
+    for (const ShapeRow& shape : plan.shapes) {
+      ShapeJob job;
+      job.shape = &shape;
+      job.providers = {"caliber", "vendor", "naive"};
+      job.events.finished = [&](const BenchmarkResultRow& row) { rows.push_back(row); };
+      jobs.push_back(std::move(job));
+    }
+    EXPECT_TRUE(runner.run_shapes(jobs));
+    return rows;
+  }
 
   // Runs the plan's one shape and returns its rows, in the order they were reported.
   std::vector<BenchmarkResultRow> run(TracingHost& backend, std::vector<std::string>* started = nullptr) {
@@ -205,6 +241,51 @@ TEST_F(ShapeRunnerTest, ConsecutiveShapesShareOneTraceAndAreTimedInOrder) {
   }
   // Every provider released at the end.
   for (const BoundProvider& bp : providers) EXPECT_EQ(bp.prepared_for, nullptr) << bp.entry->name;
+}
+
+TEST_F(ShapeRunnerTest, ShapesWhoseBuffersDoNotFitTogetherHaveATraceEach) {
+  options_.limit = 2;
+  const RunPlan plan = make_run_plan(options_);
+  ASSERT_EQ(plan.shapes.size(), 2u);
+  // What each shape's untimed calls keep alive: three copies of its inputs and the outputs of its
+  // two measured providers; the device's 80% holds either shape, not both.
+  std::uint64_t need = 0;
+  for (const ShapeRow& row : plan.shapes) {
+    const ops::OpShape s = ops::parse_shape(row.op_type, row.dtype, row.layout, row.args, "(test)", 0, "args");
+    for (const ops::TensorSpec& t : ops::op_of(s).inputs(s)) need += 3 * tensor_bytes(t, s.dtype);
+    for (const ops::TensorSpec& t : ops::op_of(s).outputs(s)) need += 2 * tensor_bytes(t, s.dtype);
+  }
+  TracingHost backend(need * 5 / 4 - 5);
+  const std::vector<BenchmarkResultRow> rows = run_batch(backend, plan);
+  EXPECT_EQ(backend.log, (std::vector<std::string>{"trace on", "census (traced by the shape)",
+                                                   "census (traced by the shape)", "trace off", "timer", "trace on",
+                                                   "census (traced by the shape)", "census (traced by the shape)",
+                                                   "trace off", "timer"}));
+  ASSERT_EQ(rows.size(), 6u);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i].shape_id, plan.shapes[i / 3].shape_id) << i;
+    EXPECT_EQ(rows[i].benchmark_status,
+              rows[i].provider == "vendor" ? BenchmarkStatus::not_configured : BenchmarkStatus::ok)
+        << rows[i].status_reason.value_or("");
+  }
+  // With room for both, one trace.
+  TracingHost roomy(need * 5 / 4 + 5);
+  run_batch(roomy, plan);
+  EXPECT_EQ(std::count(roomy.log.begin(), roomy.log.end(), "trace on"), 1);
+}
+
+TEST_F(ShapeRunnerTest, WhenTheTracerCannotBeHeldEachCellIsTimedRightAfterItsUntimedCall) {
+  TracingHost backend(0, /*refuse=*/true);
+  std::vector<std::string> started;
+  const std::vector<BenchmarkResultRow> rows = run(backend, &started);
+  EXPECT_EQ(backend.log, (std::vector<std::string>{"census (traced by itself)", "timer", "census (traced by itself)",
+                                                   "timer"}));
+  EXPECT_EQ(started, (std::vector<std::string>{"caliber", "caliber", "vendor", "naive", "naive"}));
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].provider, "caliber");
+  EXPECT_EQ(rows[0].benchmark_status, BenchmarkStatus::ok) << rows[0].status_reason.value_or("");
+  EXPECT_EQ(rows[1].benchmark_status, BenchmarkStatus::not_configured);
+  EXPECT_EQ(rows[2].benchmark_status, BenchmarkStatus::ok) << rows[2].status_reason.value_or("");
 }
 
 TEST_F(ShapeRunnerTest, WithTheIntegrityChecksOffNothingIsTraced) {

@@ -1,0 +1,78 @@
+#include "runner/reference_judge.h"
+
+#include <fmt/format.h>
+
+#include "ops/described_op.h"
+
+namespace caliber::runner {
+namespace {
+
+// Copies the output rows a check compares into `out` (the rest stays unread): the whole tensor
+// when the rows are most of it, else only those rows (Backend::copy_rows_to_host).
+void copy_checked_rows(Backend& backend, const void* device_out, ops::HostTensor& out,
+                       const std::vector<std::int64_t>& rows) {
+  const std::size_t row_bytes = static_cast<std::size_t>(out.cols()) * dtype_size_bytes(out.dtype());
+  if (rows.size() * 4 >= static_cast<std::size_t>(out.rows())) {
+    backend.copy_to_host(out.data(), device_out, out.bytes());
+    return;
+  }
+  backend.copy_rows_to_host(out.data(), device_out, row_bytes, rows);
+}
+
+}  // namespace
+
+Judgement combine_checks(const std::vector<CorrectnessCheck>& checks, const std::vector<std::string>& names) {
+  Judgement j;
+  for (std::size_t k = 0; k < checks.size(); ++k) {
+    const CorrectnessCheck& one = checks[k];
+    const bool one_ok = ops::passed(one);
+    if (k == 0 || (!one_ok && j.failure.empty()) ||
+        (j.failure.empty() && one.max_scaled_error > j.check.max_scaled_error)) {
+      j.check = one;
+    }
+    if (!one_ok && j.failure.empty()) {
+      j.failure = checks.size() > 1 ? fmt::format("output {}: {}", names.at(k), ops::failure_reason(one))
+                                    : ops::failure_reason(one);
+    }
+  }
+  return j;
+}
+
+void keep_in_row(std::optional<CorrectnessCheck>& row_check, const Judgement& judgement) {
+  if (!row_check || (!judgement.passed() && ops::passed(*row_check))) row_check = judgement.check;
+}
+
+ReferenceJudge::ReferenceJudge(Backend& backend, const ShapeInputs& inputs)
+    : backend_(backend),
+      inputs_(inputs),
+      tol_(inputs.shape().op_description().description().tolerance(inputs.shape().dtype)),
+      host_outs_(inputs.output_specs().size()) {}
+
+Judgement ReferenceJudge::judge(const InputSet& set, const std::vector<void*>& outputs) {
+  std::vector<CorrectnessCheck> checks;
+  std::vector<std::string> names;
+  for (std::size_t k = 0; k < inputs_.output_specs().size(); ++k) {
+    checks.push_back(check_output(set, k, outputs.at(k)));
+    names.push_back(inputs_.output_specs()[k].name);
+  }
+  return combine_checks(checks, names);
+}
+
+CorrectnessCheck ReferenceJudge::check_output(const InputSet& set, std::size_t k, const void* output) {
+  const ops::OpShape& s = inputs_.shape();
+  if (set.device_reference) {
+    const DeviceReference& ref = *set.device_reference;
+    const RowComparison sums = backend_.compare_rows_on_device(
+        ref, output, s.dtype, tol_.rtol,
+        ops::absolute_bound(tol_, ref.sum_of_squares, ref.row_count * static_cast<std::size_t>(ref.n)));
+    return ops::check_from_sums(sums, ref.sum_of_squares, static_cast<std::int64_t>(ref.row_count), s.m, tol_);
+  }
+  const ops::TensorSpec& spec = inputs_.output_specs()[k];
+  std::optional<ops::HostTensor>& host_out = host_outs_[k];
+  if (!host_out) host_out.emplace(spec.name, s.dtype, spec.rows, spec.cols);
+  const ops::Reference& ref = inputs_.provider_reference() ? set.output_references.at(k) : *set.reference;
+  copy_checked_rows(backend_, output, *host_out, ref.rows());
+  return ops::check_output(ref, *host_out, tol_);
+}
+
+}  // namespace caliber::runner

@@ -1,0 +1,241 @@
+#include "runner/shape_inputs.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "ops/op_catalog.h"
+#include "runner/wall_clock.h"
+
+namespace caliber::runner {
+namespace {
+
+// The reference of a described op's output `t` on the rows a check compares: every row up to
+// kCheckedElementsBudget elements, else rows drawn from `seed` (docs/user-ops.md).
+ops::Reference checked_rows_of(const ops::TensorSpec& t, const std::vector<double>& values, std::uint64_t seed) {
+  std::vector<std::int64_t> rows = ops::sample_rows(
+      t.rows, std::max<std::int64_t>(ops::kMinCheckedRows, ops::kCheckedElementsBudget / t.cols), seed);
+  if (static_cast<std::int64_t>(rows.size()) == t.rows) return ops::Reference(t.rows, t.cols, std::move(rows), values);
+  const auto cols = static_cast<std::size_t>(t.cols);
+  std::vector<double> picked(rows.size() * cols);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    std::copy_n(values.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(rows[i]) * cols), cols,
+                picked.begin() + static_cast<std::ptrdiff_t>(i * cols));
+  }
+  return ops::Reference(t.rows, t.cols, std::move(rows), std::move(picked));
+}
+
+}  // namespace
+
+std::size_t tensor_bytes(const ops::TensorSpec& t, DType dtype) {
+  return static_cast<std::size_t>(t.rows) * static_cast<std::size_t>(t.cols) * dtype_size_bytes(dtype);
+}
+
+ShapeSeeds shape_seeds(const std::string& shape_id, std::uint64_t seed, std::uint64_t verification_seed) {
+  const std::uint64_t id_bits = std::stoull(shape_id.substr(shape_id.find(':') + 1, 16), nullptr, 16);
+  ShapeSeeds s;
+  s.inputs = ops::mix64(seed ^ ops::mix64(id_bits));
+  s.fresh = ops::mix64(s.inputs ^ 0x66726573685f696eull);
+  s.rows = ops::mix64(verification_seed ^ ops::mix64(id_bits));
+  return s;
+}
+
+ShapeInputs::ShapeInputs(Backend& backend, const ops::OpShape& shape, ShapeSeeds seeds,
+                         std::unique_ptr<providers::DescribedReference>& described_reference)
+    : backend_(backend),
+      shape_(shape),
+      op_(ops::op_of(shape)),
+      input_specs_(op_.inputs(shape)),
+      output_specs_(op_.outputs(shape)),
+      seeds_(seeds),
+      provider_reference_(shape.op_description().row_reference() == nullptr),
+      described_reference_(described_reference) {}
+
+bool ShapeInputs::updates_in_place() const {
+  return std::any_of(output_specs_.begin(), output_specs_.end(),
+                     [](const ops::TensorSpec& t) { return t.in_place_of.has_value(); });
+}
+
+double ShapeInputs::build_once() {
+  if (ready() || failure_) return 0;
+  const double from = now_ms();
+  try {
+    build();
+    built_ = !failure_;
+  } catch (const std::exception& e) {
+    const Failure f = classify_failure(e);
+    failure_ = inputs_failure(f);
+    if (!failure_) throw;
+    device_lost_ = f.recheck_device() && !device_healthy(backend_);
+    original_ = InputSet{};
+    fresh_ = InputSet{};
+    working_.clear();
+    rows_.clear();
+  }
+  return now_ms() - from;
+}
+
+// Three times the inputs when they fit: the original and fresh sets, kept on an asynchronous
+// device (restoring from the host would cost a host-to-device copy per measurement), and the
+// working buffers.
+void ShapeInputs::build() {
+  const std::uint64_t need = op_.bytes(shape_);
+  const std::uint64_t have = backend_.device().memory_bytes;
+  if (have > 0 && need > have) {
+    failure_ = InputsFailure{BenchmarkStatus::oom,
+                             fmt::format("inputs and output need {} bytes; the device has {} bytes", need, have)};
+    return;
+  }
+  std::uint64_t in_bytes = 0;
+  for (const ops::TensorSpec& t : input_specs_) in_bytes += tensor_bytes(t, shape_.dtype);
+  rows_ = ops::rows_to_check(op_, shape_, seeds_.rows);
+  const bool device_copies = backend_.asynchronous();
+  const bool room_for_three = have == 0 || need + 2 * in_bytes <= have;
+  // Drawn on the device: nothing crosses from the host (the host draw of a large shape and its
+  // copies cost tens of milliseconds).
+  if (device_copies && room_for_three && draw_on_device(original_, seeds_.inputs) &&
+      draw_on_device(fresh_, seeds_.fresh)) {
+    make_working(original_);
+    return;
+  }
+  original_.device.clear();
+  original_.host = op_.make_inputs(shape_, seeds_.inputs);
+  make_working(original_);
+  if (device_copies && !room_for_three) {
+    no_fresh_reason_ = fmt::format("no fresh inputs: three copies of the {} input bytes do not fit", in_bytes);
+    return;
+  }
+  fresh_.host = op_.make_inputs(shape_, seeds_.fresh);
+  if (device_copies) {
+    keep_on_device(original_);
+    keep_on_device(fresh_);
+  }
+}
+
+// Draws a set on the device, where the backend can (false: it cannot, nothing is kept).
+bool ShapeInputs::draw_on_device(InputSet& set, std::uint64_t seed) {
+  const std::vector<ops::InputDraw> draws = op_.input_draws(shape_, seed);
+  for (std::size_t k = 0; k < input_specs_.size(); ++k) {
+    const ops::TensorSpec& t = input_specs_[k];
+    set.device.emplace_back(backend_, tensor_bytes(t, shape_.dtype));
+    if (!backend_.fill_uniform(set.device.back().get(), shape_.dtype,
+                               static_cast<std::size_t>(t.rows) * static_cast<std::size_t>(t.cols), draws.at(k).seed,
+                               draws[k].lo, draws[k].hi)) {
+      set.device.clear();
+      return false;
+    }
+  }
+  return true;
+}
+
+// Copies a set drawn on the host to the device.
+void ShapeInputs::keep_on_device(InputSet& set) {
+  for (const ops::HostTensor& t : set.host) {
+    set.device.emplace_back(backend_, t.bytes());
+    backend_.copy_to_device(set.device.back().get(), t.data(), t.bytes());
+  }
+}
+
+// The working buffers, holding `set`'s values.
+void ShapeInputs::make_working(const InputSet& set) {
+  if (!set.device.empty()) {
+    for (const DeviceBuffer& b : set.device) {
+      working_.emplace_back(backend_, b.bytes());
+      backend_.copy_on_device(working_.back().get(), b.get(), b.bytes());
+    }
+    return;
+  }
+  for (const ops::HostTensor& t : set.host) {
+    working_.emplace_back(backend_, t.bytes());
+    backend_.copy_to_device(working_.back().get(), t.data(), t.bytes());
+  }
+}
+
+void ShapeInputs::load(const InputSet& set) {
+  for (std::size_t k = 0; k < working_.size(); ++k) {
+    if (!set.device.empty()) {
+      backend_.copy_on_device(working_[k].get(), set.device[k].get(), working_[k].bytes());
+    } else {
+      backend_.copy_to_device(working_[k].get(), set.host[k].data(), working_[k].bytes());
+    }
+  }
+}
+
+// The host tensors of a set drawn on the device, copied back (only a host reference needs them).
+const std::vector<ops::HostTensor>& ShapeInputs::host_tensors(InputSet& set) {
+  if (set.host.empty()) {
+    for (std::size_t k = 0; k < input_specs_.size(); ++k) {
+      const ops::TensorSpec& t = input_specs_[k];
+      set.host.emplace_back(t.name, shape_.dtype, t.rows, t.cols);
+      backend_.copy_to_host(set.host.back().data(), set.device[k].get(), set.host.back().bytes());
+    }
+  }
+  return set.host;
+}
+
+double ShapeInputs::ensure_reference(InputSet& set) {
+  if (set.has_reference()) return 0;
+  const double from = now_ms();
+  compute_reference(set);
+  return now_ms() - from;
+}
+
+void ShapeInputs::compute_reference(InputSet& set) {
+  if (provider_reference_) {
+    if (!described_reference_) {
+      described_reference_ = std::make_unique<providers::DescribedReference>(*shape_.described, &backend_);
+    }
+    const std::vector<std::vector<double>> values = described_reference_->compute(shape_, host_tensors(set));
+    for (std::size_t k = 0; k < output_specs_.size(); ++k) {
+      // The same rows for both input sets: drawn from the verification seed and the output.
+      set.output_references.push_back(checked_rows_of(output_specs_[k], values[k], ops::mix64(seeds_.rows + k + 1)));
+    }
+    return;
+  }
+  if (!set.device.empty()) {
+    const ReferenceProblem problem{std::string(ops::to_string(shape_.op)), shape_.dtype, shape_.m, shape_.n,
+                                   shape_.k, shape_.eps};
+    std::vector<const void*> device_inputs;
+    for (const DeviceBuffer& b : set.device) device_inputs.push_back(b.get());
+    set.device_reference = backend_.reference_rows_on_device(problem, device_inputs, rows_);
+    if (set.device_reference) return;
+  }
+  set.reference = std::make_unique<ops::Reference>(op_, shape_, host_tensors(set), rows_);
+}
+
+// Where the references were computed.
+std::string ShapeInputs::reference_origin() const {
+  if (described_reference_) {
+    return fmt::format("from {} in {} on the {}", described_reference_->where(),
+                       described_reference_->precision(shape_.dtype),
+                       described_reference_->on_device() ? "device" : "host");
+  }
+  const auto where = [](const InputSet& set) { return set.device_reference ? "on the device" : "on the host"; };
+  if (!fresh_.has_reference() || fresh_.device_reference.has_value() == original_.device_reference.has_value()) {
+    return where(original_);
+  }
+  return fmt::format("{} (original inputs), {} (fresh inputs)", where(original_), where(fresh_));
+}
+
+// A described op's checked rows per output: "y: 64 of 64 rows, ...".
+std::string ShapeInputs::checked_outputs() const {
+  std::string out;
+  for (std::size_t k = 0; k < original_.output_references.size(); ++k) {
+    const ops::Reference& r = original_.output_references[k];
+    out += fmt::format("{}{}: {} of {} rows", out.empty() ? "" : ", ", output_specs_[k].name, r.rows().size(),
+                       r.total_rows());
+  }
+  return out;
+}
+
+std::string ShapeInputs::judge_description() const {
+  const std::string what =
+      provider_reference_
+          ? fmt::format("reference {}, on {} (rows drawn at random where an output exceeds {} elements, seed {:016x})",
+                        reference_origin(), checked_outputs(), ops::kCheckedElementsBudget, seeds_.rows)
+          : fmt::format("fp64 reference {}, on {} of {} rows, drawn at random (seed {:016x})", reference_origin(),
+                        rows_.size(), shape_.m, seeds_.rows);
+  return what + (no_fresh_reason_.empty() ? "" : "; " + no_fresh_reason_);
+}
+
+}  // namespace caliber::runner

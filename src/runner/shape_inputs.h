@@ -1,0 +1,127 @@
+// The inputs of one shape of `caliber run`, shared by its cells (docs/integrity.md): the original
+// set of input values, a fresh set (other values for the verified timed calls, so a provider that
+// remembers its last result cannot pass), the working buffers the providers read, and each set's
+// fp64 reference of the checked rows.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "caliber/backend.h"
+#include "ops/correctness.h"
+#include "ops/op.h"
+#include "providers/described_reference.h"
+#include "runner/cell_failure.h"
+
+namespace caliber::runner {
+
+// One set of input values: drawn on the device when the backend can (kept there: a device copy
+// restores the inputs in a device-to-device copy), else drawn on the host and kept on the device
+// too when it fits; with its fp64 reference of the checked rows (computed once, by the first cell
+// of the shape that calls a provider).
+struct InputSet {
+  std::vector<ops::HostTensor> host;  // empty when drawn on the device (copied back only if needed)
+  std::vector<DeviceBuffer> device;   // empty: the host tensors are the source (host backend, or no room)
+  // Either computed on the host, or computed and kept on the device (the backend compares the
+  // outputs there too: only the comparison's sums come back).
+  std::unique_ptr<ops::Reference> reference;
+  std::optional<DeviceReference> device_reference;
+  // A described op: every row of every output, from its reference provider (docs/user-ops.md).
+  std::vector<ops::Reference> output_references;
+  bool present() const { return !host.empty() || !device.empty(); }
+  bool has_reference() const { return reference || device_reference || !output_references.empty(); }
+};
+
+// The seeds of a shape's values and checks: the run's own (--seed, --verification-seed), each
+// mixed with the 64 bits of the shape's id, so that every shape draws its own (the same on every
+// platform).
+struct ShapeSeeds {
+  std::uint64_t inputs = 0;  // the original set's values
+  std::uint64_t fresh = 0;   // the fresh set's
+  // The rows compared with the reference: from the run's verification seed, which a provider
+  // cannot know in advance; recorded in every row.
+  std::uint64_t rows = 0;
+};
+ShapeSeeds shape_seeds(const std::string& shape_id, std::uint64_t seed, std::uint64_t verification_seed);
+
+class ShapeInputs {
+ public:
+  // `described_reference`: the run's reference provider of a described op, loaded here at the
+  // first shape that needs it and kept for the next ones.
+  ShapeInputs(Backend& backend, const ops::OpShape& shape, ShapeSeeds seeds,
+              std::unique_ptr<providers::DescribedReference>& described_reference);
+  ShapeInputs(const ShapeInputs&) = delete;
+  ShapeInputs& operator=(const ShapeInputs&) = delete;
+
+  // Builds the sets and the working buffers at the first call (by the first cell that calls a
+  // provider, which is charged for it): returns the milliseconds this call spent, 0 when they
+  // existed or had failed. An allocation or device error is kept as failure(), for every cell
+  // of the shape; any other error propagates.
+  double build_once();
+  bool ready() const { return built_; }
+  const std::optional<InputsFailure>& failure() const { return failure_; }
+  // The failure was a device error after which the device no longer works.
+  bool device_lost() const { return device_lost_; }
+
+  InputSet& original() { return original_; }
+  // Not present when the shape does not fit three times (judge_description says so).
+  InputSet& fresh() { return fresh_; }
+  // What the providers read and the checks restore: the original values unless a set was loaded.
+  const std::vector<DeviceBuffer>& working() const { return working_; }
+  // Writes a set into the working buffers (same addresses, other values).
+  void load(const InputSet& set);
+  // Computes the set's fp64 reference of the checked rows unless it has one: on the device when
+  // its inputs are there and the backend has one (the host's, tens of milliseconds on a big
+  // shape, is the last resort). Returns the milliseconds spent (0: it had one).
+  double ensure_reference(InputSet& set);
+  // Where the references were computed and which rows they hold, for the integrity record.
+  std::string judge_description() const;
+
+  const ops::OpShape& shape() const { return shape_; }
+  const ops::Op& op() const { return op_; }
+  const std::vector<ops::TensorSpec>& input_specs() const { return input_specs_; }
+  const std::vector<ops::TensorSpec>& output_specs() const { return output_specs_; }
+  const ShapeSeeds& seeds() const { return seeds_; }
+  // The output rows compared with a shipped op's reference.
+  const std::vector<std::int64_t>& rows() const { return rows_; }
+  // The reference is a provider the description names (an op of your own), not caliber's fp64
+  // row reference (a shipped op's, ops/row_reference.h).
+  bool provider_reference() const { return provider_reference_; }
+  // An output is updated in place (docs/user-ops.md, "In-place outputs").
+  bool updates_in_place() const;
+
+ private:
+  void build();
+  bool draw_on_device(InputSet& set, std::uint64_t seed);
+  void keep_on_device(InputSet& set);
+  void make_working(const InputSet& set);
+  const std::vector<ops::HostTensor>& host_tensors(InputSet& set);
+  void compute_reference(InputSet& set);
+  std::string reference_origin() const;
+  std::string checked_outputs() const;
+
+  Backend& backend_;
+  const ops::OpShape& shape_;
+  const ops::Op& op_;
+  const std::vector<ops::TensorSpec> input_specs_;
+  const std::vector<ops::TensorSpec> output_specs_;
+  const ShapeSeeds seeds_;
+  const bool provider_reference_;
+  std::unique_ptr<providers::DescribedReference>& described_reference_;
+  InputSet original_;
+  InputSet fresh_;
+  std::vector<DeviceBuffer> working_;
+  std::vector<std::int64_t> rows_;
+  std::string no_fresh_reason_;  // why there is no fresh set ("" when there is one)
+  bool built_ = false;
+  std::optional<InputsFailure> failure_;
+  bool device_lost_ = false;
+};
+
+// The bytes of a tensor of `dtype`.
+std::size_t tensor_bytes(const ops::TensorSpec& t, DType dtype);
+
+}  // namespace caliber::runner
