@@ -2,6 +2,7 @@
 # ~0.4 s loading the CUDA libraries before its first test, which dominated CI when every test was
 # its own process. The suites are listed from the binary when ctest runs (like
 # gtest_discover_tests' PRE_TEST mode), so a new suite needs no edit here.
+# A suite in which a test was skipped reads as skipped (exit 77, tests/support/skip_aware_main.cpp).
 set(CALIBER_GTEST_SUITES_SCRIPT "${CMAKE_CURRENT_LIST_DIR}/gtest_suites_add.cmake")
 
 # caliber_add_gtest_suites(<target> LABELS <label>...)

@@ -4,10 +4,13 @@
 # cudart statically; cuBLAS/CUPTI/NVML are loaded at run time on the device machine (README.md, "Building").
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/build.sh >/dev/null
+# BUILD_DIR: the build to stage (default build/; it must have the cuda backend).
+B=${BUILD_DIR:-build}
+BUILD_DIR=$B scripts/build.sh >/dev/null
+[ -f "$B/tests/caliber_gpu_tests" ] || { echo "device_stage: $B has no GPU tests (no cuda backend)"; exit 1; }
 rm -rf .device && mkdir -p .device/bin .device/lib
-for f in build/caliber build/tests/caliber_gpu_tests \
-         build/examples/example_measure_saxpy build/tests/caliber_ab_fixture_cell; do
+for f in "$B/caliber" "$B/tests/caliber_gpu_tests" \
+         "$B/examples/example_measure_saxpy" "$B/tests/caliber_ab_fixture_cell"; do
   [ -f "$f" ] && cp "$f" .device/bin/
 done
 # The CUPTI span probe (scripts/device/cupti_span.sh): standalone, CUDA runtime + cuBLAS + CUPTI.
@@ -17,12 +20,12 @@ NVCC=${CUDACXX:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 # The op written from the docs alone (scripts/device/acceptance.sh): its plugins, built against include/.
 CALIBER_PREFIX=$PWD NVCC="$NVCC" bash scripts/device/acceptance/row_cumsum/build.sh .device/lib
 # Plugins and other shared objects built by the project travel too.
-find build -name '*.so' -not -path '*/CMakeFiles/*' -exec cp {} .device/lib/ \; 2>/dev/null || true
+find "$B" -name '*.so' -not -path '*/CMakeFiles/*' -exec cp {} .device/lib/ \; 2>/dev/null || true
 # Shared libraries from Debian packages the binaries need and the device machine lacks (muparser:
 # op descriptions' formulas; yaml-cpp: below); device_check.sh puts .device/lib on LD_LIBRARY_PATH.
 cp -L /usr/lib/x86_64-linux-gnu/libmuparser.so.2 .device/lib/
 # yaml-cpp: libcaliber_c.so links it shared (the worker of Python providers reads YAML there).
-for f in $(ldd build/libcaliber_c.so | awk '/libyaml-cpp/ {print $3}'); do cp -L "$f" .device/lib/; done
+for f in $(ldd "$B/libcaliber_c.so" | awk '/libyaml-cpp/ {print $3}'); do cp -L "$f" .device/lib/; done
 # Not used on the device: the C++ API library (the install consumer runs here) and host-only test
 # stand-ins.
 rm -f .device/lib/libcaliber.so* .device/lib/libfake_nvml.so

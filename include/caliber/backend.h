@@ -102,37 +102,6 @@ struct DeviceWorkCensus {
   std::size_t work() const { return kernels + copies + fills; }
 };
 
-// The problem of a device reference (Backend::reference_rows_on_device), in the terms of
-// plugin_abi.h: its op names, its input order, row-major tensors.
-struct ReferenceProblem {
-  std::string op_type;  // "rmsnorm" | "layernorm" | "softmax" | "gemm"
-  DType dtype = DType::fp32;
-  std::int64_t m = 0;  // rows (gemm: rows of A and C)
-  std::int64_t n = 0;  // columns of the output
-  std::int64_t k = 0;  // gemm: the reduction dimension; 0 otherwise
-  double eps = 0;      // rmsnorm, layernorm; 0 otherwise
-};
-
-// The fp64 reference of a problem's checked output rows, kept in device memory
-// (Backend::reference_rows_on_device): only what a comparison needs crosses back to the host.
-struct DeviceReference {
-  std::shared_ptr<void> memory;          // the backend's allocation; freed with the last copy
-  const double* values = nullptr;        // rows.size() x n, row-major, device memory
-  const std::int64_t* rows = nullptr;    // the checked rows (sorted, distinct), device memory
-  std::size_t row_count = 0;
-  std::int64_t n = 0;
-  double sum_of_squares = 0;             // of the values: per row, then the rows in order
-};
-
-// The sums a comparison of output rows with a reference makes (ops::check_output's terms): over
-// every finite output element, sum (out - ref)^2 and max |out - ref| / (rtol |ref| + atol);
-// non-finite elements are counted and left out of both.
-struct RowComparison {
-  double diff_sq = 0;
-  double max_scaled = 0;
-  std::int64_t nonfinite = 0;
-};
-
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -208,20 +177,6 @@ class Backend {
   virtual bool fill_uniform(void* device_dst, DType dtype, std::size_t elements, std::uint64_t seed, float lo,
                             float hi);
 
-  // The fp64 reference of output rows `rows` (sorted, distinct) of `problem`, computed on the
-  // device from its inputs there (`device_inputs`, in the op's input order), with the formulas of
-  // the op's host reference (docs/ops.md), and kept there. nullopt when the backend has none for
-  // the problem (an op or dtype it does not know, no room for the values): the caller computes it
-  // on the host. The default has none.
-  virtual std::optional<DeviceReference> reference_rows_on_device(const ReferenceProblem& problem,
-                                                                  const std::vector<const void*>& device_inputs,
-                                                                  const std::vector<std::int64_t>& rows);
-  // Compares the reference's rows of `device_output` ([m, n] in `dtype`, device memory) with it:
-  // the terms of ops::check_output with elementwise bound rtol |ref| + atol, summed in a fixed
-  // order (the same sums for the same data). Only a backend whose reference_rows_on_device returns
-  // references has one; the default throws ContractError.
-  virtual RowComparison compare_rows_on_device(const DeviceReference& reference, const void* device_output,
-                                               DType dtype, double rtol, double atol);
 };
 
 // Device memory owned for a scope.

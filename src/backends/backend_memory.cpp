@@ -36,16 +36,6 @@ void Backend::copy_rows_to_host(void* host_dst, const void* device_src, std::siz
   }
 }
 
-std::optional<DeviceReference> Backend::reference_rows_on_device(const ReferenceProblem&,
-                                                                 const std::vector<const void*>&,
-                                                                 const std::vector<std::int64_t>&) {
-  return std::nullopt;
-}
-
-RowComparison Backend::compare_rows_on_device(const DeviceReference&, const void*, DType, double, double) {
-  throw ContractError(fmt::format("the {} backend has no device reference to compare with", to_string(kind())));
-}
-
 DeviceWorkCensus Backend::census_call(const std::function<void()>& call) {
   call();
   synchronize_device();

@@ -10,7 +10,16 @@ namespace caliber::integrity {
 void check_verified_call_time(Integrity& integ, const std::vector<double>& samples, std::size_t from_end,
                               const std::function<double()>& retime) {
   namespace check = integrity_check;
-  if (samples.size() < 4 || from_end == 0 || from_end > samples.size()) return;
+  if (from_end == 0 || from_end > samples.size()) {
+    integ.record(check::verified_call_time, CheckOutcome::not_run,
+                 fmt::format("no verified call among the {} timed calls", samples.size()));
+    return;
+  }
+  if (samples.size() < 4) {  // too few to say what is typical of the others
+    integ.record(check::verified_call_time, CheckOutcome::not_run,
+                 fmt::format("{} timed calls: too few to compare the verified call with the others", samples.size()));
+    return;
+  }
   const std::size_t at = samples.size() - from_end;
   const double verified = samples[at];
   std::vector<double> others(samples.begin(), samples.begin() + static_cast<long>(at));

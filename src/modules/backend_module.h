@@ -19,6 +19,7 @@
 #include "kernels/ceiling_workloads.h"
 #include "caliber/backend.h"
 #include "fingerprint/code_fingerprint.h"
+#include "ops/device_reference.h"
 #include "ops/op_shape.h"
 #include "providers/provider.h"
 
@@ -72,6 +73,9 @@ struct BackendModule {
                                            std::uint64_t seed)>
       make_matmul_ceiling_workload;
 
+  // --- the shipped ops' fp64 reference on the device (ops/device_reference.h); null: the backend
+  // has none and the reference is computed on the host
+  std::function<std::unique_ptr<ops::DeviceReferenceMath>(Backend& backend)> make_device_reference_math;
   // --- a run's hooks
   // Null: the backend's code is the process's own libraries, fingerprinted from their files.
   std::function<std::unique_ptr<DeviceCodeRecorder>()> make_device_code_recorder;

@@ -51,3 +51,12 @@ CeilingWorkload make_matmul_workload(Backend& backend, const std::string& dtype,
 }
 
 }  // namespace caliber::calibrate
+
+namespace caliber::ops {
+
+std::unique_ptr<DeviceReferenceMath> make_device_reference_math(Backend& backend) {
+  const BackendModule& m = backend_module(backend.kind());
+  return m.make_device_reference_math ? m.make_device_reference_math(backend) : nullptr;
+}
+
+}  // namespace caliber::ops

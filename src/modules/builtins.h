@@ -1,7 +1,8 @@
 // What a backend contributes, asked by backend kind: the built-in providers of caliber run, the
-// kernels of caliber bench and the workloads of caliber calibrate. Each answer comes from the
-// backend's module (modules/backend_module.h); the providers, kernels and workloads themselves
-// live in src/providers/<backend> and src/kernels/<backend>.
+// kernels of caliber bench, the workloads of caliber calibrate and the fp64 reference on the
+// device. Each answer comes from the backend's module (modules/backend_module.h); the providers,
+// kernels and workloads themselves live in src/providers/<backend> and src/kernels/<backend>, the
+// device reference in src/backends/<backend>.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +14,7 @@
 #include "caliber/backend.h"
 #include "kernels/ceiling_workloads.h"
 #include "kernels/workload.h"
+#include "ops/device_reference.h"
 #include "ops/op_catalog.h"
 #include "providers/provider.h"
 
@@ -56,3 +58,11 @@ CeilingWorkload make_cache_copy_workload(Backend& backend, std::uint64_t bytes, 
 CeilingWorkload make_matmul_workload(Backend& backend, const std::string& dtype, std::int64_t n, std::uint64_t seed);
 
 }  // namespace caliber::calibrate
+
+namespace caliber::ops {
+
+// The backend's fp64 reference of the shipped ops on its device, or null when it has none (the
+// reference is then computed on the host). Uses `backend`, which must outlive it.
+std::unique_ptr<DeviceReferenceMath> make_device_reference_math(Backend& backend);
+
+}  // namespace caliber::ops

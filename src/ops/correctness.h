@@ -8,6 +8,7 @@
 
 #include "caliber/backend.h"
 #include "ops/correctness_check.h"
+#include "ops/device_reference.h"
 #include "ops/op.h"
 
 namespace caliber::ops {
@@ -43,7 +44,7 @@ std::vector<std::int64_t> sample_rows(std::int64_t total, std::int64_t wanted, s
 
 // The fp64 reference of the checked rows, computed once per shape (in parallel) and shared by
 // every provider's check, on the host from the op's reference_rows (a backend that computes it
-// on the device keeps it there: Backend::reference_rows_on_device).
+// on the device keeps it there: ops/device_reference.h).
 class Reference {
  public:
   Reference(const Op& op, const OpShape& shape, const std::vector<HostTensor>& inputs,
@@ -78,7 +79,7 @@ CorrectnessCheck check_output(const Reference& reference, const HostTensor& outp
 // dtype's subnormal step, for a reference of `values` values whose squares sum to sum_of_squares.
 double absolute_bound(const Tolerance& tol, double sum_of_squares, std::size_t values);
 // The check from a comparison's sums: check_output's own, or a device's
-// (Backend::compare_rows_on_device, where the reference stays on the device).
+// (DeviceReferenceMath::compare_rows, where the reference stays on the device).
 CorrectnessCheck check_from_sums(const RowComparison& sums, double sum_of_squares, std::int64_t checked_rows,
                                  std::int64_t total_rows, const Tolerance& tol);
 

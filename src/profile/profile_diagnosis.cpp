@@ -11,7 +11,7 @@
 
 #include "core/atomic_file.h"
 #include "caliber/errors.h"
-#include "caliber/result_table.h"
+#include "core/unit_text.h"
 #include "core/csv_records.h"
 #include "core/json_fields.h"
 #include "core/number_text.h"

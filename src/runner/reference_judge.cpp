@@ -61,8 +61,8 @@ Judgement ReferenceJudge::judge(const InputSet& set, const std::vector<void*>& o
 CorrectnessCheck ReferenceJudge::check_output(const InputSet& set, std::size_t k, const void* output) {
   const ops::OpShape& s = inputs_.shape();
   if (set.device_reference) {
-    const DeviceReference& ref = *set.device_reference;
-    const RowComparison sums = backend_.compare_rows_on_device(
+    const ops::DeviceReference& ref = *set.device_reference;
+    const ops::RowComparison sums = inputs_.device_reference_math()->compare_rows(
         ref, output, s.dtype, tol_.rtol,
         ops::absolute_bound(tol_, ref.sum_of_squares, ref.row_count * static_cast<std::size_t>(ref.n)));
     return ops::check_from_sums(sums, ref.sum_of_squares, static_cast<std::int64_t>(ref.row_count), s.m, tol_);

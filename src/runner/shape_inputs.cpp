@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "modules/builtins.h"
 #include "ops/op_catalog.h"
 #include "runner/wall_clock.h"
 
@@ -49,7 +50,8 @@ ShapeInputs::ShapeInputs(Backend& backend, const ops::OpShape& shape, ShapeSeeds
       output_specs_(op_.outputs(shape)),
       seeds_(seeds),
       provider_reference_(shape.op_description().row_reference() == nullptr),
-      described_reference_(described_reference) {}
+      described_reference_(described_reference),
+      device_math_(ops::make_device_reference_math(backend)) {}
 
 bool ShapeInputs::updates_in_place() const {
   return std::any_of(output_specs_.begin(), output_specs_.end(),
@@ -192,12 +194,12 @@ void ShapeInputs::compute_reference(InputSet& set) {
     }
     return;
   }
-  if (!set.device.empty()) {
-    const ReferenceProblem problem{std::string(ops::to_string(shape_.op)), shape_.dtype, shape_.m, shape_.n,
+  if (!set.device.empty() && device_math_) {
+    const ops::ReferenceProblem problem{std::string(ops::to_string(shape_.op)), shape_.dtype, shape_.m, shape_.n,
                                    shape_.k, shape_.eps};
     std::vector<const void*> device_inputs;
     for (const DeviceBuffer& b : set.device) device_inputs.push_back(b.get());
-    set.device_reference = backend_.reference_rows_on_device(problem, device_inputs, rows_);
+    set.device_reference = device_math_->reference_rows(problem, device_inputs, rows_);
     if (set.device_reference) return;
   }
   set.reference = std::make_unique<ops::Reference>(op_, shape_, host_tensors(set), rows_);

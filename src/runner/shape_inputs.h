@@ -12,6 +12,7 @@
 
 #include "caliber/backend.h"
 #include "ops/correctness.h"
+#include "ops/device_reference.h"
 #include "ops/op.h"
 #include "providers/described_reference.h"
 #include "runner/cell_failure.h"
@@ -28,7 +29,7 @@ struct InputSet {
   // Either computed on the host, or computed and kept on the device (the backend compares the
   // outputs there too: only the comparison's sums come back).
   std::unique_ptr<ops::Reference> reference;
-  std::optional<DeviceReference> device_reference;
+  std::optional<ops::DeviceReference> device_reference;
   // A described op: every row of every output, from its reference provider (docs/user-ops.md).
   std::vector<ops::Reference> output_references;
   bool present() const { return !host.empty() || !device.empty(); }
@@ -65,6 +66,10 @@ class ShapeInputs {
   const std::optional<InputsFailure>& failure() const { return failure_; }
   // The failure was a device error after which the device no longer works.
   bool device_lost() const { return device_lost_; }
+
+  // The backend's fp64 reference on the device (compares the outputs with a device_reference), or
+  // null when the backend has none.
+  ops::DeviceReferenceMath* device_reference_math() const { return device_math_.get(); }
 
   InputSet& original() { return original_; }
   // Not present when the shape does not fit three times (judge_description says so).
@@ -111,6 +116,7 @@ class ShapeInputs {
   const ShapeSeeds seeds_;
   const bool provider_reference_;
   std::unique_ptr<providers::DescribedReference>& described_reference_;
+  const std::unique_ptr<ops::DeviceReferenceMath> device_math_;
   InputSet original_;
   InputSet fresh_;
   std::vector<DeviceBuffer> working_;

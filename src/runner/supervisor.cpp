@@ -52,7 +52,7 @@ int Supervisor::run() {
   read_results_in_out(replay);
   settle_session_options();
   std::size_t already = 0;
-  std::vector<ShapeCells> pending = pending_cells(already);
+  std::vector<PendingShape> pending = pending_cells(already);
   if (already > 0) {
     std::cerr << fmt::format("caliber run: resuming run {}: {} of {} cells already done\n", options_.run_id,
                              already, plan_.cells());
@@ -168,8 +168,8 @@ void Supervisor::settle_session_options() {
   for (const auto& [name, value] : worker_command_.environment) ::setenv(name.c_str(), value.c_str(), 1);
 }
 
-std::vector<ShapeCells> Supervisor::pending_cells(std::size_t& already) const {
-  std::vector<ShapeCells> pending;
+std::vector<PendingShape> Supervisor::pending_cells(std::size_t& already) const {
+  std::vector<PendingShape> pending;
   for (std::size_t i = 0; i < plan_.shapes.size(); ++i) {
     std::vector<std::string> todo;
     for (const MatrixProvider& p : plan_.matrix.providers) {

@@ -20,8 +20,8 @@ namespace caliber::runner {
 
 using nlohmann::json;
 
-std::optional<int> Supervisor::run_groups(std::vector<ShapeCells> pending) {
-  std::vector<std::vector<ShapeCells>> groups;
+std::optional<int> Supervisor::run_groups(std::vector<PendingShape> pending) {
+  std::vector<std::vector<PendingShape>> groups;
   for (std::size_t i = 0; i < pending.size(); ++i) {
     if (i % kMaxShapesPerTrace == 0) groups.emplace_back();
     groups.back().push_back(std::move(pending[i]));
@@ -33,7 +33,7 @@ std::optional<int> Supervisor::run_groups(std::vector<ShapeCells> pending) {
   return std::nullopt;
 }
 
-std::optional<int> Supervisor::run_group(std::vector<ShapeCells> group, const std::vector<ShapeCells>* next) {
+std::optional<int> Supervisor::run_group(std::vector<PendingShape> group, const std::vector<PendingShape>* next) {
   int deaths_between_cells = 0;
   while (cells_left(group) > 0 && !interrupted()) {
     if (auto code = ensure_worker()) return code;
@@ -47,20 +47,20 @@ std::optional<int> Supervisor::run_group(std::vector<ShapeCells> group, const st
   return std::nullopt;
 }
 
-std::size_t Supervisor::cells_left(const std::vector<ShapeCells>& group) {
+std::size_t Supervisor::cells_left(const std::vector<PendingShape>& group) {
   std::size_t n = 0;
   for (const auto& [index, providers] : group) n += providers.size();
   return n;
 }
 
-ShapeCells* Supervisor::shape_of(std::vector<ShapeCells>& group, const std::string& shape_id) const {
-  for (ShapeCells& g : group) {
+PendingShape* Supervisor::shape_of(std::vector<PendingShape>& group, const std::string& shape_id) const {
+  for (PendingShape& g : group) {
     if (plan_.shapes[g.first].shape_id == shape_id) return &g;
   }
   return nullptr;
 }
 
-Supervisor::GroupStop Supervisor::follow_group(std::vector<ShapeCells>& group, const std::vector<ShapeCells>* next,
+Supervisor::GroupStop Supervisor::follow_group(std::vector<PendingShape>& group, const std::vector<PendingShape>* next,
                                                CellInProgress& in_flight, std::string& ended) {
   const bool sent_ahead = sent_ahead_ == std::make_pair(group.front().first, worker_starts_);
   sent_ahead_.reset();
@@ -104,9 +104,9 @@ Supervisor::GroupStop Supervisor::follow_group(std::vector<ShapeCells>& group, c
   return {};
 }
 
-void Supervisor::cell_started(std::vector<ShapeCells>& group, const json& ev, CellInProgress& in_flight) {
+void Supervisor::cell_started(std::vector<PendingShape>& group, const json& ev, CellInProgress& in_flight) {
   const std::string shape_id = ev.value("shape_id", "");
-  const ShapeCells* g = shape_of(group, shape_id);
+  const PendingShape* g = shape_of(group, shape_id);
   if (!g) throw Error(fmt::format("the worker started a cell of a shape it was not given ({})", shape_id));
   in_flight.cell = std::make_pair(g->first, ev.value("provider", ""));
   in_flight.since_us = steady_clock().now_us();
@@ -114,10 +114,10 @@ void Supervisor::cell_started(std::vector<ShapeCells>& group, const json& ev, Ce
   progress_->started(shape_label(plan_.shapes[g->first]), in_flight.cell->second);
 }
 
-bool Supervisor::row_reported(std::vector<ShapeCells>& group, const std::vector<ShapeCells>* next,
+bool Supervisor::row_reported(std::vector<PendingShape>& group, const std::vector<PendingShape>* next,
                               const json& ev, CellInProgress& in_flight) {
   const BenchmarkResultRow row = benchmark_result_from_json(ev.at("row"), "(worker events)", 0);
-  ShapeCells* g = shape_of(group, row.shape_id);
+  PendingShape* g = shape_of(group, row.shape_id);
   const auto it = g ? std::find(g->second.begin(), g->second.end(), row.provider) : std::vector<std::string>::iterator{};
   if (!g || it == g->second.end()) {
     throw Error(fmt::format("the worker reported an unexpected cell ({}, {})", row.shape_id, row.provider));
@@ -134,7 +134,7 @@ bool Supervisor::row_reported(std::vector<ShapeCells>& group, const std::vector<
   return interrupted() != 0;  // the worker is stopped by run()
 }
 
-void Supervisor::after_worker_ended(std::vector<ShapeCells>& group, const CellInProgress& in_flight,
+void Supervisor::after_worker_ended(std::vector<PendingShape>& group, const CellInProgress& in_flight,
                                     const std::string& ended, int& deaths_between_cells) {
   const std::string how = worker_->wait_exit();
   // A server that died or was killed is gone: this run goes on with workers of its own.
@@ -144,14 +144,14 @@ void Supervisor::after_worker_ended(std::vector<ShapeCells>& group, const CellIn
     const auto& [index, provider] = *in_flight.cell;
     const ShapeRow& shape = plan_.shapes[index];
     record_failed(shape, provider, fmt::format("{} ({}) while running this cell", ended, how), in_flight.since_us);
-    for (ShapeCells& g : group) {
+    for (PendingShape& g : group) {
       if (g.first != index) continue;
       g.second.erase(std::find(g.second.begin(), g.second.end(), provider));
     }
     progress_->note(fmt::format("caliber run: {} / {}: {} ({}); a fresh worker continues", shape_label(shape),
                                 provider, ended, how));
   } else if (++deaths_between_cells >= 2) {
-    for (ShapeCells& g : group) {
+    for (PendingShape& g : group) {
       for (const auto& p : g.second) {
         record_failed(plan_.shapes[g.first], p, fmt::format("{} ({}) before this cell started, twice", ended, how),
                       in_flight.since_us);
@@ -169,7 +169,7 @@ void Supervisor::learn_capture_denial(const BenchmarkResultRow& row) {
   }
 }
 
-json Supervisor::group_command(const std::vector<ShapeCells>& group) const {
+json Supervisor::group_command(const std::vector<PendingShape>& group) const {
   json shapes = json::array();
   for (const auto& [index, providers] : group) {
     if (providers.empty()) continue;

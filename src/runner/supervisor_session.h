@@ -33,7 +33,7 @@
 namespace caliber::runner {
 
 // A shape of the plan (its index) and its cells still to run (provider names).
-using ShapeCells = std::pair<std::size_t, std::vector<std::string>>;
+using PendingShape = std::pair<std::size_t, std::vector<std::string>>;
 
 // The descriptor the worker writes its events to (runner/worker.h).
 inline constexpr int kEventsFd = 3;
@@ -61,7 +61,7 @@ class Supervisor {
   void settle_session_options();
 
   // The cells without a row yet, shape by shape in plan order; `already`: how many have one.
-  std::vector<ShapeCells> pending_cells(std::size_t& already) const;
+  std::vector<PendingShape> pending_cells(std::size_t& already) const;
 
   // --rerun-cells, once the identity check has passed: the failed rows leave the results.
   void supersede_rerun_rows();
@@ -106,13 +106,13 @@ class Supervisor {
 
   // Groups of consecutive shapes, one command each (the worker may share a trace among them),
   // run in turn until one stops the run (its exit code) or a signal does.
-  std::optional<int> run_groups(std::vector<ShapeCells> pending);
+  std::optional<int> run_groups(std::vector<PendingShape> pending);
 
   // A provider denied graph capture by this row is denied it for the rest of the run.
   void learn_capture_denial(const BenchmarkResultRow& row);
 
   // The command of a group of shapes (runner/worker.h): each shape's cells still to run.
-  nlohmann::json group_command(const std::vector<ShapeCells>& group) const;
+  nlohmann::json group_command(const std::vector<PendingShape>& group) const;
 
   // Appends the row (fsynced) and counts it.
   void record(const BenchmarkResultRow& row, const std::string& label);
@@ -141,27 +141,27 @@ class Supervisor {
   // under one trace, runner/shape_runner.h). `next`: the group after this one, whose command goes
   // to the worker as soon as this group's last row is in, before that row is written to disk (an
   // fdatasync per row): the worker never waits for this process's disk between groups.
-  std::optional<int> run_group(std::vector<ShapeCells> group, const std::vector<ShapeCells>* next);
+  std::optional<int> run_group(std::vector<PendingShape> group, const std::vector<PendingShape>* next);
 
-  static std::size_t cells_left(const std::vector<ShapeCells>& group);
-  ShapeCells* shape_of(std::vector<ShapeCells>& group, const std::string& shape_id) const;
+  static std::size_t cells_left(const std::vector<PendingShape>& group);
+  PendingShape* shape_of(std::vector<PendingShape>& group, const std::string& shape_id) const;
 
   // Sends the group's command (unless it went ahead) and follows the worker's events until every
   // shape sent is done, the device became unusable, or the worker is gone (`ended` says why).
-  GroupStop follow_group(std::vector<ShapeCells>& group, const std::vector<ShapeCells>* next,
+  GroupStop follow_group(std::vector<PendingShape>& group, const std::vector<PendingShape>* next,
                          CellInProgress& in_flight, std::string& ended);
 
   // The worker started a cell: it is the one in flight.
-  void cell_started(std::vector<ShapeCells>& group, const nlohmann::json& ev, CellInProgress& in_flight);
+  void cell_started(std::vector<PendingShape>& group, const nlohmann::json& ev, CellInProgress& in_flight);
 
   // Records a row the worker reported (after sending the next group's command ahead when it is
   // the group's last). True when the run was interrupted: the row is kept, the run stops.
-  bool row_reported(std::vector<ShapeCells>& group, const std::vector<ShapeCells>* next, const nlohmann::json& ev,
+  bool row_reported(std::vector<PendingShape>& group, const std::vector<PendingShape>* next, const nlohmann::json& ev,
                     CellInProgress& in_flight);
 
   // The worker is gone (`ended`): the cell it was in gets a failed row; a worker that dies twice
   // before reaching any cell of the group fails them all rather than loop.
-  void after_worker_ended(std::vector<ShapeCells>& group, const CellInProgress& in_flight, const std::string& ended,
+  void after_worker_ended(std::vector<PendingShape>& group, const CellInProgress& in_flight, const std::string& ended,
                           int& deaths_between_cells);
 
   RunOptions options_;

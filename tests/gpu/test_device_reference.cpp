@@ -1,9 +1,9 @@
-// The cuda backend's fp64 reference (Backend::reference_rows_on_device) against the host fp64
+// The cuda backend's fp64 reference (ops::DeviceReferenceMath::reference_rows) against the host fp64
 // reference of the same rows (ctest label gpu): every op in every dtype, on shapes with one row,
 // widths that are not a multiple of 32, one element, long rows, and rows scattered over the
 // tensor. Only the order of the norms' and softmax's reductions differs from the host's, so the
 // two agree to a relative 1e-12; gemm sums in the host's order and agrees bit for bit. Then the
-// comparison of an output with the reference on the device (Backend::compare_rows_on_device)
+// comparison of an output with the reference on the device (ops::DeviceReferenceMath::compare_rows)
 // against the host check of the same output: exact, with NaNs, and with a row off (the same
 // verdict, the same numbers within what the references' last bits can move them).
 #include <gtest/gtest.h>
@@ -15,7 +15,9 @@
 #include <vector>
 
 #include "caliber/backend.h"
+#include "modules/builtins.h"
 #include "ops/correctness.h"
+#include "ops/device_reference.h"
 #include "ops/op.h"
 #include "ops/op_catalog.h"
 #include "support/cuda_device.h"
@@ -55,6 +57,8 @@ class DeviceReference : public ::testing::TestWithParam<ops::OpType> {
   void SetUp() override {
     if (!testing_support::has_cuda_device()) GTEST_SKIP() << "no CUDA device";
     backend_ = open_backend(BackendKind::cuda, 0);
+    math_ = ops::make_device_reference_math(*backend_);
+    ASSERT_NE(math_, nullptr) << "the cuda module offers no device reference";
   }
 
   // The op's inputs copied to the device, and their addresses in input order.
@@ -73,6 +77,7 @@ class DeviceReference : public ::testing::TestWithParam<ops::OpType> {
   }
 
   std::unique_ptr<Backend> backend_;
+  std::unique_ptr<ops::DeviceReferenceMath> math_;
 };
 
 TEST_P(DeviceReference, EqualsTheHostReference) {
@@ -88,11 +93,11 @@ TEST_P(DeviceReference, EqualsTheHostReference) {
       const auto inputs = op.make_inputs(s, 11);
       const Uploaded device = upload(inputs);
       const std::vector<const void*>& device_inputs = device.pointers;
-      const ReferenceProblem problem{std::string(ops::to_string(op_type)), d, s.m, s.n, s.k, s.eps};
+      const ops::ReferenceProblem problem{std::string(ops::to_string(op_type)), d, s.m, s.n, s.k, s.eps};
       for (const std::vector<std::int64_t>& rows : row_sets(s.m)) {
         const std::string where = std::string(to_string(d)) + " " + s.describe() + ", " +
                                   std::to_string(rows.size()) + " rows";
-        const auto device_ref = backend_->reference_rows_on_device(problem, device_inputs, rows);
+        const auto device_ref = math_->reference_rows(problem, device_inputs, rows);
         ASSERT_TRUE(device_ref.has_value()) << where;
         ASSERT_EQ(device_ref->row_count, rows.size()) << where;
         ASSERT_EQ(device_ref->n, s.n) << where;
@@ -143,9 +148,9 @@ TEST_P(DeviceReference, ComparesLikeTheHostCheck) {
       const auto inputs = op.make_inputs(s, 13);
       const Uploaded device = upload(inputs);
       const std::vector<const void*>& device_inputs = device.pointers;
-      const ReferenceProblem problem{std::string(ops::to_string(op_type)), d, s.m, s.n, s.k, s.eps};
+      const ops::ReferenceProblem problem{std::string(ops::to_string(op_type)), d, s.m, s.n, s.k, s.eps};
       const std::vector<std::int64_t> rows = row_sets(s.m).back();
-      const auto device_ref = backend_->reference_rows_on_device(problem, device_inputs, rows);
+      const auto device_ref = math_->reference_rows(problem, device_inputs, rows);
       ASSERT_TRUE(device_ref.has_value());
       const ops::Reference host(op, s, inputs, rows);
       const ops::Tolerance tol = ops::tolerance_for(d);
@@ -168,7 +173,7 @@ TEST_P(DeviceReference, ComparesLikeTheHostCheck) {
         DeviceBuffer out_device(*backend_, out.bytes());
         backend_->copy_to_device(out_device.get(), out.data(), out.bytes());
         const CorrectnessCheck on_host = ops::check_output(host, out, tol);
-        const RowComparison sums = backend_->compare_rows_on_device(
+        const ops::RowComparison sums = math_->compare_rows(
             *device_ref, out_device.get(), d, tol.rtol,
             ops::absolute_bound(tol, device_ref->sum_of_squares, rows.size() * n));
         const CorrectnessCheck on_device = ops::check_from_sums(sums, device_ref->sum_of_squares,
@@ -203,8 +208,10 @@ TEST(DeviceReferenceRefusal, AnOpTheDeviceDoesNotKnowIsLeftToTheHost) {
   if (!testing_support::has_cuda_device()) GTEST_SKIP() << "no CUDA device";
   auto backend = open_backend(BackendKind::cuda, 0);
   DeviceBuffer x(*backend, 64 * sizeof(float));
-  const ReferenceProblem problem{"conv2d", DType::fp32, 4, 16, 0, 0.0};
-  EXPECT_FALSE(backend->reference_rows_on_device(problem, {x.get()}, {0, 1}).has_value());
+  const ops::ReferenceProblem problem{"conv2d", DType::fp32, 4, 16, 0, 0.0};
+  const auto math = ops::make_device_reference_math(*backend);
+  ASSERT_NE(math, nullptr);
+  EXPECT_FALSE(math->reference_rows(problem, {x.get()}, {0, 1}).has_value());
 }
 
 }  // namespace

@@ -13,7 +13,6 @@
 #include "backends/cuda/device_work_census.cuh"
 #include "backends/cuda/event_timer.cuh"
 #include "backends/cuda/graph_capture.cuh"
-#include "backends/cuda/device_reference.cuh"
 #include "backends/cuda/launch_gate.h"
 #include "backends/cuda/row_gather.cuh"
 #include "backends/cuda/str_cat.h"
@@ -329,15 +328,6 @@ class CudaBackend final : public Backend {
                     float hi) override {
     cuda::draw_uniform_on_device(dst, dtype, elements, seed, lo, hi, stream_);
     return true;
-  }
-  std::optional<DeviceReference> reference_rows_on_device(const ReferenceProblem& problem,
-                                                          const std::vector<const void*>& inputs,
-                                                          const std::vector<std::int64_t>& rows) override {
-    return cuda::reference_rows_on_device(problem, inputs, rows, stream_);
-  }
-  RowComparison compare_rows_on_device(const DeviceReference& reference, const void* device_output, DType dtype,
-                                       double rtol, double atol) override {
-    return cuda::compare_rows_on_device(reference, device_output, dtype, rtol, atol, stream_);
   }
 
  private:

@@ -7,6 +7,7 @@
 // each block reduces in a fixed order, and the host adds the blocks in order, so the same data
 // gives the same sums.
 #include "backends/cuda/device_reference.cuh"
+#include "backends/cuda/device_reference_math.h"
 
 #include <algorithm>
 #include <limits>
@@ -145,7 +146,7 @@ std::size_t expected_inputs(const std::string& op) {
 }
 
 template <typename T>
-void launch(const ReferenceProblem& p, const std::vector<const void*>& inputs, const std::int64_t* rows,
+void launch(const ops::ReferenceProblem& p, const std::vector<const void*>& inputs, const std::int64_t* rows,
             std::size_t count, double* out, cudaStream_t stream) {
   const auto n = static_cast<std::size_t>(p.n);
   const auto in = [&](std::size_t i) { return static_cast<const T*>(inputs[i]); };
@@ -183,7 +184,7 @@ __global__ void caliber_reference_sum_squares_kernel(const double* values, std::
   if (threadIdx.x == 0) block_sums[blockIdx.x] = sq;
 }
 
-// Block b's terms of the comparison (RowComparison) over its elements e = i n + j of the checked
+// Block b's terms of the comparison (ops::RowComparison) over its elements e = i n + j of the checked
 // rows: output row rows[i], column j, against reference value e.
 template <typename T>
 __global__ void caliber_compare_rows_kernel(const T* out, const std::int64_t* rows, const double* ref, std::size_t n,
@@ -219,7 +220,7 @@ unsigned flat_blocks(std::size_t count) {
 }
 
 // One allocation for a reference: its values, its rows and the per-block terms of the passes
-// (DeviceReference::memory).
+// (ops::DeviceReference::memory).
 struct ReferenceMemory {
   void* ptr = nullptr;
   double* terms = nullptr;  // 3 x kFlatBlocks
@@ -232,7 +233,7 @@ std::size_t round_up(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
 
 }  // namespace
 
-std::optional<DeviceReference> reference_rows_on_device(const ReferenceProblem& problem,
+std::optional<ops::DeviceReference> reference_rows_on_device(const ops::ReferenceProblem& problem,
                                                         const std::vector<const void*>& inputs,
                                                         const std::vector<std::int64_t>& rows, cudaStream_t stream) {
   const std::size_t want = expected_inputs(problem.op_type);
@@ -286,7 +287,7 @@ std::optional<DeviceReference> reference_rows_on_device(const ReferenceProblem& 
       cudaMemcpyAsync(block_sums.data(), terms, blocks * sizeof(double), cudaMemcpyDeviceToHost, stream));
   CALIBER_CUDA_CHECK(cudaStreamSynchronize(stream));
 
-  DeviceReference ref;
+  ops::DeviceReference ref;
   for (double b : block_sums) ref.sum_of_squares += b;
   ref.values = values;
   ref.rows = device_rows;
@@ -296,11 +297,11 @@ std::optional<DeviceReference> reference_rows_on_device(const ReferenceProblem& 
   return ref;
 }
 
-RowComparison compare_rows_on_device(const DeviceReference& reference, const void* device_output, DType dtype,
+ops::RowComparison compare_rows_on_device(const ops::DeviceReference& reference, const void* device_output, DType dtype,
                                      double rtol, double atol, cudaStream_t stream) {
   const auto n = static_cast<std::size_t>(reference.n);
   const std::size_t count = reference.row_count * n;
-  RowComparison sums;
+  ops::RowComparison sums;
   if (count == 0) return sums;
   if (!reference.memory) throw std::invalid_argument("compare_rows_on_device: not a reference of this backend");
   double* terms = static_cast<ReferenceMemory*>(reference.memory.get())->terms;
@@ -333,6 +334,32 @@ RowComparison compare_rows_on_device(const DeviceReference& reference, const voi
   }
   sums.nonfinite = static_cast<std::int64_t>(nonfinite);
   return sums;
+}
+
+namespace {
+
+// The interface the runner sees, on the backend's stream.
+class CudaDeviceReferenceMath : public ops::DeviceReferenceMath {
+ public:
+  explicit CudaDeviceReferenceMath(Backend& backend) : stream_(static_cast<cudaStream_t>(backend.stream())) {}
+  std::optional<ops::DeviceReference> reference_rows(const ops::ReferenceProblem& problem,
+                                                     const std::vector<const void*>& device_inputs,
+                                                     const std::vector<std::int64_t>& rows) override {
+    return reference_rows_on_device(problem, device_inputs, rows, stream_);
+  }
+  ops::RowComparison compare_rows(const ops::DeviceReference& reference, const void* device_output, DType dtype,
+                                  double rtol, double atol) override {
+    return compare_rows_on_device(reference, device_output, dtype, rtol, atol, stream_);
+  }
+
+ private:
+  cudaStream_t stream_;
+};
+
+}  // namespace
+
+std::unique_ptr<ops::DeviceReferenceMath> make_device_reference_math(Backend& backend) {
+  return std::make_unique<CudaDeviceReferenceMath>(backend);
 }
 
 }  // namespace caliber::cuda

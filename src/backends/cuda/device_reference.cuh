@@ -1,6 +1,6 @@
 // The fp64 reference of the checked output rows, computed on the device
-// (Backend::reference_rows_on_device), and the comparison of an output with it
-// (Backend::compare_rows_on_device): the inputs are already there, only the checked rows are
+// (ops::DeviceReferenceMath::reference_rows), and the comparison of an output with it
+// (ops::DeviceReferenceMath::compare_rows): the inputs are already there, only the checked rows are
 // computed, and the values never leave the device. The host fp64 reference of the same rows, and
 // the copy of the outputs back to compare with it, cost tens of milliseconds per cell on a big
 // shape.
@@ -13,7 +13,8 @@
 #include <optional>
 #include <vector>
 
-#include "caliber/backend.h"
+#include "caliber/dtype.h"
+#include "ops/device_reference.h"
 
 namespace caliber::cuda {
 
@@ -24,14 +25,14 @@ namespace caliber::cuda {
 // distinct. The values stay on the device; their sum of squares comes back. Synchronizes `stream`
 // before it returns. nullopt: an op or dtype this does not know, or no device memory for the
 // values.
-std::optional<DeviceReference> reference_rows_on_device(const ReferenceProblem& problem,
+std::optional<ops::DeviceReference> reference_rows_on_device(const ops::ReferenceProblem& problem,
                                                         const std::vector<const void*>& inputs,
                                                         const std::vector<std::int64_t>& rows, cudaStream_t stream);
 
-// ops::check_output's terms for the reference's rows of `device_output` (Backend::
-// compare_rows_on_device), on a fixed grid: the same sums for the same data. Synchronizes
+// ops::check_output's terms for the reference's rows of `device_output` (ops::
+// DeviceReferenceMath::compare_rows), on a fixed grid: the same sums for the same data. Synchronizes
 // `stream`; only the terms of each block (24 bytes) come back.
-RowComparison compare_rows_on_device(const DeviceReference& reference, const void* device_output, DType dtype,
+ops::RowComparison compare_rows_on_device(const ops::DeviceReference& reference, const void* device_output, DType dtype,
                                      double rtol, double atol, cudaStream_t stream);
 
 }  // namespace caliber::cuda

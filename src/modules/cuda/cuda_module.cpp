@@ -1,10 +1,11 @@
 // The cuda backend's module: the CUDA devices, CUPTI as the kernel-only instrument, the cuda
 // providers (src/providers/cuda), bench kernels and ceiling workloads
-// (src/kernels/cuda), the code fingerprint from CUPTI's module loads and NVTX profiler ranges.
+// (src/kernels/cuda), the shipped ops' fp64 reference on the device, the code fingerprint from CUPTI's module loads and NVTX profiler ranges.
 #include "modules/cuda/cuda_module.h"
 
 #include "backends/cuda/code_fingerprint_capture.h"
 #include "backends/cuda/cuda_backend.h"
+#include "backends/cuda/device_reference_math.h"
 #include "kernels/cuda/cuda_builtin_kernels.h"
 #include "kernels/cuda/cuda_ceiling_workloads.h"
 #include "providers/cuda/cuda_providers.h"
@@ -51,6 +52,7 @@ BackendModule backend_module() {
   m.make_matmul_ceiling_workload = [](Backend& backend, const std::string& dtype, std::int64_t n, std::uint64_t seed) {
     return make_matmul_ceiling_workload(backend, dtype, n, seed);
   };
+  m.make_device_reference_math = [](Backend& backend) { return make_device_reference_math(backend); };
   m.make_device_code_recorder = []() -> std::unique_ptr<DeviceCodeRecorder> {
     return std::make_unique<CuptiCodeRecorder>();
   };

@@ -9,6 +9,7 @@
 #include "kernels/workload.h"
 #include "caliber/errors.h"
 #include "caliber/measure.h"
+#include "modules/backend_module.h"
 #include "modules/builtins.h"
 
 namespace caliber::host {
@@ -114,13 +115,11 @@ TEST(HostBackend, OnlyTheWallclockInstrumentExists) {
 }
 
 TEST(HostBackend, HasNoDeviceReference) {
-  // Its "device" is the host: the runner computes the op's host reference, as before.
+  // Its "device" is the host: the runner computes the op's host reference.
   ManualClock clock;
   HostBackend b(clock, small_cpu());
-  std::vector<float> x(16, 1.0f), w(4, 1.0f);
-  const ReferenceProblem problem{"rmsnorm", DType::fp32, 4, 4, 0, 1e-6};
-  EXPECT_FALSE(b.reference_rows_on_device(problem, {x.data(), w.data()}, {0, 1, 2, 3}).has_value());
-  EXPECT_THROW(b.compare_rows_on_device(DeviceReference{}, x.data(), DType::fp32, 0.01, 0.01), ContractError);
+  EXPECT_EQ(ops::make_device_reference_math(b), nullptr);
+  EXPECT_FALSE(backend_module(BackendKind::host).make_device_reference_math);
 }
 
 TEST(HostBackend, RealClockEndToEndOnABuiltinKernel) {
