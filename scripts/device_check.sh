@@ -4,7 +4,7 @@
 # Runs the GPU tests and the benchmarks; exits 1 when a section fails (section foundation fails on
 # a failed GPU test, a missing test report, or a GPU test skipped with the device present: the
 # counts are printed at the end). Each section writes under a work folder and a summary
-# <section>_h200.md; at the end the summaries are copied to $OUT and everything else is packed
+# <section>.md; at the end the summaries are copied to $OUT and everything else is packed
 # into $OUT/device_outputs.tar.gz (the device tool returns at most 8 files).
 # Sections (default: all): see scripts/device/*.sh.
 set -uo pipefail

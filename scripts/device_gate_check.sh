@@ -7,7 +7,7 @@
 # 2. A run made slower on purpose (--selftest-extra-launches 1: every call launches the kernel
 #    twice, same name and contract) gated against run 1: must FAIL (exit 1).
 # 3. A run under another contract (schedule graph, cache warm): must be REFUSED (exit 4).
-# Outputs: the summary $OUT/device_gate_h200.md (exit codes and the three gate tables) and
+# Outputs: the summary $OUT/device_gate.md (exit codes and the three gate tables) and
 # $OUT/device_gate_outputs.tar.gz (results JSON/CSV, bench logs, gate reports in every format);
 # the device tool returns few files, so the rest is packed. $OUT defaults to out/device_gate.
 # Takes well under 3 minutes (each bench is a few seconds).
@@ -34,7 +34,7 @@ THRESHOLDS=${THRESHOLDS:-docs/examples/thresholds.json}
 SIZE=${SIZE:-256MiB}
 CACHE=${CACHE:-cold}
 SCHEDULE_B=${SCHEDULE_B:-graph}
-SUMMARY=$OUT/device_gate_h200.md
+SUMMARY=$OUT/device_gate.md
 start=$(date +%s)
 
 bench() {  # bench NAME [extra bench options...]

@@ -8,7 +8,7 @@
 #   5. caliber ab with caliber run cells: caliber's rmsnorm kernel against the naive one, named by
 #      two baseline matrices (CALIBER_AB_WITH_RUN=0 skips it).
 # The sides are plugin builds of tests/fixtures/ab_side/ab_fixture_cuda_kernel.cu loaded by the
-# fixture cell (staged by scripts/device_stage.sh). Summary: $OUT/ab_h200.md. About 3-4 minutes.
+# fixture cell (staged by scripts/device_stage.sh). Summary: $OUT/ab.md. About 3-4 minutes.
 set -uo pipefail
 OUT=$1
 C=$CALIBER_EXE
@@ -119,5 +119,5 @@ fi
   echo '```'
   $C identity "$D/vec4_vs_scalar/copy/r1_A" 2>&1
   echo '```'
-} > "$OUT/ab_h200.md"
-cat "$OUT/ab_h200.md"
+} > "$OUT/ab.md"
+cat "$OUT/ab.md"

@@ -6,7 +6,7 @@
 # in Python). Its own script runs ledger -> run -> report -> a second run -> compare on the H200
 # and exits non-zero when a step fails or an honest provider's cell is not ok. The plugins are
 # built here by scripts/device_stage.sh (acceptance/row_cumsum/build.sh) into .device/lib.
-# Writes $OUT/acceptance/ and the summary $OUT/acceptance_h200.md. About two minutes.
+# Writes $OUT/acceptance/ and the summary $OUT/acceptance.md. About two minutes.
 set -uo pipefail
 OUT=$1
 cd "$(dirname "$0")/../.."
@@ -25,11 +25,11 @@ CALIBER_PREFIX=$D/prefix bash "$D/op/device_run.sh" "$D/out" > "$D/device_run.tx
 rc=$?
 echo "acceptance: device_run.sh exit $rc after $(( $(date +%s) - start )) s"
 tail -n 60 "$D/device_run.txt"
-python3 scripts/device/summarize_op_rows.py "$D/out/run1/benchmark_results.jsonl" "$OUT/acceptance_h200.md" \
+python3 scripts/device/summarize_op_rows.py "$D/out/run1/benchmark_results.jsonl" "$OUT/acceptance.md" \
   "row_cumsum on the GPU, written from the docs alone: CUDA plugin, torch and Triton providers (scripts/device/acceptance.sh)" \
   "Through \`caliber run\` with the matrix scripts/device/acceptance/row_cumsum/baseline_matrix_cuda.yaml; the reference is the host C plugin in fp64; run 1 of 2 (the script also compares run 2 with it)." \
   "device_run.sh=$rc" --append="$D/out/compare.md:30"
 # The summary's own exit is not the verdict: torch_cumsum_native (torch's 16-bit running sum) is in
 # the matrix to be informative and may end incorrect; device_run.sh judges the honest providers.
-[ -s "$OUT/acceptance_h200.md" ] || rc=1
+[ -s "$OUT/acceptance.md" ] || rc=1
 exit $rc

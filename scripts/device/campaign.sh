@@ -9,7 +9,7 @@
 # Each is followed by `caliber campaign verify`. The summary
 # puts each campaign's wall time next to the time spent inside its contracts (the measurements'
 # own wall_time_ms) and the cells' wall time, as ratios from the same run.
-# Summary: $1/campaign_h200.md.
+# Summary: $1/campaign.md.
 set -uo pipefail
 OUT=$1
 C=$CALIBER_EXE
@@ -37,7 +37,7 @@ echo "batch exit $?" | tee "$R/batch_exit.txt"
 awk "BEGIN{printf \"%.2f\n\", $(date +%s.%N) - $start}" > "$R/batch_wall_s.txt"
 $C campaign verify "$R/run" > "$R/verify.txt" 2>&1
 echo "verify exit $?" >> "$R/verify.txt"
-python3 - "$R" "$devices" "$*" >> "$OUT/campaign_h200.md" <<'PY'
+python3 - "$R" "$devices" "$*" >> "$OUT/campaign.md" <<'PY'
 import json, sys, collections
 d = sys.argv[1]
 wall = float(open(f"{d}/batch_wall_s.txt").read())
@@ -98,7 +98,7 @@ if starts:
 print("\n```\n" + open(f"{d}/dry_run.txt").read()[-1500:] + "\n```")
 PY
 }
-: > "$OUT/campaign_h200.md"
+: > "$OUT/campaign.md"
 runs=(per_shard_1 server_1 per_shard_2 server_2 two_shards_on_device_0 models_server models_per_shard)
 run_campaign 0 per_shard_1 --process-per-shard
 run_campaign 0 server_1
@@ -115,7 +115,7 @@ done
 run_campaign 0 models_server --limit 40
 run_campaign 0 models_per_shard --process-per-shard --limit 40
 # The five side by side: the campaign's own time line (batch_status.json, time).
-python3 - "$D" "${runs[@]}" >> "$OUT/campaign_h200.md" <<'PY'
+python3 - "$D" "${runs[@]}" >> "$OUT/campaign.md" <<'PY'
 import json, sys
 d = sys.argv[1]
 print("\n## Side by side (this run, in the order run)\n")
@@ -133,7 +133,7 @@ for label in sys.argv[2:]:
           f"{timing:.2f} | {t['wall_over_contracts']:.2f}x | {t['wall_over_timing']:.2f}x | {t['cells_per_minute']:.0f} | "
           f"{c.get('device_servers_started', 0)} | {c.get('shard_attempts_s', 0):.2f} | {c.get('merging_s', 0):.2f} |")
 PY
-cat "$OUT/campaign_h200.md"
+cat "$OUT/campaign.md"
 rc=0
 for r in "${runs[@]}"; do
   { grep -q "^batch exit 0" "$D/$r/batch_exit.txt" && grep -q "^verify exit 0" "$D/$r/verify.txt"; } || rc=1

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 3 on the H200: scripts/device_cupti_table.sh (cupti vs event vs ncu, flush attribution,
-# CUPTI overhead, GEMM telemetry trace). Summary: $1/cupti_h200.md.
+# CUPTI overhead, GEMM telemetry trace). Summary: $1/cupti.md.
 set -uo pipefail
 OUT=$1 CALIBER=$CALIBER_EXE BUDGET_S=${CUPTI_BUDGET_S:-330} bash scripts/device_cupti_table.sh
-cp "$1/cupti/table.md" "$1/cupti_h200.md" 2>/dev/null || echo "no cupti table produced"
+cp "$1/cupti/table.md" "$1/cupti.md" 2>/dev/null || echo "no cupti table produced"

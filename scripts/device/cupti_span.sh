@@ -4,7 +4,7 @@
 # off), CUPTI's concurrent-kernel record (caliber's cupti instrument) and CUPTI's serialized-kernel
 # record, three interleaved rounds; ncu's gpu__time_duration of the same kernels from a second run
 # (warm: --cache-control none). The probe: scripts/device/cupti_span_probe.cu (built by
-# scripts/device_stage.sh). Summary: $1/cupti_span_h200.md.
+# scripts/device_stage.sh). Summary: $1/cupti_span.md.
 set -uo pipefail
 OUT=$1
 D=$OUT/cupti_span
@@ -15,7 +15,7 @@ NCU=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
 timeout 300 "$P" rounds > "$D/rounds.txt" 2> "$D/rounds.log" || { cat "$D/rounds.log"; exit 1; }
 timeout 200 "$NCU" --clock-control none --cache-control none --metrics gpu__time_duration.sum --csv --page raw \
   --print-units base "$P" ncu > "$D/ncu.csv" 2> "$D/ncu.log" || { tail -5 "$D/ncu.log"; exit 1; }
-python3 - "$D" > "$OUT/cupti_span_h200.md" <<'PY'
+python3 - "$D" > "$OUT/cupti_span.md" <<'PY'
 import csv, io, statistics, sys
 from collections import defaultdict
 d = sys.argv[1]
@@ -65,4 +65,4 @@ for name in order:
         cells.append("-")
     print("| " + " | ".join(cells) + " |")
 PY
-cat "$OUT/cupti_span_h200.md"
+cat "$OUT/cupti_span.md"

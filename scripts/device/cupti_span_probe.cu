@@ -5,7 +5,7 @@
 // process; scripts/device/cupti_span.sh adds ncu's
 // gpu__time_duration of the same kernels from `cupti_span_probe ncu`. A standalone probe (CUDA
 // runtime, cuBLAS and CUPTI only), not part of caliber: it shows what the instruments' rows of
-// docs/h200/instruments.md cannot, where CUPTI's record starts and ends against the others.
+// docs/gpu/instruments.md cannot, where CUPTI's record starts and ends against the others.
 //
 //   cupti_span_probe rounds        -> one line per (round, workload, clock): "workload clock median_us n"
 //   cupti_span_probe ncu           -> each workload launched 12 times, for ncu to time

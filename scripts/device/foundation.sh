@@ -2,7 +2,7 @@
 # Issue 2 on the H200: GPU tests (counted; the section fails on a failed, missing or skipped one);
 # caliber bench for every valid schedule x cache policy on copy
 # (1 GiB), scale (2^26 floats) and tiny; triton.testing.do_bench on the same operations; the
-# spread of the reported median over 5 fresh processes. Summary: $OUT/foundation_h200.md.
+# spread of the reported median over 5 fresh processes. Summary: $OUT/foundation.md.
 set -uo pipefail
 OUT=$1
 C=$CALIBER_EXE
@@ -42,6 +42,6 @@ done
 # Peers on the same operations (torch kernels, so harness against harness, not kernel against kernel).
 timeout 240 python3 scripts/device/triton_peers.py "$D/triton_peers.json" 2>&1 | tail -8
 
-python3 scripts/device/summarize_foundation.py "$D" > "$OUT/foundation_h200.md"
-cat "$OUT/foundation_h200.md"
+python3 scripts/device/summarize_foundation.py "$D" > "$OUT/foundation.md"
+cat "$OUT/foundation.md"
 exit "$gpu_tests_rc"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 6 on the H200: scripts/device_gate_check.sh (same build passes, slower build fails,
-# another contract is refused). Summary: $1/gate_h200.md.
+# another contract is refused). Summary: $1/gate.md.
 set -uo pipefail
 mkdir -p "$1/gate"
 OUT="$1/gate" bash scripts/device_gate_check.sh
-cp "$1/gate/device_gate_h200.md" "$1/gate_h200.md" 2>/dev/null || echo "no gate summary produced"
+cp "$1/gate/device_gate.md" "$1/gate.md" 2>/dev/null || echo "no gate summary produced"

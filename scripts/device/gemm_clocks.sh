@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Why caliber and ncu disagree on a cuBLAS bf16 GEMM 4096^3 by up to 3% (docs/h200/instruments.md):
+# Why caliber and ncu disagree on a cuBLAS bf16 GEMM 4096^3 by up to 3% (docs/gpu/instruments.md):
 # three interleaved rounds of (ncu warm, caliber event/isolated/warm, caliber cupti/isolated/warm),
 # each with a clock reading: ncu's sm__cycles_elapsed.avg.per_second over the kernel, caliber's NVML
 # telemetry median over its samples (NVML's current clock, sampled every 5 ms: not the clock inside
 # one kernel). Interleaving shows whether the tools differ round after round (an instrument) or
-# only between rounds (the device's state). Summary: $1/gemm_clocks_h200.md.
+# only between rounds (the device's state). Summary: $1/gemm_clocks.md.
 set -uo pipefail
 OUT=$1
 C=$CALIBER_EXE
@@ -23,7 +23,7 @@ for round in 1 2 3; do
       > "$D/caliber_${instrument}_$round.txt" 2>&1
   done
 done
-python3 - "$D" > "$OUT/gemm_clocks_h200.md" <<'PY'
+python3 - "$D" > "$OUT/gemm_clocks.md" <<'PY'
 import csv, io, json, statistics, sys
 d = sys.argv[1]
 print("# cuBLAS bf16 GEMM 4096^3, warm: times and the SM clock they ran at (scripts/device/gemm_clocks.sh)\n")
@@ -55,4 +55,4 @@ for r in (1, 2, 3):
         except Exception as e:  # noqa: BLE001
             print(f"| {r} | caliber {inst} | (failed: {e}) | | |")
 PY
-cat "$OUT/gemm_clocks_h200.md"
+cat "$OUT/gemm_clocks.md"

@@ -4,7 +4,7 @@
 # two streams forked and joined, a memset inside the call, a cuBLAS GEMM), each cupti result with
 # its measured perturbation, against ncu's gpu__time_duration.sum from the same run (ncu flushes
 # the caches before each kernel by default: the cold reference; --cache-control none: the warm one).
-# Summary: $1/instruments_h200.md.
+# Summary: $1/instruments.md.
 set -uo pipefail
 OUT=$1
 C=$CALIBER_EXE
@@ -46,5 +46,5 @@ for w in "${WORKLOADS[@]}"; do
       > "$D/${id}_ncu_$cache.csv" 2> /dev/null
   done
 done
-python3 scripts/device/summarize_instruments.py "$D" > "$OUT/instruments_h200.md"
-cat "$OUT/instruments_h200.md"
+python3 scripts/device/summarize_instruments.py "$D" > "$OUT/instruments.md"
+cat "$OUT/instruments.md"

@@ -3,7 +3,7 @@
 # tests/plugins/test_cuda_plugins.cu through caliber run, under the default contracts and under
 # cupti, with the device's ceilings from caliber calibrate; then what the checks cost: the shipped
 # synthetic ledgers of all four ops with the integrity checks on and off, back to back, wall time
-# per cell and the honest providers' medians side by side. Summary: $1/integrity_h200.md.
+# per cell and the honest providers' medians side by side. Summary: $1/integrity.md.
 set -uo pipefail
 OUT=$1
 C=$CALIBER_EXE
@@ -51,5 +51,5 @@ for op in rmsnorm layernorm softmax gemm; do
   done
 done | tee "$D/cost_wall.txt"
 
-python3 scripts/device/summarize_integrity.py "$D" > "$OUT/integrity_h200.md"
-cat "$OUT/integrity_h200.md"
+python3 scripts/device/summarize_integrity.py "$D" > "$OUT/integrity.md"
+cat "$OUT/integrity.md"

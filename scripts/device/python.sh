@@ -3,7 +3,7 @@
 # kernel, a CuPy kernel and a Triton kernel with caliber.measure, next to triton.testing.do_bench.
 # Needs: libcaliber_c.so built with CUDA (staged into .device/lib by scripts/device_stage.sh, or
 # CALIBER_LIBRARY=<file or build dir>), Python 3 with torch, triton and cupy (no network used).
-# Writes $OUT/python/python_peers.json and the summary $OUT/python_h200.md. Exits non-zero when
+# Writes $OUT/python/python_peers.json and the summary $OUT/python.md. Exits non-zero when
 # a measurement fails or a check of scripts/device/python_peers.py does not hold. About a minute.
 set -uo pipefail
 OUT=${1:-${OUT:-out/device}}
@@ -25,7 +25,7 @@ D=$OUT/python
 mkdir -p "$D"
 echo "python: $($PY --version 2>&1), library: $CALIBER_LIBRARY"
 start=$(date +%s)
-$PY scripts/device/python_peers.py "$D/python_peers.json" "$OUT/python_h200.md" 2>&1 | tee "$D/python_peers.log"
+$PY scripts/device/python_peers.py "$D/python_peers.json" "$OUT/python.md" 2>&1 | tee "$D/python_peers.log"
 rc=${PIPESTATUS[0]}
 echo "python peers: exit $rc after $(( $(date +%s) - start )) s"
 exit "$rc"

@@ -6,8 +6,8 @@
 # reference; then caliber report over its results. Then Python providers that game the harness
 # (tests/python/cuda/misbehaving_providers.py: another stream, a stream of their own, computing
 # once, a partial output, a changed input), none of which may end ok. Writes
-# $OUT/python_providers/ and the summary $OUT/python_providers_h200.md; then sgd_momentum, an op
-# updated in place, in Triton and torch ($OUT/python_providers_in_place_h200.md). Exits non-zero
+# $OUT/python_providers/ and the summary $OUT/python_providers.md; then sgd_momentum, an op
+# updated in place, in Triton and torch ($OUT/python_providers_in_place.md). Exits non-zero
 # when a step fails, an honest row is not ok or a misbehaving one is. About a minute.
 set -uo pipefail
 OUT=$1
@@ -40,7 +40,7 @@ sys.exit(0 if rep.returncode == 0 and r.exit_code == 0 else 1)
 PY
 run_rc=${PIPESTATUS[0]}
 echo "python providers: exit $run_rc after $(( $(date +%s) - start )) s"
-python3 scripts/device/summarize_op_rows.py "$D/run/benchmark_results.jsonl" "$OUT/python_providers_h200.md" \
+python3 scripts/device/summarize_op_rows.py "$D/run/benchmark_results.jsonl" "$OUT/python_providers.md" \
   "Python providers on the H200: add_rmsnorm in Triton and torch against CUDA plugins (scripts/device/python_providers.sh)" \
   "Through \`caliber.run\` (python/caliber): the providers of examples/user_op/python/providers.py run in a worker Python hosts, the CUDA plugin's in the same worker; kernel-only = event/graph/warm, eager = event/per_iter/warm; the reference is the host plugin in fp64; both outputs checked (poisoned, fresh inputs, inputs watched)." \
   "caliber.run + caliber report=$run_rc" --append="$D/report/benchmark_summary.md:40"
@@ -89,7 +89,7 @@ with open(m + "/table.md", "w") as f:
 sys.exit(1 if wrong or len(r.rows) != 6 else 0)
 PY
 misbehaving_rc=${PIPESTATUS[0]}
-cat "$M/table.md" >> "$OUT/python_providers_h200.md" 2>/dev/null
+cat "$M/table.md" >> "$OUT/python_providers.md" 2>/dev/null
 # The same providers as a campaign (caliber batch): the device's server cannot host a Python
 # worker, so each shard's run asks it to exit and measures with the device to itself (the
 # device_exclusive preflight passes). Two shapes of the ledger above, one shard.
@@ -106,7 +106,7 @@ batch_rc=$?
   echo "- batch exit $batch_rc; $(grep -c '"benchmark_status":"ok"' "$B/run/benchmark_results.jsonl" 2>/dev/null) ok rows of $(wc -l < "$B/run/benchmark_results.jsonl" 2>/dev/null)"
   echo "- device server log: $(grep -h 'asked it to exit' "$B/run/device_server_0.log" | head -1)"
   echo "- the shard's run: $(grep -h 'device server' "$B/run/shards/add_rmsnorm/s0/run.log" | head -1)"
-} | tee -a "$OUT/python_providers_h200.md"
+} | tee -a "$OUT/python_providers.md"
 # An op updated in place (docs/user-ops.md, "In-place outputs"): sgd_momentum in Triton and torch
 # (examples/user_op/python/sgd_providers.py) against the CUDA plugin's providers; param and momentum
 # are written through the outputs, each verified call starts from their original values.
@@ -125,7 +125,7 @@ r = caliber.run(op="sgd_momentum", shape_ledger=s + "/ledger.jsonl",
 sys.exit(r.exit_code)
 PY
 in_place_rc=${PIPESTATUS[0]}
-python3 scripts/device/summarize_op_rows.py "$S/run/benchmark_results.jsonl" "$OUT/python_providers_in_place_h200.md" \
+python3 scripts/device/summarize_op_rows.py "$S/run/benchmark_results.jsonl" "$OUT/python_providers_in_place.md" \
   "Python providers of an op updated in place on the H200: sgd_momentum in Triton and torch against CUDA plugins (scripts/device/python_providers.sh)" \
   "Through \`caliber.run\`: examples/user_op/python/sgd_providers.py (Triton; torch's mul_/add_/add_) and the CUDA plugin's two providers; param and momentum updated in place (outputs[k] == inputs[k]); kernel-only = event/graph/warm with one call per graph (an in-place update is verified one call at a time), eager = event/per_iter/warm; the reference is the host plugin in fp64; GB/s from 5 n dtype_bytes." \
   "caliber.run=$in_place_rc"

@@ -2,7 +2,7 @@
 # Issue 5 on the H200: device ceilings, then the reports (benchmark_summary.md, coverage_matrix.md,
 # report.html) of the multi-shape results of every op, the profiler gate on each profiler
 # candidate, and a headless-Chromium screenshot of each report.html when chromium exists there.
-# Summary: OUT/reports_h200.md. Builds nothing: it uses the build carried in $BUILD_DIR.
+# Summary: OUT/reports.md. Builds nothing: it uses the build carried in $BUILD_DIR.
 #
 #   bash scripts/device/reports.sh OUT [RESULTS_DIR]
 #       RESULTS_DIR (default OUT/ops when the ops section ran in the same device_check call, else
@@ -73,7 +73,7 @@ if [ -z "$ARG2" ] && [ -d "$ARG1/ops" ]; then ARG2=$ARG1/ops; fi
 RESULTS=${ARG2:-$ROOT/out/ops}
 D=$OUT/reports
 mkdir -p "$D"
-SUMMARY=$OUT/reports_h200.md
+SUMMARY=$OUT/reports.md
 
 # Ceilings once per device (kept with the outputs so the reports can be re-rendered anywhere).
 "$C" calibrate --backend "$BACKEND" --out "$D/device_ceilings.json" 2>&1 | tee "$D/calibrate.txt"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Summarizes scripts/device/integrity.sh's outputs into Markdown (docs/h200/integrity.md)."""
+"""Summarizes scripts/device/integrity.sh's outputs into Markdown (docs/gpu/integrity.md)."""
 import json
 import os
 import statistics

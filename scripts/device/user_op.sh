@@ -3,8 +3,8 @@
 # through caliber ledger manual -> caliber run (cuda providers, the host fp64 reference, every
 # output checked) -> caliber report, over decode- and prefill-like shapes of a 4096 and an 8192
 # hidden size in fp32 and bf16; the same with the reference on the device; then sgd_momentum, an
-# op updated in place. Writes $OUT/user_op/ and the summaries $OUT/user_op_h200.md,
-# $OUT/user_op_device_reference_h200.md and $OUT/user_op_in_place_h200.md; exits non-zero when a
+# op updated in place. Writes $OUT/user_op/ and the summaries $OUT/user_op.md,
+# $OUT/user_op_device_reference.md and $OUT/user_op_in_place.md; exits non-zero when a
 # step fails or a row of the examples' providers is not ok. About a minute.
 set -uo pipefail
 OUT=$1
@@ -23,7 +23,7 @@ run_rc=${PIPESTATUS[0]}
 $C report --shape-ledger "$D/ledger.jsonl" --results "$D/run/benchmark_results.jsonl" --out "$D/report" \
   --candidate cuda_fused --op-description "$DESC" 2>&1 | tee "$D/report.txt"
 report_rc=${PIPESTATUS[0]}
-python3 scripts/device/summarize_op_rows.py "$D/run/benchmark_results.jsonl" "$OUT/user_op_h200.md" \
+python3 scripts/device/summarize_op_rows.py "$D/run/benchmark_results.jsonl" "$OUT/user_op.md" \
   "An op of your own on the H200: add_rmsnorm (examples/user_op, scripts/device/user_op.sh)" \
   "Kernel-only = event/graph/warm, eager = event/per_iter/warm (caliber run's cuda contracts); the reference is the host plugin in fp64; y and h compared on every row up to 2^24 elements, else on rows drawn at random." \
   "caliber run=$run_rc" "caliber report=$report_rc"
@@ -40,11 +40,11 @@ $C run --op add_rmsnorm --backend cuda --shape-ledger "$D/ledger.jsonl" --verifi
   --baseline-matrix "$D/matrix_device_reference.yaml" --out "$D/run_device_reference" 2>&1 | tee "$D/run_device_reference.txt"
 device_reference_rc=${PIPESTATUS[0]}
 python3 - "$D/run/benchmark_results.jsonl" "$D/run_device_reference/benchmark_results.jsonl" \
-  "$device_reference_rc" > "$OUT/user_op_device_reference_h200.md" <<'PY'
+  "$device_reference_rc" > "$OUT/user_op_device_reference.md" <<'PY'
 import json, sys
 host, device = ([json.loads(l) for l in open(f) if l.strip()] for f in sys.argv[1:3])
 print("# add_rmsnorm's reference on the host and on the device (scripts/device/user_op.sh)\n")
-print("The cells of user_op_h200.md again with examples/user_op/add_rmsnorm_device_reference.op.yaml (the reference "
+print("The cells of user_op.md again with examples/user_op/add_rmsnorm_device_reference.op.yaml (the reference "
       "add_rmsnorm_cuda_reference, fp64 on the H200) instead of the host plugin (fp64, the host's cores); the same "
       "verification seed. Reference ms: the shape's reference phase (both input sets), summed over its cells.\n")
 print("| shape | dtype | reference ms, host | reference ms, device | cells ok (host / device) | largest rel_fro difference |")
@@ -75,7 +75,7 @@ print(f"\ncaliber run (device reference) exit {sys.argv[3]}; {'FAILED' if bad el
 sys.exit(1 if bad else 0)
 PY
 device_reference_summary_rc=$?
-cat "$OUT/user_op_device_reference_h200.md"
+cat "$OUT/user_op_device_reference.md"
 
 # An op updated in place (docs/user-ops.md, "In-place outputs"): sgd_momentum's cuda providers
 # (examples/user_op/sgd_momentum_cuda.cu), param and momentum written through the outputs, each
@@ -89,7 +89,7 @@ rm -rf "$D/sgd_run"
 $C run --op sgd_momentum --backend cuda --shape-ledger "$D/sgd_ledger.jsonl" \
   --baseline-matrix examples/user_op/baseline_matrix_sgd_momentum.yaml --out "$D/sgd_run" 2>&1 | tee "$D/sgd_run.txt"
 sgd_rc=${PIPESTATUS[0]}
-python3 scripts/device/summarize_op_rows.py "$D/sgd_run/benchmark_results.jsonl" "$OUT/user_op_in_place_h200.md" \
+python3 scripts/device/summarize_op_rows.py "$D/sgd_run/benchmark_results.jsonl" "$OUT/user_op_in_place.md" \
   "An op updated in place on the H200: sgd_momentum (examples/user_op, scripts/device/user_op.sh)" \
   "param and momentum are updated in place (outputs[k] == inputs[k]); kernel-only = event/graph/warm, eager = event/per_iter/warm; each verified call starts from the original values; the reference is the host plugin in fp64; GB/s from the default bytes (param and momentum read and written, grad read: 5 n dtype_bytes)." \
   "caliber run=$sgd_rc"

@@ -47,7 +47,7 @@ std::string join(const std::vector<std::string>& v) {
 
 // Start clocks further apart than this fraction of the higher one: one side started from a
 // different power state (idle at 345 MHz vs boosted at 1980 MHz on the H200,
-// docs/h200/reference.md).
+// docs/gpu/reference.md).
 constexpr double kStartClockHazardFraction = 0.25;
 
 std::string start_clock_hazard(const RunIdentity& a, const RunIdentity& b) {
@@ -93,7 +93,7 @@ std::vector<IdentityField> make_fields() {
        [](const RunIdentity& i) { return i.device.runtime_version; }},
       {"contracts", F::caliber,
        "every contract field (instrument, schedule, cache policy, statistic, warmup, iteration rule, throttle "
-       "policy, ...) changes a number, by multiples on a tiny kernel (docs/h200/reference.md)",
+       "policy, ...) changes a number, by multiples on a tiny kernel (docs/gpu/reference.md)",
        [](const RunIdentity& i) { return describe_contracts(i.contracts); }},
       {"harness.version", F::caliber, "another caliber version may measure differently",
        [](const RunIdentity& i) { return i.harness.version; }},

@@ -91,7 +91,7 @@ Contract perturbation_events_contract(const Contract& cupti_contract, std::strin
   // on the previous call's stop and flush, not on the gate: +1.1% on a 196 us kernel on the H200
   // against +0.7% isolated; graph + cold with several calls per graph captures the flush between
   // them, and one call per graph keeps each replay's launch in the window (+2.4%)
-  // (docs/h200/instruments.md).
+  // (docs/gpu/instruments.md).
   std::string why;
   if (events.schedule == Schedule::per_iter) {
     events.schedule = Schedule::isolated;

@@ -46,6 +46,7 @@ DeviceCeilings calibrate_host(const std::string& plugin_dir, calibrate::Calibrat
 TEST(Calibration, MeasuresHostBandwidthAndSgemm) {
   // The sgemm is the openblas provider plugin's, from the build's plugin directory.
   calibrate::CalibrationOptions o;
+  o.copy_bytes = calibrate::minimum_copy_bytes(host::HostBackend().device());  // the smallest that measures memory
   o.matmul_size = 128;
   o.max_time_ms = 100;
   const DeviceCeilings d = calibrate_host(CALIBER_PLUGIN_BUILD_DIR, o);
@@ -82,6 +83,7 @@ TEST(Calibration, MeasuresHostBandwidthAndSgemm) {
 TEST(Calibration, WithoutTheOpenBlasPluginTheHostMatmulCeilingIsNotAvailable) {
   const std::string empty = ::testing::TempDir() + "/no-plugins-" + std::to_string(::getpid());
   calibrate::CalibrationOptions o;
+  o.copy_bytes = calibrate::minimum_copy_bytes(host::HostBackend().device());
   o.matmul_size = 64;
   o.max_time_ms = 20;
   const DeviceCeilings d = calibrate_host(empty, o);

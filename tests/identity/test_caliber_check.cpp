@@ -142,7 +142,7 @@ TEST(CaliberCheck, InformativeFieldsNeverStopAComparison) {
 TEST(CaliberCheck, HazardsWarnButDoNotRefuse) {
   RunIdentity b = sample_identity();
   b.device.uuid = "GPU-99999999-1111-2222-3333-444444444444";
-  b.clocks_at_start.sm_clock_mhz = 345;  // idle vs boosted (docs/h200/reference.md)
+  b.clocks_at_start.sm_clock_mhz = 345;  // idle vs boosted (docs/gpu/reference.md)
   b.device_processes_at_start.processes = {{4242, "python3", 1ull << 30}};
   const CaliberComparison c = compare_identities(sample_identity(), b);
   EXPECT_TRUE(c.comparable());

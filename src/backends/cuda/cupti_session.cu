@@ -20,7 +20,7 @@ constexpr std::size_t kBufferBytes = 256 * 1024;  // small: delivered often, rec
 constexpr std::size_t kBufferAlign = 8;           // CUPTI requires 8-byte aligned buffers
 constexpr CUpti_ExternalCorrelationKind kCaliberKind = CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0;
 // What a measured call may run, plus what attribution needs: the API records (RUNTIME, DRIVER)
-// are what carries external correlation (docs/h200/reference.md: none without them).
+// are what carries external correlation (docs/gpu/reference.md: none without them).
 constexpr CUpti_ActivityKind kTracedKinds[] = {
     CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
     CUPTI_ACTIVITY_KIND_MEMSET,            CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
