@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 3's H200 evidence, in one device call: the cupti instrument against events and against
+# The evidence on the GPU, in one device call: the cupti instrument against events and against
 # ncu's gpu__time_duration.sum, the flush never attributed, CUPTI's own overhead on a tiny kernel,
 # and a telemetry trace of back-to-back bf16 GEMMs. Run on the GPU machine from the repository
 # root with caliber already built (CALIBER=path/to/caliber, default build/caliber). Writes
@@ -174,7 +174,7 @@ def kernels(name):
     calls = max(1, r["timed_calls"])
     return "; ".join(f"{k['name'].split('(')[0][:48]} x{k['launches'] / calls:.3g}" for k in r["kernels"])
 
-print("# cupti vs event vs ncu on the H200 (medians, microseconds per call, cold L2)\n")
+print("# cupti vs event vs ncu on the GPU (medians, microseconds per call, cold L2)\n")
 print("| workload | ncu gpu__time_duration | cupti busy per_iter | cupti busy isolated | event isolated | event per_iter | cupti per_iter vs ncu | event isolated vs ncu | flush attributed | kernels per call (cupti) |")
 print("|---|---|---|---|---|---|---|---|---|---|")
 for id in ["copy_1GiB", "scale_2p26", "tiny", "gemm_bf16_4096", "two_streams"]:

@@ -51,7 +51,7 @@ bench() {  # bench NAME [extra bench options...]
 
 failures=0
 {
-  echo "# Gate self-check on the H200"
+  echo "# Gate self-check on the GPU"
   echo
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ); binary: $("$CALIBER" --version 2>&1)"
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv,noheader 2>/dev/null \

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The multi-shape benchmark of every op on the GPU machine (issue 4): builds each op's full ledger
+# The multi-shape benchmark of every op on the GPU machine: builds each op's full ledger
 # (model shapes + synthetic boundary probes + the diagnostic shape), runs every cuda provider of
 # matrices/cuda/<op>/baseline_matrix.yaml over it, validates the outputs, and records wall times.
 # Builds nothing: it uses the build carried in $BUILD_DIR (default: build).

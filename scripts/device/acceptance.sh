@@ -3,7 +3,7 @@
 # python.md) by someone who had not read caliber's source: row_cumsum, a row-wise inclusive scan
 # (scripts/device/acceptance/row_cumsum: its description, a host C plugin with the fp64
 # reference, a CUDA plugin with a naive and a CUB block-scan provider, torch and Triton providers
-# in Python). Its own script runs ledger -> run -> report -> a second run -> compare on the H200
+# in Python). Its own script runs ledger -> run -> report -> a second run -> compare on the GPU
 # and exits non-zero when a step fails or an honest provider's cell is not ok. The plugins are
 # built here by scripts/device_stage.sh (acceptance/row_cumsum/build.sh) into .device/lib.
 # Writes $OUT/acceptance/ and the summary $OUT/acceptance.md. About two minutes.

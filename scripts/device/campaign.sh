@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# caliber batch on the H200 (docs/batch.md): the shipped synthetic ledgers of all four ops (bf16)
+# caliber batch on the GPU (docs/batch.md): the shipped synthetic ledgers of all four ops (bf16)
 # with every shipped cuda provider as one campaign, run five times: as a one-GPU machine runs it
 # (--devices 0: one shard per op), alternately with --process-per-shard (a worker process per
 # shard) and with the default device server (one process per device), twice each, A-B-A-B; then
@@ -47,7 +47,7 @@ cells = sum(r.get("cell_wall_time_ms", 0) for r in rows) / 1e3
 by = collections.Counter(r["benchmark_status"] for r in rows)
 import os
 ledgers = "model-config" if os.path.basename(d).startswith("models") else "synthetic"
-print(f"# caliber batch on the H200 ({os.path.basename(d)}): four ops' {ledgers} ledgers as one campaign, "
+print(f"# caliber batch on the GPU ({os.path.basename(d)}): four ops' {ledgers} ledgers as one campaign, "
       f"--devices {sys.argv[2]} {sys.argv[3]}\n")
 print(f"- {open(f'{d}/batch_exit.txt').read().strip()}; " + open(f"{d}/verify.txt").read().strip().splitlines()[-1])
 print(f"- cells: {len(rows)} ({', '.join(f'{k} {v}' for k, v in sorted(by.items()))})")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 3 on the H200: scripts/device_cupti_table.sh (cupti vs event vs ncu, flush attribution,
+# On the GPU: scripts/device_cupti_table.sh (cupti vs event vs ncu, flush attribution,
 # CUPTI overhead, GEMM telemetry trace). Summary: $1/cupti.md.
 set -uo pipefail
 OUT=$1 CALIBER=$CALIBER_EXE BUDGET_S=${CUPTI_BUDGET_S:-330} bash scripts/device_cupti_table.sh

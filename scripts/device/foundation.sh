@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 2 on the H200: GPU tests (counted; the section fails on a failed, missing or skipped one);
+# On the GPU: GPU tests (counted; the section fails on a failed, missing or skipped one);
 # caliber bench for every valid schedule x cache policy on copy
 # (1 GiB), scale (2^26 floats) and tiny; triton.testing.do_bench on the same operations; the
 # spread of the reported median over 5 fresh processes. Summary: $OUT/foundation.md.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 6 on the H200: scripts/device_gate_check.sh (same build passes, slower build fails,
+# On the GPU: scripts/device_gate_check.sh (same build passes, slower build fails,
 # another contract is refused). Summary: $1/gate.md.
 set -uo pipefail
 mkdir -p "$1/gate"

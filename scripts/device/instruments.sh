@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The instrument checks itself, on the H200 (docs/cupti.md, Perturbation): every instrument x
+# The instrument checks itself, on the GPU (docs/cupti.md, Perturbation): every instrument x
 # schedule x cache policy on kernels written for it (many blocks, one block, three kernels per call,
 # two streams forked and joined, a memset inside the call, a cuBLAS GEMM), each cupti result with
 # its measured perturbation, against ncu's gpu__time_duration.sum from the same run (ncu flushes

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Integrity on the H200 (docs/integrity.md): the cheating and buggy cuda providers of
+# Integrity on the GPU (docs/integrity.md): the cheating and buggy cuda providers of
 # tests/plugins/test_cuda_plugins.cu through caliber run, under the default contracts and under
 # cupti, with the device's ceilings from caliber calibrate; then what the checks cost: the shipped
 # synthetic ledgers of all four ops with the integrity checks on and off, back to back, wall time

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 4 on the H200: every op over its ledger (models + synthetic + diagnostic) with every cuda
+# On the GPU: every op over its ledger (models + synthetic + diagnostic) with every cuda
 # provider (scripts/device_ops_run.sh), then a summary: $1/ops.md. The ledger is sized for
 # the session's device time (see the variables below); the results land in $1/ops/<op>/.
 set -uo pipefail

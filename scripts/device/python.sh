@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 13 on the H200: the Python package (python/caliber) over libcaliber_c.so, timing a torch
+# On the GPU: the Python package (python/caliber) over libcaliber_c.so, timing a torch
 # kernel, a CuPy kernel and a Triton kernel with caliber.measure, next to triton.testing.do_bench.
 # Needs: libcaliber_c.so built with CUDA (staged into .device/lib by scripts/device_stage.sh, or
 # CALIBER_LIBRARY=<file or build dir>), Python 3 with torch, triton and cupy (no network used).

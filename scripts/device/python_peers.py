@@ -178,7 +178,7 @@ def main():
     with open(out_json, "w", encoding="utf-8") as f:
         json.dump({"rows": rows, "failures": failures}, f, indent=2)
     with open(summary_md, "w", encoding="utf-8") as f:
-        f.write("# caliber.measure from Python on the H200 (scripts/device/python.sh)\n\n")
+        f.write("# caliber.measure from Python on the GPU (scripts/device/python.sh)\n\n")
         f.write("| kernel | contract | caliber value_us | p10 | p90 | n | integrity | do_bench median us |\n")
         f.write("|---|---|---:|---:|---:|---:|---|---:|\n")
         for r in rows:

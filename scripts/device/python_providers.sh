@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Python providers on the H200 (docs/python.md, "Python providers"): add_rmsnorm (examples/user_op)
+# Python providers on the GPU (docs/python.md, "Python providers"): add_rmsnorm (examples/user_op)
 # written as a Triton kernel and two torch functions (examples/user_op/python/providers.py) against
 # the CUDA plugin's providers, over a ledger of decode- and prefill-like shapes in fp32 and bf16,
 # through caliber.run (the Python package), with the integrity checks on and the host fp64
@@ -41,7 +41,7 @@ PY
 run_rc=${PIPESTATUS[0]}
 echo "python providers: exit $run_rc after $(( $(date +%s) - start )) s"
 python3 scripts/device/summarize_op_rows.py "$D/run/benchmark_results.jsonl" "$OUT/python_providers.md" \
-  "Python providers on the H200: add_rmsnorm in Triton and torch against CUDA plugins (scripts/device/python_providers.sh)" \
+  "Python providers on the GPU: add_rmsnorm in Triton and torch against CUDA plugins (scripts/device/python_providers.sh)" \
   "Through \`caliber.run\` (python/caliber): the providers of examples/user_op/python/providers.py run in a worker Python hosts, the CUDA plugin's in the same worker; kernel-only = event/graph/warm, eager = event/per_iter/warm; the reference is the host plugin in fp64; both outputs checked (poisoned, fresh inputs, inputs watched)." \
   "caliber.run + caliber report=$run_rc" --append="$D/report/benchmark_summary.md:40"
 summary_rc=$?
@@ -126,7 +126,7 @@ sys.exit(r.exit_code)
 PY
 in_place_rc=${PIPESTATUS[0]}
 python3 scripts/device/summarize_op_rows.py "$S/run/benchmark_results.jsonl" "$OUT/python_providers_in_place.md" \
-  "Python providers of an op updated in place on the H200: sgd_momentum in Triton and torch against CUDA plugins (scripts/device/python_providers.sh)" \
+  "Python providers of an op updated in place on the GPU: sgd_momentum in Triton and torch against CUDA plugins (scripts/device/python_providers.sh)" \
   "Through \`caliber.run\`: examples/user_op/python/sgd_providers.py (Triton; torch's mul_/add_/add_) and the CUDA plugin's two providers; param and momentum updated in place (outputs[k] == inputs[k]); kernel-only = event/graph/warm with one call per graph (an in-place update is verified one call at a time), eager = event/per_iter/warm; the reference is the host plugin in fp64; GB/s from 5 n dtype_bytes." \
   "caliber.run=$in_place_rc"
 in_place_summary_rc=$?

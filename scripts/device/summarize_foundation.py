@@ -22,7 +22,7 @@ def tag(r):
     return c["instrument"], sched, c["cache"], c["statistic"]
 
 
-print("## caliber bench on the H200: every valid schedule x cache policy\n")
+print("## caliber bench on the GPU: every valid schedule x cache policy\n")
 print("| kernel | size | instrument | schedule | cache | statistic | value (us) | p10 | p90 | n | stable | stop |")
 print("|---|---|---|---|---|---|---|---|---|---|---|---|")
 by_kernel = {}

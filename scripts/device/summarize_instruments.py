@@ -52,7 +52,7 @@ def fmt(x):
     return "-" if x is None else (f"{x:.1f}" if x >= 100 else f"{x:.2f}" if x >= 10 else f"{x:.3f}")
 
 
-print("# The instrument against ncu on the H200 (medians, microseconds per call)\n")
+print("# The instrument against ncu on the GPU (medians, microseconds per call)\n")
 print("Produced by `scripts/device/instruments.sh`. cupti rows: the value's clock (`cupti_value`) and the "
       "perturbation (CUPTI's median minus the same measurement under events, tracing off); ncu: "
       "`ncu --clock-control none --metrics gpu__time_duration.sum`, summed over one call's kernels (a memset "

@@ -24,7 +24,7 @@ def short(text, n=150):
     return text if len(text) <= n else text[: n - 3] + "..."
 
 
-print("# Integrity on the H200: the cheating corpus and what the checks cost\n")
+print("# Integrity on the GPU: the cheating corpus and what the checks cost\n")
 print("Produced by `scripts/device/integrity.sh` (section `integrity` of `scripts/device_check.sh`).\n")
 cal = os.path.join(d, "calibrate.txt")
 if os.path.exists(cal):

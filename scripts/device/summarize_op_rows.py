@@ -1,4 +1,4 @@
-"""The table of a caliber run's rows for an H200 summary (scripts/device/user_op.sh,
+"""The table of a caliber run's rows for a GPU summary (scripts/device/user_op.sh,
 python_providers.sh): one line per cell with both medians, bandwidth, the check and the integrity
 verdict. Exits 1 when a row is not ok, a step's exit code (given) is not 0, or there are no rows.
 

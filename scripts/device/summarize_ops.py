@@ -9,7 +9,7 @@ import os
 import sys
 
 root = sys.argv[1]
-print(f"# Multi-shape run on the H200\n")
+print(f"# Multi-shape run on the GPU\n")
 wall = os.path.join(root, "wall_time.txt")
 if os.path.exists(wall):
     print("```\n" + open(wall).read().strip() + "\n```\n")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# An op of your own on the H200 (docs/user-ops.md): the example add_rmsnorm (examples/user_op)
+# An op of your own on the GPU (docs/user-ops.md): the example add_rmsnorm (examples/user_op)
 # through caliber ledger manual -> caliber run (cuda providers, the host fp64 reference, every
 # output checked) -> caliber report, over decode- and prefill-like shapes of a 4096 and an 8192
 # hidden size in fp32 and bf16; the same with the reference on the device; then sgd_momentum, an
@@ -24,13 +24,13 @@ $C report --shape-ledger "$D/ledger.jsonl" --results "$D/run/benchmark_results.j
   --candidate cuda_fused --op-description "$DESC" 2>&1 | tee "$D/report.txt"
 report_rc=${PIPESTATUS[0]}
 python3 scripts/device/summarize_op_rows.py "$D/run/benchmark_results.jsonl" "$OUT/user_op.md" \
-  "An op of your own on the H200: add_rmsnorm (examples/user_op, scripts/device/user_op.sh)" \
+  "An op of your own on the GPU: add_rmsnorm (examples/user_op, scripts/device/user_op.sh)" \
   "Kernel-only = event/graph/warm, eager = event/per_iter/warm (caliber run's cuda contracts); the reference is the host plugin in fp64; y and h compared on every row up to 2^24 elements, else on rows drawn at random." \
   "caliber run=$run_rc" "caliber report=$report_rc"
 first_rc=$?
 
 # The same cells with the reference on the device (docs/user-ops.md, "The reference"):
-# add_rmsnorm_device_reference.op.yaml names add_rmsnorm_cuda_reference (fp64 on the H200); the
+# add_rmsnorm_device_reference.op.yaml names add_rmsnorm_cuda_reference (fp64 on the GPU); the
 # same verification seed, so the same rows are compared. Summary: the reference's time per shape
 # both ways and the largest difference of a correctness number.
 sed -e "s|^op_description: .*|op_description: $PWD/examples/user_op/add_rmsnorm_device_reference.op.yaml|" \
@@ -45,7 +45,7 @@ import json, sys
 host, device = ([json.loads(l) for l in open(f) if l.strip()] for f in sys.argv[1:3])
 print("# add_rmsnorm's reference on the host and on the device (scripts/device/user_op.sh)\n")
 print("The cells of user_op.md again with examples/user_op/add_rmsnorm_device_reference.op.yaml (the reference "
-      "add_rmsnorm_cuda_reference, fp64 on the H200) instead of the host plugin (fp64, the host's cores); the same "
+      "add_rmsnorm_cuda_reference, fp64 on the GPU) instead of the host plugin (fp64, the host's cores); the same "
       "verification seed. Reference ms: the shape's reference phase (both input sets), summed over its cells.\n")
 print("| shape | dtype | reference ms, host | reference ms, device | cells ok (host / device) | largest rel_fro difference |")
 print("|---|---|---:|---:|---|---:|")
@@ -90,7 +90,7 @@ $C run --op sgd_momentum --backend cuda --shape-ledger "$D/sgd_ledger.jsonl" \
   --baseline-matrix examples/user_op/baseline_matrix_sgd_momentum.yaml --out "$D/sgd_run" 2>&1 | tee "$D/sgd_run.txt"
 sgd_rc=${PIPESTATUS[0]}
 python3 scripts/device/summarize_op_rows.py "$D/sgd_run/benchmark_results.jsonl" "$OUT/user_op_in_place.md" \
-  "An op updated in place on the H200: sgd_momentum (examples/user_op, scripts/device/user_op.sh)" \
+  "An op updated in place on the GPU: sgd_momentum (examples/user_op, scripts/device/user_op.sh)" \
   "param and momentum are updated in place (outputs[k] == inputs[k]); kernel-only = event/graph/warm, eager = event/per_iter/warm; each verified call starts from the original values; the reference is the host plugin in fp64; GB/s from the default bytes (param and momentum read and written, grad read: 5 n dtype_bytes)." \
   "caliber run=$sgd_rc"
 sgd_summary_rc=$?

@@ -1,6 +1,6 @@
 // The comparable row: what `caliber compare` knows about one measured thing in one input file,
 // whatever format it came from (caliber results JSON or CSV, nvbench JSON, google-benchmark JSON;
-// issue 4's benchmark_results.jsonl rows map onto it the same way: name = op, params =
+// caliber run's benchmark_results.jsonl rows map onto it the same way: name = op, params =
 // {shape_id, provider}, value_us = median_us, status = benchmark_status/correct).
 //
 // Contract fields are kept as text so an importer can record exactly what its format says, and

@@ -3,7 +3,7 @@
 //
 // On cuda the code is the SASS of each kernel that ran: every loaded module's cubin is split into
 // its per-kernel code sections (.text.<mangled name>), hashed once at load time, and the kernels
-// that ran are looked up by name. The two feeds come from CUPTI (issue 3's session):
+// that ran are looked up by name. The two feeds come from CUPTI (its session, backends/cuda/cupti_session.h):
 // MODULE_LOADED resource callbacks (the cubin) and kernel activity records (the names).
 // On the host the code is the code sections of each provider library that ran (for a CUDA
 // plugin, with the device code it embeds: library-level, not per kernel).

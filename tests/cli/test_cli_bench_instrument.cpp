@@ -1,4 +1,4 @@
-// caliber bench's instrument policy and the options issue 3 added, run as a user would.
+// caliber bench's instrument policy and its options, run as a user would.
 #include <gtest/gtest.h>
 
 #include <cstdio>

@@ -1,4 +1,4 @@
-// The hostile-input reproductions of issue 15, each the shortest command that showed the defect,
+// Hostile-input reproductions, each the shortest command that showed the defect,
 // through the built binary: exit 2 (or 3, 4) with one line naming file, line and field, nothing
 // written; no crash, no hang, no silently changed value.
 #include <sys/stat.h>

@@ -1,4 +1,4 @@
-// The fields issue 3 added to a result (instrument selection, per-kernel breakdown, telemetry)
+// A result's instrument fields (instrument selection, per-kernel breakdown, telemetry)
 // survive a write/read round trip, and malformed values fail with the field named.
 #include <gtest/gtest.h>
 
