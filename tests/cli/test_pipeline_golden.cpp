@@ -38,12 +38,18 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
   return s;
 }
 
+constexpr const char* kDriftSeenOnFreshInputs =
+    " (a verified call on fresh inputs: its output changed during the call and is wrong for these input values)";
+
 // The text of a field with what differs from run to run masked.
 std::string masked(std::string s, const std::string& tmp) {
   s = replace_all(s, tmp, "<tmp>");
   s = replace_all(s, CALIBER_PLUGIN_BUILD_DIR, "<plugins>");
   s = replace_all(s, std::filesystem::path(CALIBER_TEST_PLUGIN).parent_path().string(), "<plugins>");
   s = replace_all(s, source_dir(), "<src>");
+  // Which verified call first sees a provider that drifts after a few calls (the one on poisoned
+  // outputs or the one on fresh inputs) depends on how many calls the time budget fit here.
+  s = replace_all(s, kDriftSeenOnFreshInputs, "");
   static const std::regex decimal(R"(\b\d+\.\d+([eE][-+]?\d+)?|\b\d+[eE][-+]?\d+\b)");
   static const std::regex timed(R"((\b\d+|#) ?(us|ms|s|x|%)(?![A-Za-z]))");
   s = std::regex_replace(s, decimal, "#");
