@@ -5,14 +5,15 @@
 # A suite in which a test was skipped reads as skipped (exit 77, tests/support/skip_aware_main.cpp).
 set(CALIBER_GTEST_SUITES_SCRIPT "${CMAKE_CURRENT_LIST_DIR}/gtest_suites_add.cmake")
 
-# caliber_add_gtest_suites(<target> LABELS <label>...)
+# caliber_add_gtest_suites(<target> LABELS <label>... [ENVIRONMENT <VAR=value>...])
 function(caliber_add_gtest_suites target)
-  cmake_parse_arguments(ARG "" "" "LABELS" ${ARGN})
+  cmake_parse_arguments(ARG "" "" "LABELS;ENVIRONMENT" ${ARGN})
   set(include_file "${CMAKE_CURRENT_BINARY_DIR}/${target}_suites_include.cmake")
   file(GENERATE OUTPUT "${include_file}" CONTENT
 "set(CALIBER_SUITES_EXE [==[$<TARGET_FILE:${target}>]==])
 set(CALIBER_SUITES_PREFIX [==[${target}]==])
 set(CALIBER_SUITES_LABELS [==[${ARG_LABELS}]==])
+set(CALIBER_SUITES_ENVIRONMENT [==[${ARG_ENVIRONMENT}]==])
 set(CALIBER_SUITES_WORKDIR [==[${CMAKE_CURRENT_BINARY_DIR}]==])
 include([==[${CALIBER_GTEST_SUITES_SCRIPT}]==])
 ")

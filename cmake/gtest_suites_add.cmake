@@ -22,6 +22,7 @@ foreach(line IN LISTS lines)
     # as skipped, not passed; a failure still fails it.
     add_test("${name}" "${CALIBER_SUITES_EXE}" "--gtest_filter=${suite}.*" "--skipped_exit_code=77")
     set_tests_properties("${name}" PROPERTIES LABELS "${CALIBER_SUITES_LABELS}"
-                         WORKING_DIRECTORY "${CALIBER_SUITES_WORKDIR}" SKIP_RETURN_CODE 77)
+                         WORKING_DIRECTORY "${CALIBER_SUITES_WORKDIR}" SKIP_RETURN_CODE 77
+                         ENVIRONMENT "${CALIBER_SUITES_ENVIRONMENT}")
   endif()
 endforeach()

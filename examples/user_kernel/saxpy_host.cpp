@@ -1,4 +1,5 @@
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,23 @@ caliber::Result measure_saxpy(caliber::Backend& backend, std::size_t n,
   options.buffers.inputs = {{"x", x.data(), n * sizeof(float), caliber::DType::fp32},
                             {"y", y.data(), n * sizeof(float), caliber::DType::fp32}};
   options.buffers.outputs = {{"z", z.data(), n * sizeof(float), caliber::DType::fp32}};
+  // Fresh inputs (docs/integrity.md): caliber asks for new values before every timed call and
+  // judges the calls it audits against them, so no timed call can reuse an earlier call's work.
+  auto value = [](std::uint64_t seed, std::size_t i) {
+    return 0.5f + static_cast<float>((seed ^ (i * 0x9e3779b97f4a7c15ull)) % 1000) / 1000.0f;
+  };
+  options.draw_inputs = [&, value](std::uint64_t seed) {
+    for (std::size_t i = 0; i < n; ++i) {
+      x[i] = value(seed, i);
+      y[i] = value(~seed, i);
+    }
+  };
+  options.check_drawn = [&, value](std::uint64_t seed) -> std::string {
+    for (std::size_t i = 0; i < n; ++i) {
+      if (z[i] != a * value(seed, i) + value(~seed, i)) return "z[" + std::to_string(i) + "] is not a x + y";
+    }
+    return "";
+  };
   return caliber::measure(backend, saxpy, contract, options);
 }
 

@@ -67,6 +67,8 @@ inline constexpr std::string_view cache_state = "cache_state";              // a
 inline constexpr std::string_view physically_possible = "physically_possible";
 inline constexpr std::string_view work_after_timing = "work_after_timing";  // a traced call after timing
 inline constexpr std::string_view verified_call_time = "verified_call_time";  // the verified call is no slower
+inline constexpr std::string_view fresh_inputs = "fresh_inputs";            // every call ran on inputs drawn for it
+inline constexpr std::string_view audited_calls = "audited_calls";          // timed calls judged at random positions
 }  // namespace integrity_check
 
 struct IntegrityCheck {

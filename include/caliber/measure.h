@@ -58,6 +58,14 @@ struct MeasureOptions {
   // that its outputs were not verified (integrity verdict `unverified`).
   DeclaredBuffers buffers;
   OutputRule output_rule{};
+  // Fresh inputs (docs/integrity.md, "Fresh inputs"): with both set, before every call that is
+  // not a verified one caliber calls draw_inputs(seed), which must write new values into the
+  // declared inputs (same addresses), and judges audited timed calls with check_drawn(seed): ""
+  // when the outputs are right for the inputs draw_inputs(seed) wrote, else why not (one line).
+  // Without them every timed call sees the same input values: the result's fresh_inputs check is
+  // not_run and its verdict at best partial.
+  std::function<void(std::uint64_t seed)> draw_inputs;
+  std::function<std::string(std::uint64_t seed)> check_drawn;
   // false: no integrity check runs at all (to measure what the checks cost); the result records
   // that nothing was verified.
   bool integrity_checks = true;

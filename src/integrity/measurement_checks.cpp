@@ -11,10 +11,18 @@ namespace caliber::integrity {
 
 namespace check = integrity_check;
 
-MeasurementChecks::MeasurementChecks(SubjectChecks& subject, const Contract& contract)
+MeasurementChecks::MeasurementChecks(SubjectChecks& subject, const Contract& contract, Entropy entropy)
     : subject_(subject), schedule_(contract.schedule), integ_(subject.untimed_integrity()) {
   judge_census(integ_, subject_.census(), contract);
   if (!subject_.buffers().declared()) return;
+  if (subject_.subject().fresh_inputs_apply) {
+    const std::string why = why_inputs_fixed(subject_, contract);
+    if (why.empty()) {
+      audit_.emplace(subject_, std::move(entropy));
+    } else {
+      integ_.record(check::fresh_inputs, CheckOutcome::not_run, "inputs fixed: " + why);
+    }
+  }
   const bool has_fresh = subject_.has_fresh_inputs();
   if (schedule_ != Schedule::pipelined || !has_fresh) stages_.push_back(Stage::poisoned);
   if (has_fresh) stages_.push_back(Stage::fresh);
@@ -22,7 +30,13 @@ MeasurementChecks::MeasurementChecks(SubjectChecks& subject, const Contract& con
 
 void MeasurementChecks::before_verified_sample(std::size_t stage) {
   if (stage == 0) {
-    subject_.check_inputs(integ_, subject_.original_input_sums(), "during the timed calls");
+    // With fresh inputs the timed calls ran on values drawn for each: the verified samples start
+    // from the original ones again.
+    if (audit_) {
+      subject_.buffers().restore_original_inputs();
+    } else {
+      subject_.check_inputs(integ_, subject_.original_input_sums(), "during the timed calls");
+    }
     subject_.check_cache_state(integ_, "the timed calls");
   }
   if (stages_[stage] == Stage::poisoned) {
@@ -68,6 +82,7 @@ void MeasurementChecks::check_sample_times(const std::vector<double>& samples_us
 }
 
 void MeasurementChecks::finish() {
+  if (audit_) audit_->record(integ_);
   if (subject_.buffers().declared()) {
     subject_.check_cache_state(integ_, "the last timed call");
     return;

@@ -17,20 +17,33 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "caliber/backend.h"
 #include "caliber/contract.h"
 #include "caliber/integrity.h"
 #include "integrity/subject_checks.h"
+#include "integrity/timed_call_audit.h"
 
 namespace caliber::integrity {
 
 class MeasurementChecks {
  public:
   // Judges the census for `contract` (IntegrityError when it cannot time the call truthfully).
-  // `subject` has run its untimed check and must outlive this object.
-  MeasurementChecks(SubjectChecks& subject, const Contract& contract);
+  // `subject` has run its untimed check and must outlive this object. `entropy` chooses the
+  // fresh inputs' nonce and the audited samples (integrity/timed_call_audit.h).
+  MeasurementChecks(SubjectChecks& subject, const Contract& contract, Entropy entropy = system_entropy());
+
+  // Fresh inputs and audits (integrity/timed_call_audit.h), when the subject can draw its inputs.
+  bool audits_timed_calls() const { return audit_.has_value(); }
+  void before_call() { audit_->before_call(); }
+  std::optional<std::size_t> next_audit(std::size_t sample) { return audit_->next_audit(sample); }
+  void audit(std::size_t sample) { audit_->audit(sample); }
+  // Between the calls of the graph schedule's audit graph (captured): only when the outputs can
+  // be poisoned without waiting for the device.
+  bool poisons_between_calls() const { return audit_ && subject_.buffers().poisons_asynchronously(); }
+  void poison_between_calls() { subject_.buffers().poison_outputs_async(); }
 
   // How many verified samples end the measurement (0: the outputs are not verified).
   std::size_t verified_samples() const { return stages_.size(); }
@@ -62,6 +75,7 @@ class MeasurementChecks {
   Schedule schedule_;
   Integrity integ_;
   std::vector<Stage> stages_;
+  std::optional<TimedCallAudit> audit_;
   bool fresh_loaded_ = false;
   std::vector<std::uint64_t> fresh_sums_;  // of the fresh inputs, while they are loaded
 };

@@ -34,6 +34,17 @@ struct Subject {
   // Writes the original input values back, the in-place buffers too (from the caller's copy). Empty: the subject
   // keeps a host copy of the declared inputs itself.
   std::function<void()> restore_inputs;
+  // Fresh inputs (docs/integrity.md, "Fresh inputs"): draws new input values from `seed` into the
+  // declared inputs (same addresses), outside every timed window. With judge_drawn, every call
+  // before and during timing runs on values drawn for it, and audited timed calls are judged.
+  std::function<void(std::uint64_t seed)> draw_inputs;
+  // Judges the outputs of a call whose inputs draw_inputs(seed) wrote: "" when right, else why
+  // not (one line).
+  std::function<std::string(std::uint64_t seed)> judge_drawn;
+  // Why the inputs stay fixed when there is no draw (recorded in the fresh_inputs check).
+  std::string fixed_inputs_reason;
+  // false for caliber's own workloads (built-in kernels, calibration): the check does not apply.
+  bool fresh_inputs_apply = true;
   // Sees the untimed call's census (caliber run: the code fingerprint of the kernels it launched).
   std::function<void(const DeviceWorkCensus&)> on_census;
   // false (to measure what the checks cost): only the judge's correctness call before timing

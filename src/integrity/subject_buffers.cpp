@@ -1,5 +1,8 @@
 #include "integrity/subject_buffers.h"
 
+#include <algorithm>
+#include <limits>
+
 #include <fmt/format.h>
 
 #include "caliber/errors.h"
@@ -126,6 +129,25 @@ void SubjectBuffers::poison_outputs() {
     return;
   }
   for (const BufferRef& o : subject_.buffers.outputs) backend_.fill_bytes(o.data, kPoisonByte, o.bytes);
+}
+
+bool SubjectBuffers::poisons_asynchronously() const {
+  if (subject_.poison_outputs || !subject_.buffers.in_place.empty()) return false;
+  return std::all_of(subject_.buffers.outputs.begin(), subject_.buffers.outputs.end(),
+                     [](const BufferRef& o) { return o.dtype.has_value(); });
+}
+
+void SubjectBuffers::poison_outputs_async() {
+  if (!poisons_asynchronously()) {
+    poison_outputs();
+    return;
+  }
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (const BufferRef& o : subject_.buffers.outputs) {
+    if (!backend_.fill_uniform(o.data, *o.dtype, o.bytes / dtype_size_bytes(*o.dtype), 0, nan, nan)) {
+      backend_.fill_bytes(o.data, kPoisonByte, o.bytes);
+    }
+  }
 }
 
 }  // namespace caliber::integrity

@@ -37,6 +37,13 @@ class SubjectBuffers {
   // Puts the original values back into the buffers updated in place, then poisons the outputs: a
   // verified call starts from what the untimed call started from.
   void poison_outputs();
+  // The same without waiting for the device, so that it can run between calls and be captured
+  // into a graph: each output of a known dtype is filled with NaN by the backend's device draw on
+  // the measured stream (the uniform draw with lo = hi = NaN writes NaN in every floating-point
+  // dtype); other outputs, or a backend without a device draw, get poison_outputs(). False when
+  // an output cannot be poisoned asynchronously (no dtype, or a workload's own poison).
+  void poison_outputs_async();
+  bool poisons_asynchronously() const;
 
  private:
   void restore_in_place();

@@ -73,7 +73,10 @@ CellPhases cell_phases_from_json(const JsonFields& f) {
       f.fail(key, "unknown field");
     }
   }
-  for (const auto& [name, member] : cell_phase_fields()) p.*member = f.non_negative(name);
+  for (const auto& [name, member] : cell_phase_fields()) {
+    // Rows written before the draws were recorded have no fresh_inputs phase.
+    p.*member = std::string_view(name) == "fresh_inputs" ? f.opt_non_negative(name).value_or(0.0) : f.non_negative(name);
+  }
   return p;
 }
 

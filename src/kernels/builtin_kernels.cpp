@@ -23,6 +23,7 @@ integrity::Subject checked_subject(Workload& workload, std::int64_t launches) {
   s.poison_outputs = [w] { w->poison_outputs(); };
   s.judge = [w](bool) { return w->verify(); };
   s.judge_description = "the kernel's own reference, every output element of input copy 0";
+  s.fresh_inputs_apply = false;  // caliber's own kernels: nothing to remember a result for them
   return s;
 }
 

@@ -3,11 +3,12 @@
 namespace caliber::measurement {
 
 CallSite::CallSite(Backend& backend, const Callable& call, const Contract& contract,
-                   const std::function<void()>& prepare, Clock& clock)
-    : backend_(backend), call_(call), contract_(contract), prepare_(prepare), clock_(clock) {}
+                   const std::function<void()>& prepare, const std::function<void()>& before_call, Clock& clock)
+    : backend_(backend), call_(call), contract_(contract), prepare_(prepare), before_call_(before_call), clock_(clock) {}
 
 void CallSite::prepare() {
   if (prepare_) prepare_();
+  refresh();
   if (flushes_before_each_call(contract_)) backend_.flush_cache();
 }
 

@@ -25,17 +25,24 @@ struct HostWindow {
 
 class CallSite {
  public:
-  // Every argument must outlive the call site. `prepare` may be empty.
+  // Every argument must outlive the call site. `prepare` and `before_call` may be empty.
   CallSite(Backend& backend, const Callable& call, const Contract& contract, const std::function<void()>& prepare,
-           Clock& clock);
+           const std::function<void()>& before_call, Clock& clock);
 
   Backend& backend() { return backend_; }
   const Contract& contract() const { return contract_; }
   Clock& clock() { return clock_; }
   InputRotation& rotation() { return rotation_; }
 
-  // Before a call, outside every window: the options' preparation, then the cold flush.
+  // Before a call, outside every window: the options' preparation, the integrity layer's
+  // before-call hook (fresh inputs), then the cold flush.
   void prepare();
+  // Before a graph replay or a pipelined window: the before-call hook only.
+  void refresh() {
+    if (before_call_ && refreshing_) before_call_();
+  }
+  // Off while a verified sample runs (its inputs are the integrity layer's own).
+  void set_refreshing(bool on) { refreshing_ = on; }
   LaunchContext next_context();
   void call(const LaunchContext& context) { call_(context); }
 
@@ -52,8 +59,10 @@ class CallSite {
   const Callable& call_;
   const Contract& contract_;
   const std::function<void()>& prepare_;
+  const std::function<void()>& before_call_;
   Clock& clock_;
   InputRotation rotation_;
+  bool refreshing_ = true;
   std::size_t call_index_ = 0;
   std::vector<HostWindow> windows_;
   std::uint64_t timed_calls_ = 0;

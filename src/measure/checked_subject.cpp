@@ -13,6 +13,12 @@ namespace {
 EngineHooks hooks_for(integrity::MeasurementChecks& checks) {
   EngineHooks hooks;
   hooks.on_graph_captured = [&checks](const GraphExec& g, std::size_t calls) { checks.check_graph(g, calls); };
+  if (checks.audits_timed_calls()) {
+    hooks.before_call = [&checks] { checks.before_call(); };
+    hooks.next_audit = [&checks](std::size_t sample) { return checks.next_audit(sample); };
+    hooks.audit = [&checks](std::size_t sample) { checks.audit(sample); };
+    if (checks.poisons_between_calls()) hooks.poison_between_calls = [&checks] { checks.poison_between_calls(); };
+  }
   if (checks.verified_samples() == 0) return hooks;
   hooks.verified_samples = checks.verified_samples();
   hooks.before_verified_sample = [&checks](std::size_t stage) { checks.before_verified_sample(stage); };
@@ -35,6 +41,8 @@ integrity::Subject subject_from_options(const Callable& call, const MeasureOptio
   s.rule = options.output_rule;
   s.prepare = options.prepare;
   s.checks = options.integrity_checks;
+  s.draw_inputs = options.draw_inputs;
+  s.judge_drawn = options.check_drawn;
   return s;
 }
 

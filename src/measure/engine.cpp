@@ -2,6 +2,7 @@
 // verified samples, the summary. What it keeps (tests/measure/test_engine.cpp pins it):
 //  - the first call is never timed (warmup >= 1 is enforced by the contract);
 //  - every hook runs outside the timed windows; verified samples use input copy 0;
+//  - a batch ends after an audited sample, judged before the next batch;
 //  - the schedules keep theirs (schedule.h).
 #include "measure/engine.h"
 
@@ -31,7 +32,7 @@ class Engine {
         hooks_(hooks),
         telemetry_source_(telemetry),
         clock_(options.clock ? *options.clock : steady_clock()),
-        site_(backend, call, contract, options.prepare, clock_) {}
+        site_(backend, call, contract, options.prepare, hooks.before_call, clock_) {}
 
   Result run() {
     Result r = set_up();
@@ -73,7 +74,8 @@ class Engine {
     set_up_instrument(r);
     if (telemetry_source_) telemetry_ = telemetry_source_(backend_, clock_, contract_, options_, r);
     if (telemetry_) telemetry_->start();
-    schedule_ = make_schedule(site_, timer_.get(), hooks_.on_graph_captured);
+    schedule_ = make_schedule(site_, timer_.get(), hooks_.on_graph_captured,
+                              hooks_.audit ? hooks_.poison_between_calls : PoisonBetweenCalls{});
     return r;
   }
 
@@ -137,13 +139,29 @@ class Engine {
   std::vector<double> take_samples(StoppingRule& rule, double begin_us) {
     std::vector<double> all;
     while (true) {
-      const std::size_t batch = rule.next_batch(all.size(), clock_.now_us() - begin_us);
-      if (batch == 0) return all;
+      std::size_t batch = rule.next_batch(all.size(), clock_.now_us() - begin_us);
+      if (batch == 0) break;
+      // A batch ends after an audited sample, which is judged once the batch has synchronized.
+      const std::optional<std::size_t> audited = hooks_.next_audit ? hooks_.next_audit(all.size()) : std::nullopt;
+      // (pipelined: a batch is one window, one sample)
+      const bool one_window = contract_.schedule == Schedule::pipelined;
+      if (audited && !one_window && *audited < all.size() + batch) batch = *audited + 1 - all.size();
       const std::vector<double> d = run_batch(batch);
       all.insert(all.end(), d.begin(), d.end());
+      if (audited && *audited + 1 == all.size()) audit(*audited);
       if (hooks_.between_batches) hooks_.between_batches();
-      if (rule.done(all, clock_.now_us() - begin_us)) return all;
+      if (rule.done(all, clock_.now_us() - begin_us)) break;
     }
+    // At least one audit: the last sample, when the draw chose none before the rule stopped.
+    if (hooks_.audit && !audited_any_ && !all.empty()) audit(all.size() - 1);
+    return all;
+  }
+
+  // Judges what sample `n`'s last call left, then (graph) what the audit graph's replay leaves.
+  void audit(std::size_t n) {
+    audited_any_ = true;
+    hooks_.audit(n);
+    if (schedule_->replay_audit()) hooks_.audit(n);
   }
 
   // Runs `count` samples (pipelined: one window of `count` calls). verified: the batch is
@@ -155,7 +173,9 @@ class Engine {
       hooks_.before_verified_sample(stage);
       site_.rotation().rewind();
     }
+    site_.set_refreshing(!verified);
     std::vector<double> d = schedule_->run(count, verified);
+    site_.set_refreshing(true);
     if (verified && hooks_.after_verified_sample) hooks_.after_verified_sample(stage);
     return d;
   }
@@ -182,6 +202,7 @@ class Engine {
   std::unique_ptr<SampleTelemetry> telemetry_;
   std::unique_ptr<ScheduleUnit> schedule_;
   std::size_t sample_windows_ = 0;
+  bool audited_any_ = false;
 };
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "caliber/measure.h"
@@ -43,6 +44,20 @@ struct EngineHooks {
   std::function<void(const std::vector<double>& samples_us,
                      const std::function<double(std::size_t stage)>& resample_verified)>
       on_samples;
+
+  // Before every call that is not part of a verified sample, outside every window: warmup and
+  // eager timed calls (after the options' preparation, before a cold flush), before each graph
+  // replay and before each pipelined window (docs/integrity.md, "Fresh inputs").
+  std::function<void()> before_call;
+  // The audits of timed calls. next_audit(n): the index (among the stopping rule's samples,
+  // from 0) of the next audited sample at or after sample n, or none; the engine ends a batch
+  // after an audited sample, and once the batch has synchronized calls audit(n), which judges
+  // what that sample's last call left. Under the graph schedule, when audit_graph is set the
+  // engine also captures an audit graph (its calls separated by poison_between_calls) and
+  // replays it, untimed, right before audit(n): audit then judges what that replay left.
+  std::function<std::optional<std::size_t>(std::size_t sample)> next_audit;
+  std::function<void(std::size_t sample)> audit;
+  std::function<void()> poison_between_calls;
 };
 
 // The entry checks of a measurement: the contract is for this backend, valid (ContractError),

@@ -28,20 +28,30 @@ class ScheduleUnit {
   // call site. verified: the batch is a verified sample (graph: it replays graph 0, whose first
   // call uses input copy 0).
   virtual std::vector<double> run(std::size_t count, bool verified) = 0;
+  // Graph with an audit graph: replays it once, untimed, and synchronizes (true); the other
+  // schedules have nothing to replay (false): an audit judges their last timed call.
+  virtual bool replay_audit() { return false; }
 };
 
 // Sees each captured graph and how many calls it holds, before its first replay; may throw to
 // refuse it.
 using GraphCaptured = std::function<void(const GraphExec& graph, std::size_t calls)>;
 
+// Under the graph schedule, what separates the calls of the audit graph (docs/integrity.md,
+// "Audited calls"): captured between each two calls, so that every call starts from poisoned
+// outputs. Empty: no audit graph.
+using PoisonBetweenCalls = std::function<void()>;
+
 // The unit for the contract at `site`: host dispatch for the quantity host_dispatch (timer
 // unused, may be null), else the contract's schedule timed by `timer`.
-std::unique_ptr<ScheduleUnit> make_schedule(CallSite& site, SampleTimer* timer, GraphCaptured on_graph_captured);
+std::unique_ptr<ScheduleUnit> make_schedule(CallSite& site, SampleTimer* timer, GraphCaptured on_graph_captured,
+                                            PoisonBetweenCalls poison = {});
 
 std::unique_ptr<ScheduleUnit> isolated_schedule(CallSite& site, SampleTimer& timer);
 std::unique_ptr<ScheduleUnit> per_iter_schedule(CallSite& site, SampleTimer& timer);
 std::unique_ptr<ScheduleUnit> pipelined_schedule(CallSite& site, SampleTimer& timer);
-std::unique_ptr<ScheduleUnit> graph_schedule(CallSite& site, SampleTimer& timer, GraphCaptured on_graph_captured);
+std::unique_ptr<ScheduleUnit> graph_schedule(CallSite& site, SampleTimer& timer, GraphCaptured on_graph_captured,
+                                             PoisonBetweenCalls poison = {});
 std::unique_ptr<ScheduleUnit> host_dispatch_schedule(CallSite& site);
 
 // Closes window `sample`; a timer that reads the host clock sees the device's work only once the

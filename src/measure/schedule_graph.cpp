@@ -1,6 +1,8 @@
 // graph: N calls captured into a device graph, replayed; one sample per replay = replay time / N
 // (host launch overhead removed: kernel-only). Under cache rotate there are enough graphs to
-// cover every input copy once, replayed round-robin.
+// cover every input copy once, replayed round-robin. Fresh inputs are drawn before each replay.
+// With a poison between calls, an audit graph holds the same N calls, each after the poison, and
+// is replayed untimed at the audits: a call that skips its work in a graph leaves poison.
 #include "measure/schedule.h"
 
 #include <utility>
@@ -10,8 +12,8 @@ namespace {
 
 class Graph final : public ScheduleUnit {
  public:
-  Graph(CallSite& site, SampleTimer& timer, GraphCaptured on_captured)
-      : site_(site), timer_(timer), on_captured_(std::move(on_captured)),
+  Graph(CallSite& site, SampleTimer& timer, GraphCaptured on_captured, PoisonBetweenCalls poison)
+      : site_(site), timer_(timer), on_captured_(std::move(on_captured)), poison_(std::move(poison)),
         calls_per_graph_(static_cast<std::size_t>(site.contract().graph_calls)) {}
 
   // Graph g holds calls g*N .. g*N+N-1 of the rotation (cache_policy.h).
@@ -22,12 +24,24 @@ class Graph final : public ScheduleUnit {
     for (std::size_t g = 0; g < count; ++g) {
       // By value: a backend may keep the recorder and replay it after this frame is gone (the
       // scripted device of the integrity tests does).
-      graphs_.push_back(backend.capture_graph([this, g] { record_calls(g); }));
+      graphs_.push_back(backend.capture_graph([this, g] { record_calls(g, false); }));
       if (on_captured_) on_captured_(*graphs_.back(), n);
+    }
+    if (poison_) {
+      audit_graph_ = backend.capture_graph([this] { record_calls(0, true); });
+      audit_graph_->launch();
     }
     for (auto& graph : graphs_) graph->launch();  // upload + first replay, untimed
     backend.synchronize_device();
     backend.check_errors();
+  }
+
+  bool replay_audit() override {
+    if (!audit_graph_) return false;
+    audit_graph_->launch();
+    site_.backend().synchronize_device();
+    site_.backend().check_errors();
+    return true;
   }
 
   std::vector<double> run(std::size_t count, bool verified) override {
@@ -36,6 +50,7 @@ class Graph final : public ScheduleUnit {
     begins.reserve(count);
     timer_.reset(count);
     for (std::size_t i = 0; i < count; ++i) {
+      site_.refresh();  // fresh inputs, before the flush: the draw must not warm the cache
       if (flush_per_replay) site_.backend().flush_cache();
       begins.push_back(site_.clock().now_us());
       timer_.start(i);
@@ -51,11 +66,13 @@ class Graph final : public ScheduleUnit {
   }
 
  private:
-  // What graph g captures: its N calls, each after a captured flush when the policy says so.
-  void record_calls(std::size_t g) {
+  // What graph g captures: its N calls, each after a captured flush when the policy says so (the
+  // audit graph: and after the poison).
+  void record_calls(std::size_t g, bool audit) {
     const bool flush_each = graph_flush(site_.contract()) == GraphFlush::captured_before_each_call;
     InputRotation& rotation = site_.rotation();
     for (std::size_t j = 0; j < calls_per_graph_; ++j) {
+      if (audit) poison_();
       if (flush_each) site_.backend().flush_cache();
       LaunchContext ctx = site_.next_context();
       if (rotation.rotates()) ctx.rotation = rotation.of_captured_call(g, calls_per_graph_, j);
@@ -66,14 +83,17 @@ class Graph final : public ScheduleUnit {
   CallSite& site_;
   SampleTimer& timer_;
   GraphCaptured on_captured_;
+  PoisonBetweenCalls poison_;
   std::size_t calls_per_graph_;
   std::vector<std::unique_ptr<GraphExec>> graphs_;
+  std::unique_ptr<GraphExec> audit_graph_;
 };
 
 }  // namespace
 
-std::unique_ptr<ScheduleUnit> graph_schedule(CallSite& site, SampleTimer& timer, GraphCaptured on_graph_captured) {
-  return std::make_unique<Graph>(site, timer, std::move(on_graph_captured));
+std::unique_ptr<ScheduleUnit> graph_schedule(CallSite& site, SampleTimer& timer, GraphCaptured on_graph_captured,
+                                             PoisonBetweenCalls poison) {
+  return std::make_unique<Graph>(site, timer, std::move(on_graph_captured), std::move(poison));
 }
 
 }  // namespace caliber::measurement

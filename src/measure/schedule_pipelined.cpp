@@ -1,5 +1,6 @@
 // pipelined: one window around `count` back-to-back calls; its one sample is the mean per call.
-// Nothing can run between the calls (the contract refuses preparation and cold flushes).
+// Nothing can run between the calls (the contract refuses preparation and cold flushes): fresh
+// inputs are drawn before the window, for all of its calls.
 #include "measure/schedule.h"
 
 namespace caliber::measurement {
@@ -10,6 +11,7 @@ class Pipelined final : public ScheduleUnit {
   Pipelined(CallSite& site, SampleTimer& timer) : site_(site), timer_(timer) {}
 
   std::vector<double> run(std::size_t count, bool /*verified*/) override {
+    site_.refresh();
     timer_.reset(1);
     const std::vector<double> begins = {site_.clock().now_us()};
     timer_.start(0);

@@ -100,13 +100,14 @@ std::string row_instability_reason(const BenchmarkResultRow& r) {
   return instability_reason(seen);
 }
 
-const std::array<CellPhaseField, 6>& cell_phase_fields() {
-  static const std::array<CellPhaseField, 6> fields = {{
+const std::array<CellPhaseField, 7>& cell_phase_fields() {
+  static const std::array<CellPhaseField, 7> fields = {{
       {"inputs", &CellPhases::inputs_ms},
       {"reference", &CellPhases::reference_ms},
       {"correctness", &CellPhases::correctness_ms},
       {"untimed_check", &CellPhases::untimed_check_ms},
       {"timing", &CellPhases::timing_ms},
+      {"fresh_inputs", &CellPhases::fresh_inputs_ms},
       {"other", &CellPhases::other_ms},
   }};
   return fields;

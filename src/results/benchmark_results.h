@@ -96,8 +96,9 @@ struct CellPhases {
   double reference_ms = 0;      // the fp64 reference of the checked rows (per input set, once per shape)
   double correctness_ms = 0;    // the checked rows copied back and compared with the reference
   double untimed_check_ms = 0;  // the untimed verified call: poison, census of device work, scans
-  double timing_ms = 0;         // inside the contracts: the measurements' own wall time, judging excluded
+  double timing_ms = 0;         // inside the contracts: the measurements' own wall time, judging and draws excluded
   double other_ms = 0;          // the rest: provider preparation, checks between and after measurements
+  double fresh_inputs_ms = 0;   // fresh input values drawn and outputs poisoned before each call (docs/integrity.md)
   friend bool operator==(const CellPhases&, const CellPhases&) = default;
 };
 // The phases by their JSON names ("inputs", "reference", ...), in the order rows write them.
@@ -105,7 +106,7 @@ struct CellPhaseField {
   const char* name;
   double CellPhases::*member;
 };
-const std::array<CellPhaseField, 6>& cell_phase_fields();
+const std::array<CellPhaseField, 7>& cell_phase_fields();
 
 struct BenchmarkResultRow {
   std::string run_id;

@@ -129,6 +129,16 @@ integrity::Subject Cell::make_subject() {
   subject.judge_description = inputs_.judge_description();
   if (inputs_.fresh().present()) subject.load_fresh_inputs = [this] { inputs_.load(inputs_.fresh()); };
   subject.restore_inputs = [this] { inputs_.load(inputs_.original()); };
+  if (!ctx_.options.fresh_inputs) {
+    subject.fixed_inputs_reason = "--integrity fixed-inputs (to measure what fresh inputs and audits cost)";
+  } else if (!inputs_.updates_in_place()) {
+    subject.draw_inputs = [this](std::uint64_t seed) {
+      const double from = now_ms();
+      inputs_.draw_working(seed);
+      phases_.fresh_inputs_ms += now_ms() - from;
+    };
+    subject.judge_drawn = [this](std::uint64_t seed) { return judge_drawn(seed); };
+  }
   if (ctx_.hooks.on_census) subject.on_census = ctx_.hooks.on_census;
   subject.checks = ctx_.options.integrity_checks;
   return subject;
@@ -159,6 +169,18 @@ void Cell::declare_buffers(integrity::Subject& subject) const {
 std::string Cell::judge(bool fresh) {
   InputSet& set = fresh ? inputs_.fresh() : inputs_.original();
   phases_.reference_ms += inputs_.ensure_reference(set);  // already there, unless a judge no one foresaw asks
+  const double from = now_ms();
+  const Judgement judgement = judge_.judge(set, buffers_.outputs);
+  phases_.correctness_ms += now_ms() - from;
+  keep_in_row(row_.correctness, judgement);
+  return judgement.failure;
+}
+
+// The judge of an audited timed call: its outputs against the reference of the inputs drawn for it.
+std::string Cell::judge_drawn(std::uint64_t seed) {
+  double reference_ms = 0;
+  InputSet& set = inputs_.audit_set(seed, reference_ms);
+  phases_.reference_ms += reference_ms;
   const double from = now_ms();
   const Judgement judgement = judge_.judge(set, buffers_.outputs);
   phases_.correctness_ms += now_ms() - from;
@@ -206,7 +228,7 @@ void Cell::finish(BenchmarkStatus status, std::optional<std::string> reason) {
   if (provider_called_ || phases_.inputs_ms > 0) {
     const CellPhases& p = phases_;
     phases_.other_ms = std::max(0.0, row_.cell_wall_time_ms - p.inputs_ms - p.reference_ms - p.correctness_ms -
-                                         p.untimed_check_ms - p.timing_ms);
+                                         p.untimed_check_ms - p.timing_ms - p.fresh_inputs_ms);
     row_.cell_phases = phases_;
   }
   row_.finished_at = utc_timestamp_now();

@@ -60,6 +60,7 @@ class Cell {
   integrity::Subject make_subject();
   void declare_buffers(integrity::Subject& subject) const;
   std::string judge(bool fresh);
+  std::string judge_drawn(std::uint64_t seed);
   // time()
   void run_in_profiler_range();
   MeasureOptions measure_options() const;
@@ -75,7 +76,8 @@ class Cell {
   void release();
   void fail(const std::exception& e);
   void finish(BenchmarkStatus status, std::optional<std::string> reason);
-  double judged_ms() const { return phases_.reference_ms + phases_.correctness_ms; }  // judging so far
+  // Judging and fresh-input draws so far: harness work inside a measurement's wall time.
+  double judged_ms() const { return phases_.reference_ms + phases_.correctness_ms + phases_.fresh_inputs_ms; }
 
   CellContext& ctx_;
   BoundProvider& bp_;

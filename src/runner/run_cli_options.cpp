@@ -37,11 +37,16 @@ void add_run_options(CLI::App* cmd, RunOptions& o) {
   cmd->add_option_function<std::string>(
          "--integrity",
          [&o](const std::string& v) {
-           if (v != "on" && v != "off") throw CLI::ValidationError("--integrity", "expected on or off, got '" + v + "'");
-           o.integrity_checks = v == "on";
+           if (v != "on" && v != "off" && v != "fixed-inputs") {
+             throw CLI::ValidationError("--integrity", "expected on, off or fixed-inputs, got '" + v + "'");
+           }
+           o.integrity_checks = v != "off";
+           o.fresh_inputs = v == "on";
          },
-         "on (default) | off: off runs only the correctness check before timing, to measure what the integrity "
-         "checks cost; every row then says its number was not verified (docs/integrity.md)");
+         "on (default) | off | fixed-inputs: off runs only the correctness check before timing, to measure what "
+         "the integrity checks cost (every row then says its number was not verified); fixed-inputs keeps every "
+         "check but the fresh inputs and audits of the timed calls, to measure what those cost (every row then "
+         "says its inputs were fixed: verdict partial) (docs/integrity.md)");
   cmd->add_flag("--resume", o.resume, "Continue the run in --out: finished cells are skipped");
   cmd->add_option("--providers", o.providers,
                   "Run only these providers (comma list); the matrix's others are recorded as skipped");

@@ -43,7 +43,11 @@ std::vector<std::string> RunOptions::worker_arguments() const {
   add("--providers", providers);
   add("--candidate-commit", candidate_commit);
   if (samples) a.push_back("--samples");
-  if (!integrity_checks) a.insert(a.end(), {"--integrity", "off"});
+  if (!integrity_checks) {
+    a.insert(a.end(), {"--integrity", "off"});
+  } else if (!fresh_inputs) {
+    a.insert(a.end(), {"--integrity", "fixed-inputs"});
+  }
   if (allow_shared_device) a.push_back("--allow-shared-device");
   add("--profile-range", profile_range);
   add("--shard", shard);

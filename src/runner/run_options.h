@@ -26,6 +26,9 @@ struct RunOptions {
   // false: only the correctness check before timing, no integrity checks (docs/integrity.md, to
   // measure what they cost); every row then says its number was not verified.
   bool integrity_checks = true;
+  // false (--integrity fixed-inputs): the timed calls keep the inputs of the untimed call (no
+  // fresh inputs, no audits), to measure what those cost; every row's verdict is then partial.
+  bool fresh_inputs = true;
   bool resume = false;
   std::optional<std::string> providers;  // comma list: run only these; the others are skipped
   std::optional<std::string> candidate_commit;

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "caliber/errors.h"
 #include "modules/builtins.h"
 #include "ops/op_catalog.h"
 #include "runner/wall_clock.h"
@@ -130,6 +131,16 @@ bool ShapeInputs::draw_on_device(InputSet& set, std::uint64_t seed) {
   return true;
 }
 
+// draw_on_device, or false when the device has no room for another set.
+bool ShapeInputs::draw_on_device_if_room(InputSet& set, std::uint64_t seed) {
+  try {
+    return draw_on_device(set, seed);
+  } catch (const OutOfMemoryError&) {
+    set.device.clear();
+    return false;
+  }
+}
+
 // Copies a set drawn on the host to the device.
 void ShapeInputs::keep_on_device(InputSet& set) {
   for (const ops::HostTensor& t : set.host) {
@@ -161,6 +172,41 @@ void ShapeInputs::load(const InputSet& set) {
       backend_.copy_to_device(working_[k].get(), set.host[k].data(), working_[k].bytes());
     }
   }
+}
+
+void ShapeInputs::draw_working(std::uint64_t seed) {
+  const std::vector<ops::InputDraw> draws = op_.input_draws(shape_, seed);
+  for (std::size_t k = 0; k < working_.size(); ++k) {
+    const ops::TensorSpec& t = input_specs_[k];
+    const auto elements = static_cast<std::size_t>(t.rows) * static_cast<std::size_t>(t.cols);
+    if (backend_.fill_uniform(working_[k].get(), shape_.dtype, elements, draws.at(k).seed, draws[k].lo, draws[k].hi)) {
+      continue;
+    }
+    if (draw_scratch_.size() <= k) draw_scratch_.emplace_back(t.name, shape_.dtype, t.rows, t.cols);
+    ops::fill_uniform(draw_scratch_[k], draws[k].seed, draws[k].lo, draws[k].hi);
+    backend_.copy_to_device(working_[k].get(), draw_scratch_[k].data(), draw_scratch_[k].bytes());
+  }
+}
+
+InputSet& ShapeInputs::audit_set(std::uint64_t seed, double& reference_ms) {
+  const bool refill = !audit_.device.empty();
+  audit_.reference.reset();
+  audit_.device_reference.reset();
+  audit_.output_references.clear();
+  audit_.host.clear();
+  if (refill) {
+    const std::vector<ops::InputDraw> draws = op_.input_draws(shape_, seed);
+    for (std::size_t k = 0; k < audit_.device.size(); ++k) {
+      const ops::TensorSpec& t = input_specs_[k];
+      backend_.fill_uniform(audit_.device[k].get(), shape_.dtype,
+                            static_cast<std::size_t>(t.rows) * static_cast<std::size_t>(t.cols), draws.at(k).seed,
+                            draws[k].lo, draws[k].hi);
+    }
+  } else if (!backend_.asynchronous() || !draw_on_device_if_room(audit_, seed)) {
+    audit_.host = op_.make_inputs(shape_, seed);  // its reference is computed on the host
+  }
+  reference_ms = ensure_reference(audit_);
+  return audit_;
 }
 
 // The host tensors of a set drawn on the device, copied back (only a host reference needs them).

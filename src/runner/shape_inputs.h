@@ -78,6 +78,13 @@ class ShapeInputs {
   const std::vector<DeviceBuffer>& working() const { return working_; }
   // Writes a set into the working buffers (same addresses, other values).
   void load(const InputSet& set);
+  // Fresh inputs before a call (docs/integrity.md): draws new values from `seed` into the
+  // working buffers, on the device where the backend draws there, else on the host and copied.
+  void draw_working(std::uint64_t seed);
+  // The set draw_working(seed) wrote, drawn again, with its reference: what an audited call is
+  // judged against (replaced by the next audit). Returns the milliseconds the reference took in
+  // `reference_ms`.
+  InputSet& audit_set(std::uint64_t seed, double& reference_ms);
   // Computes the set's fp64 reference of the checked rows unless it has one: on the device when
   // its inputs are there and the backend has one (the host's, tens of milliseconds on a big
   // shape, is the last resort). Returns the milliseconds spent (0: it had one).
@@ -101,6 +108,7 @@ class ShapeInputs {
  private:
   void build();
   bool draw_on_device(InputSet& set, std::uint64_t seed);
+  bool draw_on_device_if_room(InputSet& set, std::uint64_t seed);
   void keep_on_device(InputSet& set);
   void make_working(const InputSet& set);
   const std::vector<ops::HostTensor>& host_tensors(InputSet& set);
@@ -119,6 +127,8 @@ class ShapeInputs {
   const std::unique_ptr<ops::DeviceReferenceMath> device_math_;
   InputSet original_;
   InputSet fresh_;
+  InputSet audit_;
+  std::vector<ops::HostTensor> draw_scratch_;  // the host draw of draw_working, reused
   std::vector<DeviceBuffer> working_;
   std::vector<std::int64_t> rows_;
   std::string no_fresh_reason_;  // why there is no fresh set ("" when there is one)

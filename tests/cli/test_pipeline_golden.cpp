@@ -60,6 +60,10 @@ std::string masked(std::string s, const std::string& tmp) {
 // honest call's slow reading re-timed says so in other words: only a failure's words are kept.
 std::string masked_detail(const json& check, const std::string& tmp) {
   std::string d = masked(check.value("detail", ""), tmp);
+  // How many calls got fresh inputs depends on how many fit the time budget; which samples were
+  // audited is drawn at random (and so whether one fell after a drift began).
+  if (check.value("name", "") == "fresh_inputs") return std::regex_replace(d, std::regex(R"(\d+)"), "#");
+  if (check.value("name", "") == "audited_calls") return "(audit)";
   if (check.value("name", "") != "verified_call_time") return d;
   if (check.value("outcome", "") != "failed") return "(timing)";
   return std::regex_replace(d, std::regex(R"(\d+)"), "#");
@@ -68,6 +72,7 @@ std::string masked_detail(const json& check, const std::string& tmp) {
 // A check's outcome. Whether the verified call's time could be compared depends on how many
 // calls fit the time budget on this machine (passed or not_run); a failure is kept.
 json masked_outcome(const json& check) {
+  if (check.value("name", "") == "audited_calls") return "(audit)";
   if (check.value("name", "") != "verified_call_time" || check.value("outcome", "") == "failed") {
     return check.at("outcome");
   }

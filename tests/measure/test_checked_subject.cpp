@@ -79,7 +79,9 @@ struct Harness {
 TEST(CheckedSubject, AnHonestCallableIsVerified) {
   Harness h;
   const Result r = h.measure_with([](Harness& s) { s.work(); });
-  EXPECT_EQ(r.integrity.verdict(), IntegrityVerdict::verified) << r.integrity.first_failure();
+  // partial: no draw_inputs, the inputs stayed fixed (TimedCallAudit.* covers fresh inputs)
+  EXPECT_EQ(r.integrity.verdict(), IntegrityVerdict::partial) << r.integrity.first_failure();
+  EXPECT_EQ(r.integrity.find(check::fresh_inputs)->outcome, CheckOutcome::not_run);
   EXPECT_EQ(r.integrity.find(check::output_after_timing)->outcome, CheckOutcome::passed);
   EXPECT_EQ(r.integrity.find(check::output_complete)->outcome, CheckOutcome::passed);
   EXPECT_EQ(r.integrity.find(check::inputs_unchanged)->outcome, CheckOutcome::passed);
@@ -199,7 +201,8 @@ TEST(CheckedSubject, AnInPlaceUpdateIsVerifiedFromItsOriginalValues) {
   // Fourteen calls added x fourteen times to what they found, but each verified call (the
   // untimed one and the last timed one) started from the original values and wrote the same
   // bits: without the restore the last one would differ from the untimed call's result.
-  EXPECT_EQ(r.integrity.verdict(), IntegrityVerdict::verified) << r.integrity.first_failure();
+  // partial: no draw_inputs, the inputs stayed fixed (TimedCallAudit.* covers fresh inputs)
+  EXPECT_EQ(r.integrity.verdict(), IntegrityVerdict::partial) << r.integrity.first_failure();
   EXPECT_EQ(r.integrity.find(check::output_after_timing)->outcome, CheckOutcome::passed);
   for (std::size_t i = 0; i < kN; ++i) ASSERT_EQ(seen_by_verified[i], static_cast<float>(i % 13)) << i;
   // acc changes by design: it is not watched as an input; x is.
@@ -369,7 +372,8 @@ TEST(CheckedSubject, OneSlowVerifiedCallIsReTimedNotCondemned) {
     if (poisoned && ++poisoned_calls == 2) s.clock.advance_us(29 * kComputeUs);  // 1st: the untimed call
   });
   EXPECT_EQ(poisoned_calls, 3u);  // untimed, verified, one re-timing
-  EXPECT_EQ(r.integrity.verdict(), IntegrityVerdict::verified) << r.integrity.first_failure();
+  // partial: no draw_inputs, the inputs stayed fixed (TimedCallAudit.* covers fresh inputs)
+  EXPECT_EQ(r.integrity.verdict(), IntegrityVerdict::partial) << r.integrity.first_failure();
   const IntegrityCheck* time = r.integrity.find(check::verified_call_time);
   ASSERT_NE(time, nullptr);
   EXPECT_EQ(time->outcome, CheckOutcome::passed);
@@ -419,7 +423,8 @@ TEST(CheckedSubject, ANondeterministicCallableNeedsADeclaredTolerance) {
   o.buffers = tolerant.buf.declared();
   o.output_rule = {OutputRule::Kind::tolerance, 1e-5, 0.0};
   const Result r = caliber::measure(tolerant.backend, [&](const LaunchContext&) { noisy(tolerant); }, fixed_host(), o);
-  EXPECT_EQ(r.integrity.verdict(), IntegrityVerdict::verified) << r.integrity.first_failure();
+  // partial: no draw_inputs, the inputs stayed fixed (TimedCallAudit.* covers fresh inputs)
+  EXPECT_EQ(r.integrity.verdict(), IntegrityVerdict::partial) << r.integrity.first_failure();
   o.buffers.outputs[0].dtype.reset();  // a tolerance needs to know the elements
   EXPECT_THROW(caliber::measure(tolerant.backend, [](const LaunchContext&) {}, fixed_host(), o), ContractError);
 }

@@ -599,3 +599,50 @@ TEST(Measure, WithoutATelemetrySourceNothingIsSampled) {
 
 }  // namespace
 }  // namespace caliber
+
+namespace caliber {
+namespace {
+
+// The engine ends a batch after the audited sample and audits it once the batch synchronized;
+// fresh inputs come before every call that is not verified.
+TEST(Measure, ABatchEndsAfterAnAuditedSampleWhichIsAuditedAfterItsSync) {
+  RecordingBackend b;
+  measurement::EngineHooks hooks;
+  hooks.before_call = [&b] { b.log("draw"); };
+  hooks.next_audit = [](std::size_t sample) -> std::optional<std::size_t> {
+    if (sample <= 2) return 2;
+    return std::nullopt;
+  };
+  std::vector<std::size_t> audited;
+  hooks.audit = [&](std::size_t s) {
+    b.log("audit");
+    audited.push_back(s);
+  };
+  const Contract c = fixed(Schedule::per_iter, CachePolicy::warm, 5, 1);
+  MeasureOptions o;
+  o.clock = &b.clock;
+  const Result r = measurement::run_measurement(b, [&b](const LaunchContext& ctx) { b.run_call(ctx); }, c, o, hooks);
+  EXPECT_EQ(r.summary.n, 5);
+  EXPECT_EQ(audited, std::vector<std::size_t>{2});
+  const auto audit = std::find(b.events.begin(), b.events.end(), "audit");
+  ASSERT_NE(audit, b.events.end());
+  EXPECT_EQ(*(audit - 1), "sync");     // after the batch synchronized
+  EXPECT_EQ(*(audit - 2), "stop2");    // which ended with sample 2
+  EXPECT_EQ(std::count(b.events.begin(), b.events.end(), "draw"), 6);  // warmup + 5 timed calls
+}
+
+TEST(Measure, WithoutADrawnAuditTheLastSampleIsAudited) {
+  RecordingBackend b;
+  measurement::EngineHooks hooks;
+  hooks.next_audit = [](std::size_t) -> std::optional<std::size_t> { return 1000; };
+  std::vector<std::size_t> audited;
+  hooks.audit = [&](std::size_t s) { audited.push_back(s); };
+  MeasureOptions o;
+  o.clock = &b.clock;
+  measurement::run_measurement(b, [&b](const LaunchContext& ctx) { b.run_call(ctx); },
+                               fixed(Schedule::per_iter, CachePolicy::warm, 4, 1), o, hooks);
+  EXPECT_EQ(audited, std::vector<std::size_t>{3});
+}
+
+}  // namespace
+}  // namespace caliber

@@ -147,3 +147,50 @@ TEST(ScheduleGraph, ARefusedCaptureStopsTheSetUpBeforeAnyReplay) {
 
 }  // namespace
 }  // namespace caliber::measurement
+
+namespace caliber::measurement {
+namespace {
+
+TEST(ScheduleGraph, FreshInputsAreDrawnBeforeEachReplayAndBeforeItsFlush) {
+  ScheduleHarness h(graph_contract(CachePolicy::cold, 1));
+  h.before_call = [&h] { h.backend.log("draw"); };
+  auto unit = graph_schedule(h.site, *h.timer, {});
+  unit->set_up();
+  h.backend.events.clear();
+  unit->run(2, false);
+  const std::vector<std::string>& e = h.backend.events;
+  ASSERT_GE(e.size(), 3u);
+  EXPECT_EQ(e[0], "draw");
+  EXPECT_EQ(e[1], "flush");  // the draw must not warm the cache the flush just emptied
+  EXPECT_EQ(std::count(e.begin(), e.end(), "draw"), 2);
+  h.backend.events.clear();
+  h.site.set_refreshing(false);  // a verified sample runs on the integrity layer's own inputs
+  unit->run(1, true);
+  EXPECT_EQ(std::count(h.backend.events.begin(), h.backend.events.end(), "draw"), 0);
+}
+
+TEST(ScheduleGraph, TheAuditGraphPoisonsBeforeEveryCallAndIsReplayedOnlyForAnAudit) {
+  ScheduleHarness h(graph_contract(CachePolicy::warm, 3));
+  auto unit = graph_schedule(h.site, *h.timer, {}, [&h] { h.backend.log("poison"); });
+  unit->set_up();
+  const std::vector<std::string> audit_capture = {"begin_capture", "poison", "capture:call", "poison", "capture:call",
+                                                  "poison",        "capture:call", "end_capture"};
+  const auto at = std::search(h.backend.events.begin(), h.backend.events.end(), audit_capture.begin(),
+                              audit_capture.end());
+  EXPECT_NE(at, h.backend.events.end());
+  h.backend.events.clear();
+  unit->run(1, false);
+  EXPECT_EQ(std::count(h.backend.events.begin(), h.backend.events.end(), "graph_launch"), 1);
+  h.backend.events.clear();
+  EXPECT_TRUE(unit->replay_audit());
+  EXPECT_EQ(h.backend.events.front(), "graph_launch");
+  EXPECT_EQ(h.backend.events.back(), "sync");
+  EXPECT_EQ(h.site.timed_calls(), 3u);  // the audit replay is no sample
+  ScheduleHarness plain(graph_contract(CachePolicy::warm, 3));
+  auto without = graph_schedule(plain.site, *plain.timer, {});
+  without->set_up();
+  EXPECT_FALSE(without->replay_audit());
+}
+
+}  // namespace
+}  // namespace caliber::measurement

@@ -30,6 +30,14 @@
  *   caliber_test_subset_rows  never writes a band of rows (the rows [m/3, m/3 + m/8))
  *   caliber_test_touch_inputs correct, then overwrites its first input with its output
  *   caliber_test_sniff_output computes only when its output holds NaN (caliber's poison)
+ *   caliber_test_content_memo samples 1,024 elements of its input at fixed positions; when they
+ *                             equal those of its last computed call, copies that call's output
+ *                             back instead of computing
+ *   caliber_test_gap_skip     returns without writing its output when called within 20 us (steady
+ *                             clock) of its previous return
+ *   caliber_test_memo_seen    computes only on its first call of a shape; later it copies back the
+ *                             output of an input it remembers (up to 4, by a hash of the whole
+ *                             input) and returns at once, writing nothing, on any other input
  * Built twice: caliber_test_plugins, and caliber_test_plugins_slow with CALIBER_TEST_PLUGIN_PASSES=4,
  * whose run() computes every output four times: a slower build of the same providers, for the
  * caliber ab end-to-end test with caliber run cells (tests/cli/test_cmd_ab.cpp). */
@@ -42,6 +50,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "caliber/plugin_abi.h"
@@ -49,7 +58,7 @@
 #define EXPORT __attribute__((visibility("default")))
 
 enum behaviour { CORRECT, WRONG, FAIL, CRASH, HANG, FLAKY, FP32_ONLY, LEAVE_THREAD, LAZY, DRIFT, SAME_POINTER, MEMO_POINTER, SUBSET_ROWS,
-                 TOUCH_INPUTS, SNIFF_OUTPUT, CONFIGURABLE };
+                 TOUCH_INPUTS, SNIFF_OUTPUT, CONTENT_MEMO, GAP_SKIP, MEMO_SEEN, CONFIGURABLE };
 
 /* Per-process memory of the cheaters: calls since prepare(), the last input pointer, the memo. */
 static long calls_since_prepare;
@@ -153,6 +162,109 @@ static caliber_status compute(void* state, const caliber_problem_v1* p, const ca
   return st;
 }
 
+/* The content-keyed cheaters' memory. content_memo: one sample of its input (1,024 elements at
+ * fixed positions) and the output it computed for it. memo_seen: up to 4 inputs, by a hash of the
+ * whole input, each with its output; kept across shapes (an entry of another shape never matches). */
+#define MEMO_SAMPLES 1024
+#define MEMO_SEEN_SLOTS 4
+struct memo_entry {
+  unsigned char sample[MEMO_SAMPLES * 4];
+  uint64_t hash;
+  void* output;
+  size_t bytes;
+  int used;
+};
+static struct memo_entry content_memo;
+static struct memo_entry memo_seen[MEMO_SEEN_SLOTS];
+static int memo_seen_next;
+
+/* gap_skip: when run() last returned (microseconds on the steady clock), once it has. */
+static double last_return_us;
+static int has_returned;
+
+static double steady_now_us(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
+}
+
+static size_t first_input_bytes(const caliber_problem_v1* p) {
+  return strcmp(p->op_type, "gemm") == 0 ? (size_t)(p->m * p->k) * element_bytes(p) : output_bytes(p);
+}
+
+/* The bytes of MEMO_SAMPLES elements of the first input at fixed pseudo-random positions. */
+static void sample_input(const caliber_problem_v1* p, const void* x, unsigned char* out) {
+  const size_t e = element_bytes(p), count = first_input_bytes(p) / e;
+  for (size_t i = 0; i < MEMO_SAMPLES; ++i) {
+    const size_t at = (size_t)(((uint64_t)i * 2654435761u + 40503u) % count);
+    memcpy(out + i * e, (const unsigned char*)x + at * e, e);
+  }
+}
+
+/* FNV-1a over the whole first input. */
+static uint64_t hash_input(const caliber_problem_v1* p, const void* x) {
+  uint64_t h = 14695981039346656037ull;
+  const unsigned char* b = x;
+  for (size_t i = 0, n = first_input_bytes(p); i < n; ++i) h = (h ^ b[i]) * 1099511628211ull;
+  return h;
+}
+
+/* Keeps a copy of the output in `entry`. */
+static void remember_output(struct memo_entry* entry, const caliber_problem_v1* p, const void* y) {
+  if (entry->bytes != output_bytes(p)) {
+    free(entry->output);
+    entry->bytes = output_bytes(p);
+    entry->output = malloc(entry->bytes);
+  }
+  entry->used = entry->output != NULL;
+  if (entry->used) memcpy(entry->output, y, entry->bytes);
+}
+
+static caliber_status run_content_memo(void* state, const caliber_problem_v1* p, const caliber_buffers_v1* buf,
+                                       char* error, size_t size) {
+  unsigned char sample[MEMO_SAMPLES * 4];
+  const size_t sample_bytes = MEMO_SAMPLES * element_bytes(p);
+  sample_input(p, buf->inputs[0], sample);
+  if (content_memo.used && content_memo.bytes == output_bytes(p) &&
+      memcmp(sample, content_memo.sample, sample_bytes) == 0) {
+    memcpy(buf->output, content_memo.output, content_memo.bytes);  /* "the same input again" */
+    return CALIBER_OK;
+  }
+  const caliber_status st = compute(state, p, buf, error, size);
+  if (st != CALIBER_OK) return st;
+  remember_output(&content_memo, p, buf->output);
+  memcpy(content_memo.sample, sample, sample_bytes);
+  return st;
+}
+
+static caliber_status run_memo_seen(void* state, const caliber_problem_v1* p, const caliber_buffers_v1* buf,
+                                    char* error, size_t size, long call) {
+  const uint64_t h = hash_input(p, buf->inputs[0]);
+  if (call == 0) {  /* what a check before timing sees: computed, and remembered */
+    const caliber_status st = compute(state, p, buf, error, size);
+    struct memo_entry* e = &memo_seen[memo_seen_next++ % MEMO_SEEN_SLOTS];
+    if (st == CALIBER_OK) remember_output(e, p, buf->output);
+    e->hash = h;
+    return st;
+  }
+  for (int i = 0; i < MEMO_SEEN_SLOTS; ++i) {
+    if (memo_seen[i].used && memo_seen[i].hash == h && memo_seen[i].bytes == output_bytes(p)) {
+      memcpy(buf->output, memo_seen[i].output, memo_seen[i].bytes);
+      return CALIBER_OK;
+    }
+  }
+  return CALIBER_OK;  /* an input it has not seen: nothing written */
+}
+
+static caliber_status run_gap_skip(void* state, const caliber_problem_v1* p, const caliber_buffers_v1* buf,
+                                   char* error, size_t size) {
+  const int skip = has_returned && steady_now_us() - last_return_us < 20.0;  /* microseconds */
+  const caliber_status st = skip ? CALIBER_OK : compute(state, p, buf, error, size);
+  last_return_us = steady_now_us();
+  has_returned = 1;
+  return st;
+}
+
 static void* linger(void* unused) {
   (void)unused;
   for (;;) pause();
@@ -221,6 +333,12 @@ static caliber_status run(void* state, const caliber_problem_v1* p, const calibe
     }
     case SNIFF_OUTPUT:
       return is_nan_bits(buf->output, p) ? compute(state, p, buf, error, size) : CALIBER_OK;
+    case CONTENT_MEMO:
+      return run_content_memo(state, p, buf, error, size);
+    case GAP_SKIP:
+      return run_gap_skip(state, p, buf, error, size);
+    case MEMO_SEEN:
+      return run_memo_seen(state, p, buf, error, size, call);
     default:
       return compute(state, p, buf, error, size);
   }
@@ -234,6 +352,7 @@ static caliber_status prepare(void* state, const caliber_problem_v1* p, char* er
   (void)p, (void)error, (void)size;
   calls_since_prepare = 0;
   last_input = NULL;
+  has_returned = 0;
   if ((enum behaviour)(intptr_t)state == CONFIGURABLE) {
     snprintf(chosen_variant, sizeof chosen_variant, "%s", pinned_variant[0] ? pinned_variant : "variant=a");
   }
@@ -288,6 +407,9 @@ CHEATER(caliber_test_memo_pointer, MEMO_POINTER, "copies a remembered output on 
 CHEATER(caliber_test_subset_rows, SUBSET_ROWS, "never writes a band of rows")
 CHEATER(caliber_test_touch_inputs, TOUCH_INPUTS, "overwrites its first input")
 CHEATER(caliber_test_sniff_output, SNIFF_OUTPUT, "computes only on a poisoned output")
+CHEATER(caliber_test_content_memo, CONTENT_MEMO, "copies its last output back when a sample of its input repeats")
+CHEATER(caliber_test_gap_skip, GAP_SKIP, "skips the work when called within 20 us of its previous return")
+CHEATER(caliber_test_memo_seen, MEMO_SEEN, "computes once, then only copies back outputs of inputs it remembers")
 
 EXPORT caliber_status caliber_test_correct(uint32_t abi, const char* op, caliber_provider_v1* out, char* e, size_t s) {
   (void)abi, (void)op, (void)e, (void)s;

@@ -131,13 +131,18 @@ TEST(BenchmarkResults, RoundTripsOkAndNotConfiguredRows) {
 
 TEST(BenchmarkResults, CellPhasesRoundTripAndAreStrict) {
   BenchmarkResultRow r = ok_row();
-  r.cell_phases = CellPhases{12.5, 3.25, 0.5, 4.0, 96.0, 4.25};
+  r.cell_phases = CellPhases{12.5, 3.25, 0.5, 4.0, 96.0, 4.25, 1.5};
   const nlohmann::json j = to_json(r);
   EXPECT_EQ(j["cell_phases_ms"].dump(),
-            R"({"correctness":0.5,"inputs":12.5,"other":4.25,"reference":3.25,"timing":96.0,"untimed_check":4.0})");
+            R"({"correctness":0.5,"fresh_inputs":1.5,"inputs":12.5,"other":4.25,"reference":3.25,"timing":96.0,)"
+            R"("untimed_check":4.0})");
   const auto rows = parse_benchmark_results(j.dump() + "\n", "r.jsonl");
   ASSERT_TRUE(rows[0].cell_phases.has_value());
   EXPECT_EQ(*rows[0].cell_phases, *r.cell_phases);
+  // Without fresh_inputs (rows written before the draws were recorded): read as 0.
+  nlohmann::json older = j;
+  older["cell_phases_ms"].erase("fresh_inputs");
+  EXPECT_EQ(parse_benchmark_results(older.dump() + "\n", "r.jsonl")[0].cell_phases->fresh_inputs_ms, 0.0);
   // Absent (rows written before phases were recorded): read as none.
   EXPECT_FALSE(parse_benchmark_results(to_json(ok_row()).dump() + "\n", "r.jsonl")[0].cell_phases.has_value());
   auto edited = [&](std::function<void(nlohmann::json&)> edit) {

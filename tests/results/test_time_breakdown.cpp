@@ -41,7 +41,7 @@ TEST(TimeBreakdown, SumsThePhasesOfTheCellsThatRan) {
             "wall 0.3 s (600 cells/min), cells 0.2 s, inside the contracts 0.1 s (wall 2.42x the contracts, 2.50x their "
             "timing phase); "
             "per cell that ran (2), ms: inputs 5.00, reference 2.00, correctness 1.00, untimed_check 4.00, "
-            "timing 60.00, other 8.00");
+            "timing 60.00, fresh_inputs 0.00, other 8.00");
 }
 
 TEST(TimeBreakdown, WithoutTheSessionsWallTimeThereAreNoRatios) {
@@ -51,7 +51,7 @@ TEST(TimeBreakdown, WithoutTheSessionsWallTimeThereAreNoRatios) {
   EXPECT_FALSE(j.contains("cells_per_minute"));
   EXPECT_EQ(describe(time_breakdown({&a}), 0),
             "cells 0.1 s, inside the contracts 0.1 s; per cell that ran (1), ms: inputs 10.00, reference 4.00, "
-            "correctness 1.00, untimed_check 5.00, timing 70.00, other 10.00");
+            "correctness 1.00, untimed_check 5.00, timing 70.00, fresh_inputs 0.00, other 10.00");
   EXPECT_EQ(describe(time_breakdown({}), 0), "cells 0.0 s, inside the contracts 0.0 s");
 }
 

@@ -20,8 +20,9 @@ struct BasicScheduleHarness {
   RecordingDouble backend;
   Contract contract;
   std::function<void()> prepare;
+  std::function<void()> before_call;  // the integrity layer's hook (fresh inputs)
   Callable call = [this](const LaunchContext& ctx) { backend.run_call(ctx); };
-  measurement::CallSite site{backend, call, contract, prepare, backend.clock};
+  measurement::CallSite site{backend, call, contract, prepare, before_call, backend.clock};
   std::unique_ptr<SampleTimer> timer = backend.make_timer_for(contract);
 };
 

@@ -12,7 +12,8 @@
 
 namespace caliber::cuda {
 
-// Writes `elements` values of `dtype` at `dst` on `stream` and synchronizes it.
+// Enqueues the draw of `elements` values of `dtype` at `dst` on `stream`, without waiting for it
+// (capturable; ordered before what `stream` runs next). lo = hi = NaN writes NaN: the poison.
 void draw_uniform_on_device(void* dst, DType dtype, std::size_t elements, std::uint64_t seed, float lo, float hi,
                             cudaStream_t stream);
 

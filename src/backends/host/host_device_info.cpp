@@ -4,11 +4,15 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <fstream>
 #include <thread>
 
 #include <fmt/format.h>
+
+#include "caliber/errors.h"
 
 namespace caliber::host {
 namespace {
@@ -55,9 +59,26 @@ std::string cpuinfo_field(const std::string& sys_root, const std::string& key) {
   return {};
 }
 
+// CALIBER_HOST_LLC_BYTES: the last-level cache size to assume instead of what the OS reports (a
+// virtual machine may report its host's whole cache; the cold flush and the calibration copies
+// are sized from it). Recorded as the source, so no result hides it; a value that is not a
+// positive byte count ("8M", "8388608") is refused.
+std::optional<CacheSize> llc_from_environment() {
+  const char* v = std::getenv("CALIBER_HOST_LLC_BYTES");
+  if (v == nullptr || *v == '\0') return std::nullopt;
+  const std::uint64_t bytes = parse_cache_size(v);
+  if (bytes == 0) {
+    throw ContractError(fmt::format("environment CALIBER_HOST_LLC_BYTES: '{}' is not a positive byte count", v));
+  }
+  return CacheSize{bytes, fmt::format("environment CALIBER_HOST_LLC_BYTES={} (what the OS reports is not used)", v)};
+}
+
 }  // namespace
 
 CacheSize last_level_cache(const std::string& sys_root) {
+  if (sys_root == "/") {
+    if (std::optional<CacheSize> set = llc_from_environment()) return *set;
+  }
   const fs::path dir = fs::path(sys_root) / "sys/devices/system/cpu/cpu0/cache";
   int best_level = -1;
   CacheSize best;

@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <fstream>
 #include <vector>
 
@@ -173,6 +175,40 @@ TEST_F(FakeSysfs, FallsBackAndSaysSoWhenUnknown) {
   EXPECT_EQ(c.source.rfind("fallback:", 0), 0u) << c.source;
   add_cache(0, "2", "Unified", "garbage");
   EXPECT_EQ(last_level_cache(root_.string()).source.rfind("fallback:", 0), 0u);
+}
+
+// Sets an environment variable for one test and puts the previous value back.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    ::setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (old_) {
+      ::setenv(name_, old_->c_str(), 1);
+    } else {
+      ::unsetenv(name_);
+    }
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+TEST(HostDevice, TheEnvironmentSetsTheLastLevelCacheAndSaysSo) {
+  {
+    const ScopedEnv env("CALIBER_HOST_LLC_BYTES", "6M");
+    const CacheSize c = last_level_cache();
+    EXPECT_EQ(c.bytes, 6u << 20);
+    EXPECT_EQ(c.source, "environment CALIBER_HOST_LLC_BYTES=6M (what the OS reports is not used)");
+    EXPECT_EQ(describe_host().llc_bytes, 6u << 20);
+  }
+  {
+    const ScopedEnv env("CALIBER_HOST_LLC_BYTES", "lots");
+    EXPECT_THROW(last_level_cache(), ContractError);
+  }
 }
 
 TEST(HostDevice, DescribesThisMachine) {

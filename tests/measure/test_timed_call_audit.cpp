@@ -1,0 +1,194 @@
+// Fresh inputs and audited timed calls (integrity/timed_call_audit.h) on the host backend with
+// injected time: every call before and during timing runs on values drawn for it, audited samples
+// are judged against the reference of their own inputs, and the verdict says when a callable gave
+// no way to draw its inputs. Each cheating callable below passes when the inputs stay fixed.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <vector>
+
+#include "backends/host/host_backend.h"
+#include "caliber/measure.h"
+#include "integrity/measurement_checks.h"
+#include "integrity/timed_call_audit.h"
+#include "measure/checked_subject.h"
+#include "ops/uniform_draw.h"
+#include "support/test_host_device.h"
+
+namespace caliber {
+namespace {
+
+namespace check = integrity_check;
+
+constexpr std::size_t kN = 256;
+constexpr double kComputeUs = 100;
+constexpr double kSkipUs = 1;
+
+Contract fixed_host(std::int64_t n = 24) {
+  Contract c = default_contract(BackendKind::host);
+  c.cache = CachePolicy::warm;
+  c.warmup = 2;
+  c.iterations.mode = IterationRule::Mode::fixed;
+  c.iterations.count = n;
+  return c;
+}
+
+// y = 2 x; draw(seed) writes x from the ops' uniform draw, check(seed) compares y with 2 x(seed).
+struct Harness {
+  ManualClock clock;
+  host::HostBackend backend{clock, testing_support::test_host_device()};
+  std::vector<float> x = std::vector<float>(kN, 1.0f);
+  std::vector<float> y = std::vector<float>(kN, 0.0f);
+  std::size_t draws = 0;
+
+  static float drawn(std::uint64_t seed, std::size_t i) {
+    return ops::uniform_element(seed, i, ops::uniform_scale(-1.0f, 1.0f), -1.0f);
+  }
+  void compute() {
+    for (std::size_t i = 0; i < kN; ++i) y[i] = 2.0f * x[i];
+    clock.advance_us(kComputeUs);
+  }
+  Result measure_with(const std::function<void()>& body, bool fresh, Contract c = fixed_host()) {
+    MeasureOptions o;
+    o.clock = &clock;
+    o.telemetry = false;
+    o.keep_samples = true;
+    o.buffers.inputs.push_back({"x", x.data(), kN * sizeof(float), DType::fp32});
+    o.buffers.outputs.push_back({"y", y.data(), kN * sizeof(float), DType::fp32});
+    if (fresh) {
+      o.draw_inputs = [this](std::uint64_t seed) {
+        ++draws;
+        for (std::size_t i = 0; i < kN; ++i) x[i] = drawn(seed, i);
+      };
+      o.check_drawn = [this](std::uint64_t seed) -> std::string {
+        for (std::size_t i = 0; i < kN; ++i) {
+          if (y[i] != 2.0f * drawn(seed, i)) return "y[" + std::to_string(i) + "] is not 2 x";
+        }
+        return "";
+      };
+    }
+    return caliber::measure(backend, [&](const LaunchContext&) { body(); }, c, o);
+  }
+};
+
+// Remembers the result of every input it has seen (by content); on inputs it has not seen it
+// returns without doing anything, cheaply.
+struct MemoThatSkipsTheUnseen {
+  Harness& h;
+  std::map<std::vector<float>, std::vector<float>> seen;
+  bool first = true;
+  void operator()() {
+    const auto hit = seen.find(h.x);
+    if (hit != seen.end()) {
+      h.y = hit->second;
+      h.clock.advance_us(kSkipUs);
+    } else if (first || seen.size() < 2) {  // the untimed call and the fresh verified call
+      h.compute();
+      seen.emplace(h.x, h.y);
+    } else {
+      h.clock.advance_us(kSkipUs);
+    }
+    first = false;
+  }
+};
+
+TEST(TimedCallAudit, AnHonestCallableOnFreshInputsIsVerified) {
+  Harness h;
+  const Result r = h.measure_with([&] { h.compute(); }, true);
+  EXPECT_EQ(r.integrity.verdict(), IntegrityVerdict::verified) << r.integrity.first_failure();
+  EXPECT_EQ(r.integrity.find(check::fresh_inputs)->outcome, CheckOutcome::passed);
+  const IntegrityCheck* audited = r.integrity.find(check::audited_calls);
+  ASSERT_NE(audited, nullptr);
+  EXPECT_EQ(audited->outcome, CheckOutcome::passed) << audited->detail;
+  // warmup 2 + 23 timed calls (the 24th is the verified one, on the original inputs)
+  EXPECT_EQ(h.draws, 25u);
+  EXPECT_NE(r.integrity.find(check::fresh_inputs)->detail.find("each of 25 calls"), std::string::npos);
+  EXPECT_DOUBLE_EQ(r.value_us, kComputeUs);
+}
+
+TEST(TimedCallAudit, WithoutADrawTheInputsAreFixedAndTheVerdictPartial) {
+  Harness h;
+  const Result r = h.measure_with([&] { h.compute(); }, false);
+  const IntegrityCheck* fresh = r.integrity.find(check::fresh_inputs);
+  ASSERT_NE(fresh, nullptr);
+  EXPECT_EQ(fresh->outcome, CheckOutcome::not_run);
+  EXPECT_NE(fresh->detail.find("inputs fixed"), std::string::npos) << fresh->detail;
+  EXPECT_EQ(r.integrity.verdict(), IntegrityVerdict::partial);
+  EXPECT_EQ(r.integrity.find(check::audited_calls), nullptr);
+}
+
+TEST(TimedCallAudit, AMemoThatSkipsUnseenInputsPassesOnFixedInputsAndFailsOnFreshOnes) {
+  {
+    Harness h;
+    MemoThatSkipsTheUnseen cheat{h};
+    const Result r = h.measure_with(std::ref(cheat), false);
+    EXPECT_FALSE(r.integrity.failed()) << "the gap this closes: " << r.integrity.first_failure();
+    EXPECT_DOUBLE_EQ(r.value_us, kSkipUs);  // a number it did not earn
+  }
+  Harness h;
+  MemoThatSkipsTheUnseen cheat{h};
+  const Result r = h.measure_with(std::ref(cheat), true);
+  EXPECT_EQ(r.integrity.verdict(), IntegrityVerdict::failed);
+  const IntegrityCheck* audited = r.integrity.find(check::audited_calls);
+  ASSERT_NE(audited, nullptr);
+  EXPECT_EQ(audited->outcome, CheckOutcome::failed);
+  EXPECT_NE(audited->detail.find("poison left"), std::string::npos) << audited->detail;
+}
+
+TEST(TimedCallAudit, AContentMemoNeverHitsOnFreshInputs) {
+  Harness h;
+  std::map<std::vector<float>, std::vector<float>> seen;
+  std::size_t hits = 0;
+  const Result r = h.measure_with(
+      [&] {
+        const auto hit = seen.find(h.x);
+        if (hit != seen.end()) {
+          ++hits;
+          h.y = hit->second;
+          h.clock.advance_us(kSkipUs);
+          return;
+        }
+        h.compute();
+        seen.emplace(h.x, h.y);
+      },
+      true);
+  EXPECT_EQ(r.integrity.verdict(), IntegrityVerdict::verified) << r.integrity.first_failure();
+  EXPECT_DOUBLE_EQ(r.value_us, kComputeUs);  // every timed call did its work
+  EXPECT_LE(hits, 1u);                        // at most the verified call, on the original inputs again
+}
+
+// The audited samples come from the entropy: gap = 1 + value mod (2 kMeanAuditGap - 1).
+TEST(TimedCallAudit, AuditPositionsFollowTheEntropyAndEndAtTheCap) {
+  Harness h;
+  MeasureOptions o;
+  o.buffers.inputs.push_back({"x", h.x.data(), kN * sizeof(float), DType::fp32});
+  o.buffers.outputs.push_back({"y", h.y.data(), kN * sizeof(float), DType::fp32});
+  o.draw_inputs = [](std::uint64_t) {};
+  o.check_drawn = [](std::uint64_t) { return std::string(); };
+  integrity::SubjectChecks subject(h.backend, measurement::subject_from_options([&](const LaunchContext&) { h.compute(); }, o));
+  subject.run_untimed_check();
+  std::deque<std::uint64_t> values = {77, 4, 0, 29};  // nonce, then gaps 5, 1, 15
+  integrity::TimedCallAudit audit(subject, [&] {
+    const std::uint64_t v = values.empty() ? 0 : values.front();
+    if (!values.empty()) values.pop_front();
+    return v;
+  });
+  EXPECT_EQ(audit.next_audit(0), 4u);
+  audit.audit(4);
+  EXPECT_EQ(audit.next_audit(5), 5u);
+  audit.audit(5);
+  EXPECT_EQ(audit.next_audit(6), 20u);
+  for (std::size_t k = 2; k < integrity::kMaxAudits; ++k) audit.audit(100 + k);
+  EXPECT_EQ(audit.next_audit(200), std::nullopt);
+  Integrity integ;
+  audit.record(integ);
+  EXPECT_FALSE(integ.failed());
+  EXPECT_EQ(integ.find(check::audited_calls)->detail.find("16 timed samples"), 0u) << integ.find(check::audited_calls)->detail;
+}
+
+}  // namespace
+}  // namespace caliber
