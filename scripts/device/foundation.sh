@@ -14,7 +14,7 @@ $C devices | tee "$D/devices.txt"
 # needs a device no process holds, so it runs alone after the rest (its own report).
 PREFLIGHT_TEST=CudaRunner.ThePreflightRunsInTheWorkerAndTheParentHoldsNoContext
 rm -f "$D"/gpu_tests*.xml
-timeout 240 .device/bin/caliber_gpu_tests --gtest_brief=1 --gtest_filter="-$PREFLIGHT_TEST" \
+timeout 420 .device/bin/caliber_gpu_tests --gtest_brief=1 --gtest_filter="-$PREFLIGHT_TEST" \
   --gtest_output=xml:"$D/gpu_tests.xml" 2>&1 | tail -25 | tee "$D/gpu_tests.txt"
 timeout 60 .device/bin/caliber_gpu_tests --gtest_brief=1 --gtest_filter="$PREFLIGHT_TEST" \
   --gtest_output=xml:"$D/gpu_tests_preflight.xml" 2>&1 | tail -5 | tee -a "$D/gpu_tests.txt"

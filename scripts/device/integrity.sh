@@ -20,7 +20,7 @@ cat "$D/calibrate.txt"
   printf 'schema_version: 1\nkernel: rmsnorm\nop_type: rmsnorm\ndtype: [fp32]\nreference_provider: honest\n'
   printf 'layout_contract: row_major\nproviders:\n'
   for p in honest lazy drift same_pointer memo_pointer subset_rows touch_inputs side_stream other_thread \
-           empty_capture persisting sniff_output; do
+           empty_capture persisting sniff_output content_memo capture_skip gap_skip memo_seen; do
     printf '  %s: {enabled: true, entrypoint: "%s:caliber_cuda_test_%s", provider: plugin}\n' "$p" "$PLUGIN" "$p"
   done
 } > "$D/corpus_matrix.yaml"

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# What fresh inputs and audited calls cost (docs/integrity.md, "Fresh inputs", "Audited calls"),
+# side by side on one device: the shipped synthetic ledgers of all four ops (bf16) with every
+# shipped cuda provider as one `caliber batch` campaign, A-B-A-B: `--integrity on` (the default)
+# and `--integrity fixed-inputs` (every check but the fresh inputs and the audits). The summary
+# gives, per pair of runs, the median over the rows that are ok in both of the ratio of their
+# medians (kernel-only and eager), each campaign's wall next to the time inside its contracts, and
+# where the draws and audits' time went (cell phases fresh_inputs, reference, correctness).
+# Summary: $1/audit_cost.md.
+set -uo pipefail
+OUT=$1
+C=$CALIBER_EXE
+D=$OUT/audit_cost
+mkdir -p "$D"
+ledgers=() matrices=()
+for op in rmsnorm layernorm softmax gemm; do
+  $C ledger synthetic --op "$op" --ledger "$D/synthetic_$op.jsonl" --dtype bf16 --gpu "NVIDIA H200" --arch sm_90 > /dev/null
+  ledgers+=("$D/synthetic_$op.jsonl")
+  matrices+=("matrices/cuda/$op/baseline_matrix.yaml")
+done
+join() { local IFS=,; echo "$*"; }
+run_one() {  # LABEL INTEGRITY
+  local R=$D/$1
+  mkdir -p "$R"
+  local start=$(date +%s.%N)
+  timeout 170 $C batch --op rmsnorm,layernorm,softmax,gemm --backend cuda --shape-ledger "$(join "${ledgers[@]}")" \
+    --baseline-matrix "$(join "${matrices[@]}")" --devices 0 --max-time-ms 20 --cell-timeout-s 60 \
+    --shard-timeout-s 160 --integrity "$2" --out "$R/run" > "$R/batch.stdout" 2> "$R/batch.log"
+  echo "batch exit $?" > "$R/batch_exit.txt"
+  awk "BEGIN{printf \"%.2f\n\", $(date +%s.%N) - $start}" > "$R/batch_wall_s.txt"
+}
+run_one on_1 on
+run_one fixed_1 fixed-inputs
+run_one on_2 on
+run_one fixed_2 fixed-inputs
+python3 - "$D" > "$OUT/audit_cost.md" <<'PY'
+import json, statistics, sys
+d = sys.argv[1]
+def load(label):
+    rows = [json.loads(l) for l in open(f"{d}/{label}/run/benchmark_results.jsonl") if l.strip()]
+    return {(r["shape_id"], r["provider"]): r for r in rows}, float(open(f"{d}/{label}/batch_wall_s.txt").read())
+print("# What fresh inputs and audits cost: one campaign, --integrity on vs fixed-inputs, A-B-A-B\n")
+print("| runs | rows ok in both | kernel-only: median ratio on/fixed | eager: median ratio | "
+      "wall on / inside its contracts | wall fixed / inside | fresh_inputs phase s (on) | reference + correctness s (on vs fixed) |")
+print("|---|---|---|---|---|---|---|---|")
+for a, b in (("on_1", "fixed_1"), ("on_2", "fixed_2")):
+    on, wall_on = load(a)
+    fx, wall_fx = load(b)
+    both = [k for k in on if k in fx and on[k]["benchmark_status"] == "ok" and fx[k]["benchmark_status"] == "ok"]
+    def ratio(m):
+        v = [on[k][m]["value_us"] / fx[k][m]["value_us"] for k in both
+             if on[k].get(m) and fx[k].get(m) and fx[k][m]["value_us"] > 0]
+        return statistics.median(v) if v else float("nan")
+    def inside(rows):
+        return sum((r.get(m) or {}).get("wall_time_ms", 0) for r in rows.values() for m in ("kernel_only", "eager")) / 1e3
+    def phase(rows, *names):
+        return sum((r.get("cell_phases_ms") or {}).get(n, 0) for r in rows.values() for n in names) / 1e3
+    print(f"| {a} vs {b} | {len(both)} | {ratio('kernel_only'):.4f} | {ratio('eager'):.4f} | "
+          f"{wall_on:.1f} / {inside(on):.1f} = {wall_on / max(inside(on), 1e-9):.2f}x | "
+          f"{wall_fx:.1f} / {inside(fx):.1f} = {wall_fx / max(inside(fx), 1e-9):.2f}x | {phase(on, 'fresh_inputs'):.2f} | "
+          f"{phase(on, 'reference', 'correctness'):.2f} vs {phase(fx, 'reference', 'correctness'):.2f} |")
+bad = []
+for label in ("on_1", "on_2"):
+    rows, _ = load(label)
+    for r in rows.values():
+        if r["benchmark_status"] != "ok" and r["benchmark_status"] not in ("not_configured", "unsupported", "skipped"):
+            bad.append(f"{label}: {r['op_type']} {r['provider']} {r['benchmark_status']}: {r.get('status_reason')}")
+print("\nRows of shipped (honest) providers that did not end ok with fresh inputs and audits on: "
+      + (str(len(bad)) if bad else "none"))
+for line in bad[:20]:
+    print(f"- {line}")
+PY
+cat "$OUT/audit_cost.md"
