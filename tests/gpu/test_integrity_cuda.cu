@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <thread>
@@ -18,6 +19,7 @@
 #include "caliber/errors.h"
 #include "caliber/instrument_policy.h"
 #include "caliber/measure.h"
+#include "ops/uniform_draw.h"
 #include "support/cuda_device.h"
 #include "support/fixed_contract.h"
 
@@ -72,11 +74,27 @@ class IntegrityCuda : public ::testing::Test {
     cuda_ok(cudaGetLastError(), "scale launch");
   }
 
+  // Declared buffers and fresh inputs (docs/integrity.md): x drawn on the device before every
+  // timed call, and an audited call's y compared with 2 x of the same draw, recomputed on the host
+  // (the device draw writes the host draw's bits, src/ops/uniform_draw.h).
   MeasureOptions options() {
     MeasureOptions o;
     o.telemetry = false;
     o.buffers.inputs.push_back({"x", x_, kN * sizeof(float), DType::fp32});
     o.buffers.outputs.push_back({"y", y_, kN * sizeof(float), DType::fp32});
+    o.draw_inputs = [this](std::uint64_t seed) { backend_->fill_uniform(x_, DType::fp32, kN, seed, -1.0f, 1.0f); };
+    o.check_drawn = [this](std::uint64_t seed) -> std::string {
+      std::vector<float> y(kN);
+      cuda_ok(cudaDeviceSynchronize(), "sync");
+      cuda_ok(cudaMemcpy(y.data(), y_, kN * sizeof(float), cudaMemcpyDeviceToHost), "copy y");
+      const double scale = ops::uniform_scale(-1.0f, 1.0f);
+      for (int i = 0; i < kN; ++i) {
+        if (y[i] != 2.0f * ops::uniform_element(seed, static_cast<std::uint64_t>(i), scale, -1.0f)) {
+          return "y[" + std::to_string(i) + "] is not 2 x";
+        }
+      }
+      return "";
+    };
     return o;
   }
 
