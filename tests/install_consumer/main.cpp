@@ -1,7 +1,9 @@
 // Measures a host copy through caliber's C++ API (README "C++ API") and prints what a caller
 // reads from the Result. Built against an installed caliber (tests/install_consumer/check.cmake).
 #include <cstdio>
+#include <cstdint>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include <caliber/caliber.h>
@@ -21,6 +23,17 @@ int main() {
     options.params = {{"elements", n}, {"dtype", "float32"}};
     options.buffers.inputs = {{"x", x.data(), n * sizeof(float), caliber::DType::fp32}};
     options.buffers.outputs = {{"y", y.data(), n * sizeof(float), caliber::DType::fp32}};
+    // Fresh inputs for every timed call, and the check of an audited call (docs/integrity.md).
+    auto value = [](std::uint64_t seed, std::size_t i) { return 1.0f + static_cast<float>((seed + i) % 97); };
+    options.draw_inputs = [&](std::uint64_t seed) {
+      for (std::size_t i = 0; i < n; ++i) x[i] = value(seed, i);
+    };
+    options.check_drawn = [&](std::uint64_t seed) -> std::string {
+      for (std::size_t i = 0; i < n; ++i) {
+        if (y[i] != value(seed, i)) return "y is not a copy of x";
+      }
+      return "";
+    };
     const caliber::Result r = caliber::measure(
         *backend, [&](const caliber::LaunchContext&) { std::memcpy(y.data(), x.data(), n * sizeof(float)); },
         contract, options);
