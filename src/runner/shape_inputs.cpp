@@ -117,18 +117,10 @@ void ShapeInputs::build() {
 
 // Draws a set on the device, where the backend can (false: it cannot, nothing is kept).
 bool ShapeInputs::draw_on_device(InputSet& set, std::uint64_t seed) {
-  const std::vector<ops::InputDraw> draws = op_.input_draws(shape_, seed);
-  for (std::size_t k = 0; k < input_specs_.size(); ++k) {
-    const ops::TensorSpec& t = input_specs_[k];
-    set.device.emplace_back(backend_, tensor_bytes(t, shape_.dtype));
-    if (!backend_.fill_uniform(set.device.back().get(), shape_.dtype,
-                               static_cast<std::size_t>(t.rows) * static_cast<std::size_t>(t.cols), draws.at(k).seed,
-                               draws[k].lo, draws[k].hi)) {
-      set.device.clear();
-      return false;
-    }
-  }
-  return true;
+  for (const ops::TensorSpec& t : input_specs_) set.device.emplace_back(backend_, tensor_bytes(t, shape_.dtype));
+  if (draw_into(set.device, seed)) return true;
+  set.device.clear();
+  return false;
 }
 
 // draw_on_device, or false when the device has no room for another set.
@@ -174,16 +166,26 @@ void ShapeInputs::load(const InputSet& set) {
   }
 }
 
+// Draws the inputs' values from `seed` into `buffers` on the device (false: the backend cannot).
+bool ShapeInputs::draw_into(const std::vector<DeviceBuffer>& buffers, std::uint64_t seed) {
+  const std::vector<ops::InputDraw> draws = op_.input_draws(shape_, seed);
+  for (std::size_t k = 0; k < buffers.size(); ++k) {
+    const ops::TensorSpec& t = input_specs_[k];
+    const auto elements = static_cast<std::size_t>(t.rows) * static_cast<std::size_t>(t.cols);
+    if (!backend_.fill_uniform(buffers[k].get(), shape_.dtype, elements, draws.at(k).seed, draws[k].lo, draws[k].hi)) {
+      return false;
+    }
+  }
+  return true;
+}
+
 void ShapeInputs::draw_working(std::uint64_t seed) {
+  if (draw_into(working_, seed)) return;
   const std::vector<ops::InputDraw> draws = op_.input_draws(shape_, seed);
   for (std::size_t k = 0; k < working_.size(); ++k) {
     const ops::TensorSpec& t = input_specs_[k];
-    const auto elements = static_cast<std::size_t>(t.rows) * static_cast<std::size_t>(t.cols);
-    if (backend_.fill_uniform(working_[k].get(), shape_.dtype, elements, draws.at(k).seed, draws[k].lo, draws[k].hi)) {
-      continue;
-    }
     if (draw_scratch_.size() <= k) draw_scratch_.emplace_back(t.name, shape_.dtype, t.rows, t.cols);
-    ops::fill_uniform(draw_scratch_[k], draws[k].seed, draws[k].lo, draws[k].hi);
+    ops::fill_uniform(draw_scratch_[k], draws.at(k).seed, draws[k].lo, draws[k].hi);
     backend_.copy_to_device(working_[k].get(), draw_scratch_[k].data(), draw_scratch_[k].bytes());
   }
 }
@@ -195,13 +197,7 @@ InputSet& ShapeInputs::audit_set(std::uint64_t seed, double& reference_ms) {
   audit_.output_references.clear();
   audit_.host.clear();
   if (refill) {
-    const std::vector<ops::InputDraw> draws = op_.input_draws(shape_, seed);
-    for (std::size_t k = 0; k < audit_.device.size(); ++k) {
-      const ops::TensorSpec& t = input_specs_[k];
-      backend_.fill_uniform(audit_.device[k].get(), shape_.dtype,
-                            static_cast<std::size_t>(t.rows) * static_cast<std::size_t>(t.cols), draws.at(k).seed,
-                            draws[k].lo, draws[k].hi);
-    }
+    draw_into(audit_.device, seed);  // drawn there before, so the backend draws on its device
   } else if (!backend_.asynchronous() || !draw_on_device_if_room(audit_, seed)) {
     audit_.host = op_.make_inputs(shape_, seed);  // its reference is computed on the host
   }

@@ -107,6 +107,7 @@ class ShapeInputs {
 
  private:
   void build();
+  bool draw_into(const std::vector<DeviceBuffer>& buffers, std::uint64_t seed);
   bool draw_on_device(InputSet& set, std::uint64_t seed);
   bool draw_on_device_if_room(InputSet& set, std::uint64_t seed);
   void keep_on_device(InputSet& set);
