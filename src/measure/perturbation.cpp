@@ -7,6 +7,7 @@
 
 #include "caliber/errors.h"
 #include "measure/cupti_value.h"
+#include "measure/tracing_perturbation.h"
 
 namespace caliber::measurement {
 namespace {
@@ -128,7 +129,10 @@ void attach_perturbation(Result& r, const Contract& contract, const MeasureOptio
   // replays of the captured graph (the capture joined the forked work to the stream).
   const std::string not_all_work = why_not_all_work(census);
   const bool events_see_all_work = events.schedule == Schedule::graph || not_all_work.empty();
-  const CuptiValueChoice choice = choose_cupti_value(contract.cupti_value, p, events_see_all_work, not_all_work);
+  // The most tracing can add to one call: the bound on how far below CUPTI the events may read.
+  const double tracing_bound_us = expected_tracing_perturbation_us(r.kernels, r.timed_calls);
+  const CuptiValueChoice choice =
+      choose_cupti_value(contract.cupti_value, p, events_see_all_work, not_all_work, tracing_bound_us);
   if (!choice.reason.empty()) p.reason = choice.reason;
   p.applied = choice.use_events;
   if (choice.use_events) {
@@ -137,6 +141,7 @@ void attach_perturbation(Result& r, const Contract& contract, const MeasureOptio
     r.integrity.merge(e->integrity);
     r.wall_time_ms += e->wall_time_ms;
   }
+  if (const auto& agree = choice.instruments_agree) r.integrity.record(agree->name, agree->outcome, agree->detail);
   r.contract.cupti_value = choice.use_events ? CuptiValue::event : CuptiValue::cupti;
   r.instrument_perturbation = p;
 }

@@ -79,7 +79,8 @@ DeviceWorkCensus on_the_stream() {
 
 TEST(Perturbation, TheEventsValueTakesTheEventsSamplesAndKeepsCuptisNotes) {
   Result r = result(212.96, 212.5, 213.5, "cupti");
-  r.kernels.resize(2);
+  // scale_blocks: one 262,144-block kernel per call (tracing adds at most 32.79 us), and a memset.
+  r.kernels = {KernelStat{"scale_blocks", 10, 0, 0, 262144}, KernelStat{"[memset]", 10, 0, 0, 0}};
   Contract asked;
   MeasureOptions seen;
   MeasureOptions o;
@@ -108,6 +109,28 @@ TEST(Perturbation, TheEventsValueTakesTheEventsSamplesAndKeepsCuptisNotes) {
   EXPECT_EQ(r.warnings, (std::vector<std::string>{"cupti warning", "events warning"}));
   EXPECT_DOUBLE_EQ(r.wall_time_ms, 2.0);
   EXPECT_EQ(r.timed_calls, 20u);
+  const IntegrityCheck* agree = r.integrity.find(integrity_check::instruments_agree);
+  ASSERT_NE(agree, nullptr);
+  EXPECT_EQ(agree->outcome, CheckOutcome::passed);
+}
+
+// The events read 62.96 us below CUPTI on a call of one one-block kernel, whose tracing adds at
+// most 3.3 us: no value is taken from the events, and the measurement fails its integrity.
+TEST(Perturbation, EventsFarBelowWhatTracingCanAddFailTheMeasurement) {
+  Result r = result(212.96, 212.5, 213.5, "cupti");
+  r.kernels = {KernelStat{"one_block", 10, 0, 0, 1}};
+  attach_perturbation(r, cupti_contract(CuptiValue::automatic), {}, on_the_stream(),
+                      [](const Contract&, const MeasureOptions&) { return result(150.0, 149.5, 150.5, "events"); });
+  ASSERT_TRUE(r.instrument_perturbation.has_value());
+  EXPECT_FALSE(r.instrument_perturbation->applied);
+  EXPECT_DOUBLE_EQ(r.summary.median_us, 212.96);
+  EXPECT_EQ(r.contract.cupti_value, CuptiValue::cupti);
+  EXPECT_TRUE(r.integrity.failed());
+  const std::string detail =
+      "events read 62.960 us below CUPTI (150 us against 212.96 us), more than the 3.300 us tracing can add to the "
+      "call's launches: the instruments disagree, and neither value is taken";
+  EXPECT_EQ(r.integrity.first_failure(), "instruments_agree: " + detail);
+  EXPECT_EQ(r.instrument_perturbation->reason, "no value chosen: " + detail);
 }
 
 TEST(Perturbation, OverlappingMediansKeepCuptisValueAndAddTheEventsCost) {
