@@ -20,6 +20,7 @@ struct DeviceInfo {
   std::uint64_t memory_bytes = 0;
   int sm_clock_max_mhz = 0;     // maximum SM (or CPU) clock; 0 when unknown
   int mem_clock_max_mhz = 0;    // maximum memory clock; 0 when unknown
+  int memory_bus_width_bits = 0;  // global memory bus width in bits (GPUs); 0 when unknown
   std::string driver_version;   // CUDA driver version, or the host kernel release
   std::string runtime_version;  // CUDA runtime version, or the host C library
   friend bool operator==(const DeviceInfo&, const DeviceInfo&) = default;

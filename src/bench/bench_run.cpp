@@ -8,6 +8,9 @@
 #include "kernels/workload.h"
 #include "caliber/errors.h"
 #include "caliber/measure.h"
+#include "integrity/bound_ceilings.h"
+#include "integrity/physical_bound.h"
+#include "integrity/theoretical_ceilings.h"
 #include "measure/checked_subject.h"
 #include "modules/builtins.h"
 
@@ -94,12 +97,23 @@ MeasureOptions measure_options(const Workload& workload, const BenchCombination&
   return mo;
 }
 
+// The physical bound on the bytes one call of the kernel reads plus writes (docs/integrity.md).
+void check_physical_bound(Result& r, const BenchCombination& combination, const BenchRunOptions& o,
+                          const DeviceCeilings& bound, std::uint64_t llc_bytes) {
+  const std::uint64_t bytes = builtin_working_set_bytes(combination.kernel, o.size_bytes);
+  const IntegrityCheck check = integrity::physical_bound_check(
+      {bytes, 0, r.summary.median_us, DType::fp32, combination.contract.cache, llc_bytes}, bound);
+  r.integrity.record(check.name, check.outcome, check.detail);
+}
+
 }  // namespace
 
 std::vector<Result> run_bench_plan(Backend& backend, const std::vector<BenchCombination>& combinations,
                                    const BenchRunOptions& options, const BenchProgress& progress) {
   std::vector<Result> results;
   CheckedWorkload current(backend, options);
+  const DeviceCeilings bound = refine_ceilings(theoretical_ceilings(backend.device()),
+                                               options.calibrated_ceilings ? &*options.calibrated_ceilings : nullptr);
   for (const BenchCombination& combination : combinations) {
     measurement::CheckedSubject& checked = current.for_combination(combination);
     Result r = checked.measure(combination.contract, measure_options(current.workload(), combination, options));
@@ -108,6 +122,7 @@ std::vector<Result> run_bench_plan(Backend& backend, const std::vector<BenchComb
                                        "(--selftest-extra-launches): deliberately slower",
                                        options.extra_launches));
     }
+    check_physical_bound(r, combination, options, bound, backend.device().llc_bytes);
     results.push_back(std::move(r));
     if (progress) progress(combination, results);
   }

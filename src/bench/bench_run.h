@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "caliber/contract.h"
 #include "caliber/instrument_policy.h"
 #include "caliber/result.h"
+#include "integrity/device_ceilings.h"
 
 namespace caliber::bench {
 
@@ -57,6 +59,9 @@ struct BenchRunOptions {
   bool telemetry = true;
   double telemetry_period_ms = 10.0;  // milliseconds
   bool keep_telemetry_samples = false;
+  // The device's calibrated ceilings (caliber calibrate), when there are: they refine the
+  // theoretical ones every result's physical bound uses (docs/integrity.md).
+  std::optional<DeviceCeilings> calibrated_ceilings;
 };
 
 // Called after each measurement with the combination and every result so far (the last is its).
@@ -65,6 +70,7 @@ using BenchProgress = std::function<void(const BenchCombination&, const std::vec
 // Measures the combinations in order on `backend`. A workload is built (and its output checked
 // once, untimed) whenever the kernel or the rotation changes; throws DeviceError when that check
 // fails. Results that failed an integrity check are returned as they are (Result::integrity).
+// Every result's physical bound is checked (physically_possible) on the bytes its kernel moves.
 std::vector<Result> run_bench_plan(Backend& backend, const std::vector<BenchCombination>& combinations,
                                    const BenchRunOptions& options, const BenchProgress& progress);
 

@@ -1,10 +1,36 @@
 #include "campaign/reaccount.h"
 
+#include <optional>
+#include <vector>
+
 #include <fmt/format.h>
 
+#include "integrity/bound_ceilings.h"
 #include "integrity/physical_bound.h"
+#include "integrity/theoretical_ceilings.h"
 
 namespace caliber::campaign {
+namespace {
+
+// The first failed physical bound of the row's measurements, against the measurement's device's
+// theoretical ceilings refined by each given ceilings entry (or alone when none are given).
+std::optional<std::string> faster_than_physical(const BenchmarkResultRow& row, const ReaccountRules& rules) {
+  for (const auto* m : {row.kernel_only ? &*row.kernel_only : nullptr, row.eager ? &*row.eager : nullptr}) {
+    if (!m) continue;
+    const DeviceCeilings theoretical = theoretical_ceilings(m->device, std::nullopt);
+    std::vector<DeviceCeilings> bounds;
+    for (const DeviceCeilings& c : rules.ceilings) bounds.push_back(refine_ceilings(theoretical, &c));
+    if (bounds.empty()) bounds.push_back(theoretical);
+    for (const DeviceCeilings& c : bounds) {
+      const IntegrityCheck check = integrity::physical_bound_check(
+          {row.bytes, row.flops, m->summary.median_us, parse_dtype(row.dtype), m->contract.cache, rules.llc_bytes}, c);
+      if (check.outcome == CheckOutcome::failed) return check.detail;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 ReaccountDecision reaccount_row(const BenchmarkResultRow& row, const std::string& receipt_problem,
                                 const ReaccountRules& rules) {
@@ -18,21 +44,11 @@ ReaccountDecision reaccount_row(const BenchmarkResultRow& row, const std::string
     d.detail = receipt_problem;
     return d;
   }
-  if (!rules.ceilings.empty()) {
-    for (const auto* m : {row.kernel_only ? &*row.kernel_only : nullptr, row.eager ? &*row.eager : nullptr}) {
-      if (!m) continue;
-      const DType dtype = parse_dtype(row.dtype);
-      for (const DeviceCeilings& c : rules.ceilings) {
-        const IntegrityCheck check = integrity::physical_bound_check(
-            {row.bytes, row.flops, m->summary.median_us, dtype, m->contract.cache, rules.llc_bytes}, c);
-        if (check.outcome == CheckOutcome::failed) {
-          d.after = BenchmarkStatus::faster_than_physical;
-          d.rule = "physical";
-          d.detail = check.detail;
-          return d;
-        }
-      }
-    }
+  if (std::optional<std::string> why = faster_than_physical(row, rules)) {
+    d.after = BenchmarkStatus::faster_than_physical;
+    d.rule = "physical";
+    d.detail = std::move(*why);
+    return d;
   }
   if (rules.require_verified && row.integrity.verdict() != IntegrityVerdict::verified) {
     d.after = BenchmarkStatus::failed;

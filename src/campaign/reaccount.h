@@ -6,8 +6,8 @@
 // Rules, applied to ok rows only (a row that is not ok keeps its status, whatever a rule says):
 //   receipt      the cell's receipt is missing, edited, of another manifest or harness, or
 //                records another row                              -> failed
-//   physical     with ceilings given: a measurement faster than the device's calibrated
-//                ceilings allow                                   -> faster_than_physical
+//   physical     a measurement faster than the device's ceilings allow: its theoretical ones,
+//                refined by the calibrated ones when given         -> faster_than_physical
 //   verified     with --require-verified: an integrity verdict other than `verified`
 //                                                                 -> failed
 #pragma once
@@ -22,7 +22,7 @@
 namespace caliber::campaign {
 
 struct ReaccountRules {
-  std::vector<DeviceCeilings> ceilings;  // empty: the physical rule does not run
+  std::vector<DeviceCeilings> ceilings;  // calibrated; empty: the theoretical ceilings alone
   std::uint64_t llc_bytes = 0;           // of the campaign's device (its identity)
   bool require_verified = false;
 };
@@ -50,7 +50,7 @@ namespace caliber::campaign {
 struct ReaccountOptions {
   std::string campaign_dir;
   std::string out;                        // a new directory outside the campaign
-  std::optional<std::string> ceilings;    // device ceilings file for the physical rule
+  std::optional<std::string> ceilings;    // calibrated ceilings file refining the physical rule
   bool require_verified = false;
 };
 

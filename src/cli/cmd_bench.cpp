@@ -15,6 +15,7 @@
 #include "caliber/errors.h"
 #include "caliber/instrument_policy.h"
 #include "caliber/measure.h"
+#include "io/device_ceilings_file.h"
 #include "io/result_csv.h"
 #include "caliber/result_json.h"
 #include "caliber/result_table.h"
@@ -395,6 +396,7 @@ int run_bench(BenchOptions o) {
   check_and_identify(o, kind, combos);
 
   auto backend = open_backend(kind, o.device);
+  run.calibrated_ceilings = calibrated_ceilings(std::nullopt, backend->device());
   const std::vector<Result> results = bench::run_bench_plan(*backend, combos, run, report_progress(o, combos.size()));
   write_outputs(o, results, /*complete=*/true);
   write_results_table(std::cout, results);

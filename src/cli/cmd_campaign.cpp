@@ -37,7 +37,7 @@ const RegisterCommand registration{42, [](CLI::App& root, int& exit_code) {
                                               "demote (exit 1 when a row was demoted)");
   re->add_option("DIR", o->campaign_dir, "The sealed campaign directory")->required();
   re->add_option("--out", o->out, "A new directory outside the campaign")->required();
-  re->add_option("--ceilings", o->ceilings, "Device ceilings (caliber calibrate) for the physical rule");
+  re->add_option("--ceilings", o->ceilings, "Calibrated device ceilings (caliber calibrate) refining the theoretical ones of the physical rule");
   re->add_flag("--require-verified", o->require_verified, "Demote ok rows whose integrity verdict is not verified");
   re->callback([o, &exit_code] { exit_code = campaign::reaccount_campaign(*o, std::cout); });
 }};

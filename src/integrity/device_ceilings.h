@@ -1,6 +1,7 @@
 // Device ceilings: the memory bandwidth and matrix flop rate a device really achieves, measured
-// once per device identity by `caliber calibrate`, and the bound no timed call may beat
-// (integrity/physical_bound.h) and reports' roofline fractions. The file: io/device_ceilings_file.h.
+// once per device identity by `caliber calibrate` (else theoretical: integrity/theoretical_ceilings.h),
+// the bound no timed call may beat (integrity/physical_bound.h) and reports' roofline fractions.
+// The file: io/device_ceilings_file.h.
 #pragma once
 
 #include <cstdint>
@@ -14,12 +15,14 @@
 
 namespace caliber {
 
-// One ceiling: a measured rate, or why there is none (never a guessed number).
+// One ceiling: a measured rate (calibrated), a generous peak computed from the device's attributes
+// (theoretical: integrity/theoretical_ceilings.h; its method says so and states the formula), or
+// why there is none (never a guessed number).
 struct Ceiling {
   bool available = false;
   double rate_per_s = 0;       // bytes per second (memory) or floating-point operations per second
   std::string unit;            // "bytes/s" | "flop/s"
-  std::string method;          // what was run, in words
+  std::string method;          // what was run, in words; "theoretical: <formula>" when computed
   std::uint64_t work_per_call = 0;  // bytes read + written, or flops, of one measured call
   std::optional<Result> measurement;  // the measurement the rate comes from (no raw samples)
   std::string reason;          // why it is not available; empty when available

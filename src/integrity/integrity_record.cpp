@@ -20,16 +20,18 @@ int severity(CheckOutcome o) {
   return 2;
 }
 
-// Checks whose not running leaves the number only partly verified. physically_possible (needs
-// calibrated ceilings), work_after_timing (a second look where CUPTI exists) and
-// output_before_timing (not run when there is no reference: the untimed call's output is then what
-// the timed calls must reproduce) are additional evidence: their absence does not lower the
-// verdict, their failure does.
+// Checks whose not running leaves the number only partly verified. physically_possible always
+// runs where a number is bounded (theoretical ceilings where nothing was calibrated), so a
+// physically_possible recorded as not run (no ceiling applies, or the op declares no bytes and no
+// flops: nothing bounds its time) leaves the number partial. work_after_timing (a second look
+// where CUPTI exists) and output_before_timing (not run when there is no reference: the untimed
+// call's output is then what the timed calls must reproduce) are additional evidence: their
+// absence does not lower the verdict, their failure does.
 // fresh_inputs: a number whose timed calls all saw the same input values may hold remembered work.
-constexpr std::array<std::string_view, 7> kCoreChecks = {
+constexpr std::array<std::string_view, 8> kCoreChecks = {
     integrity_check::device_work,      integrity_check::work_on_stream, integrity_check::graph_complete,
     integrity_check::output_complete,  integrity_check::inputs_unchanged, integrity_check::cache_state,
-    integrity_check::fresh_inputs};
+    integrity_check::fresh_inputs,     integrity_check::physically_possible};
 
 }  // namespace
 

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include "core/unit_text.h"
+#include "integrity/bound_ceilings.h"
+#include "integrity/theoretical_ceilings.h"
 
 namespace caliber::integrity {
 
@@ -32,23 +34,24 @@ IntegrityCheck physical_bound_check(const MeasuredWork& w, const DeviceCeilings&
     const std::optional<double> bound = admissible_rate_per_s(ceiling);
     if (!bound) {
       missing += fmt::format("{}no {} ceiling ({})", missing.empty() ? "" : "; ", what,
-                             ceiling.reason.empty() ? "not calibrated" : ceiling.reason);
+                             ceiling.reason.empty() ? "not available" : ceiling.reason);
       return;
     }
     const double rate = seconds > 0 ? amount / seconds : INFINITY;
+    const std::string source = ceiling_source(ceiling);
     if (rate > *bound) {
       check.outcome = CheckOutcome::failed;
       check.detail = fmt::format(
-          "{} {} in {} us is {}, {:.3g}x the device's calibrated {} ({}; admissible up to {} with the calibration's "
-          "spread): faster than the device can go, so the call did not do its work",
+          "{} {} in {} us is {}, {:.3g}x the device's {} {} ({}; admissible up to {}{}): faster than the device "
+          "can go, so the call did not do its work",
           unit == "bytes/s" ? format_bytes(static_cast<std::uint64_t>(amount)) : fmt::format("{:.3g} flop", amount),
-          unit == "bytes/s" ? "moved" : "computed", w.time_us,
-          format_rate(rate, unit), rate / ceiling.rate_per_s, what, format_rate(ceiling.rate_per_s, unit),
-          format_rate(*bound, unit));
+          unit == "bytes/s" ? "moved" : "computed", w.time_us, format_rate(rate, unit), rate / ceiling.rate_per_s,
+          source, what, format_rate(ceiling.rate_per_s, unit), format_rate(*bound, unit),
+          is_theoretical(ceiling) ? "; " + ceiling.method : " with the calibration's spread");
       return;
     }
-    compared += fmt::format("{}{} {:.0f}% of the {} ceiling", compared.empty() ? "" : ", ",
-                            format_rate(rate, unit), 100.0 * rate / ceiling.rate_per_s, what);
+    compared += fmt::format("{}{} {:.0f}% of the {} {} ceiling", compared.empty() ? "" : ", ",
+                            format_rate(rate, unit), 100.0 * rate / ceiling.rate_per_s, source, what);
   };
   const bool cached = served_from_cache(w);
   judge(static_cast<double>(w.bytes), cached ? ceilings.cache_bandwidth : ceilings.memory_bandwidth,
@@ -65,7 +68,10 @@ IntegrityCheck physical_bound_check(const MeasuredWork& w, const DeviceCeilings&
     check.outcome = CheckOutcome::passed;
     check.detail = compared + (missing.empty() ? "" : " (" + missing + ")");
   } else {
-    check.detail = missing.empty() ? "nothing to compare (no bytes, no flops)" : missing;
+    check.detail = missing.empty()
+                       ? "nothing to compare (no bytes, no flops): no ceiling bounds the time, so the number is "
+                         "not verified against the device"
+                       : missing + ": no ceiling bounds the time, so the number is not verified against the device";
   }
   return check;
 }

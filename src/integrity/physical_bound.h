@@ -1,7 +1,8 @@
 // Faster than physics is not a result: a measurement whose bytes per second or flops per second
-// exceed what the device was ever measured doing, by more than that measurement's own spread, is
-// flagged (integrity check physically_possible; results rows: status faster_than_physical).
-// docs/integrity.md states the rule; the ceilings are `caliber calibrate`'s.
+// exceed what the device was ever measured doing, by more than that measurement's own spread, or
+// its generous theoretical peak, is flagged (integrity check physically_possible; results rows:
+// status faster_than_physical). docs/integrity.md states the rule; the ceilings are the device's
+// theoretical ones refined by `caliber calibrate`'s (integrity/bound_ceilings.h).
 #pragma once
 
 #include <cstdint>
@@ -26,7 +27,8 @@ struct MeasuredWork {
 
 // The highest rate a ceiling admits: the rate of its fastest sample, widened by its samples'
 // full range (max / min): a call must beat everything the device did during calibration by more
-// than calibration itself varied. Without the measurement (an old file), the stored rate.
+// than calibration itself varied. Without the measurement (an old file, a theoretical ceiling,
+// whose rate already holds its margin), the stored rate.
 // nullopt when the ceiling is not available.
 std::optional<double> admissible_rate_per_s(const Ceiling& ceiling);
 
@@ -36,6 +38,7 @@ bool served_from_cache(const MeasuredWork& work);
 
 // The physically_possible check of one measurement: failed when a rate exceeds its admissible
 // rate, passed when at least one applicable ceiling was compared, not_run otherwise (with why).
+// The detail names each ceiling's source ("calibrated" or "theoretical").
 IntegrityCheck physical_bound_check(const MeasuredWork& work, const DeviceCeilings& ceilings);
 
 }  // namespace caliber::integrity

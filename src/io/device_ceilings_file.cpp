@@ -162,4 +162,13 @@ std::string default_ceilings_path() {
   return "device_ceilings.json";
 }
 
+std::optional<DeviceCeilings> calibrated_ceilings(const std::optional<std::string>& file, const DeviceInfo& device) {
+  const std::string path = file.value_or(default_ceilings_path());
+  if (!file && !std::filesystem::exists(path)) return std::nullopt;
+  const std::vector<DeviceCeilings> all = read_device_ceilings(path);
+  const DeviceCeilings* mine = find_device_ceilings(all, device_key(device));
+  if (!mine) return std::nullopt;
+  return *mine;
+}
+
 }  // namespace caliber

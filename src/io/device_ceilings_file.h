@@ -11,6 +11,7 @@
 // docs/reports.md ("Device ceilings") documents how each ceiling is measured.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,5 +30,10 @@ void store_device_ceilings(const std::string& file, const DeviceCeilings& entry)
 // The default ceilings file: $CALIBER_CEILINGS when set, else
 // $XDG_CACHE_HOME/caliber/device_ceilings.json, else ~/.cache/caliber/device_ceilings.json.
 std::string default_ceilings_path();
+
+// The calibrated ceilings of `device`: from `file` (which must then exist), else from the default
+// ceilings file when it exists; nullopt when there is no file or no entry for the device (the
+// physical bound then uses the theoretical ceilings, integrity/theoretical_ceilings.h).
+std::optional<DeviceCeilings> calibrated_ceilings(const std::optional<std::string>& file, const DeviceInfo& device);
 
 }  // namespace caliber

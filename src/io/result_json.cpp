@@ -68,19 +68,22 @@ json to_json(const Contract& c) {
 }
 
 json to_json(const DeviceInfo& d) {
-  return json{{"backend", to_string(d.backend)},
-              {"index", d.index},
-              {"name", d.name},
-              {"arch", d.arch},
-              {"uuid", d.uuid},
-              {"multiprocessors", d.multiprocessors},
-              {"llc_bytes", d.llc_bytes},
-              {"llc_source", d.llc_source},
-              {"memory_bytes", d.memory_bytes},
-              {"sm_clock_max_mhz", d.sm_clock_max_mhz},
-              {"mem_clock_max_mhz", d.mem_clock_max_mhz},
-              {"driver_version", d.driver_version},
-              {"runtime_version", d.runtime_version}};
+  json j{{"backend", to_string(d.backend)},
+         {"index", d.index},
+         {"name", d.name},
+         {"arch", d.arch},
+         {"uuid", d.uuid},
+         {"multiprocessors", d.multiprocessors},
+         {"llc_bytes", d.llc_bytes},
+         {"llc_source", d.llc_source},
+         {"memory_bytes", d.memory_bytes},
+         {"sm_clock_max_mhz", d.sm_clock_max_mhz},
+         {"mem_clock_max_mhz", d.mem_clock_max_mhz},
+         {"driver_version", d.driver_version},
+         {"runtime_version", d.runtime_version}};
+  // Written only when known, so files of devices that do not report it read as before.
+  if (d.memory_bus_width_bits > 0) j["memory_bus_width_bits"] = d.memory_bus_width_bits;
+  return j;
 }
 
 json to_json(const Summary& s) {
@@ -263,6 +266,9 @@ DeviceInfo device_from_json(const json& j, const std::string& file, long line,
   d.memory_bytes = static_cast<std::uint64_t>(f.integer_in("memory_bytes", 0, kMaxInt64));
   d.sm_clock_max_mhz = static_cast<int>(f.integer_in("sm_clock_max_mhz", -1, kMaxInt));
   d.mem_clock_max_mhz = static_cast<int>(f.integer_in("mem_clock_max_mhz", -1, kMaxInt));
+  if (f.has("memory_bus_width_bits")) {
+    d.memory_bus_width_bits = static_cast<int>(f.integer_in("memory_bus_width_bits", 0, kMaxInt));
+  }
   d.driver_version = f.str("driver_version");
   d.runtime_version = f.str("runtime_version");
   return d;

@@ -4,7 +4,9 @@
 
 #include <fmt/format.h>
 
+#include "integrity/bound_ceilings.h"
 #include "integrity/physical_bound.h"
+#include "integrity/theoretical_ceilings.h"
 
 namespace caliber {
 namespace {
@@ -25,21 +27,27 @@ std::optional<DeviceInfo> report_device(const ComparisonSet& set) {
 
 // An ok row faster than the report's ceilings allow is no result, whatever the run knew
 // (docs/integrity.md): it becomes faster_than_physical here, and is excluded like an incorrect row.
+// The ceilings are the measurement's device's theoretical ones, refined by its calibrated ones
+// when the report was given them. A check the run recorded is only ever made worse here (a
+// failure); a row without one gets this one when it ran (a bound the report cannot compute, e.g.
+// a host row's bandwidth read on another machine, says nothing about the row).
 std::vector<BenchmarkResultRow> with_physical_bounds(const std::vector<BenchmarkResultRow>& results,
                                                      const std::vector<DeviceCeilings>& ceilings) {
   std::vector<BenchmarkResultRow> out = results;
-  if (ceilings.empty()) return out;
   for (BenchmarkResultRow& row : out) {
     if (row.benchmark_status != BenchmarkStatus::ok) continue;
+    const bool recorded = row.integrity.find(integrity_check::physically_possible) != nullptr;
     for (const std::optional<Result>* m : {&row.eager, &row.kernel_only}) {
       if (!*m) continue;
-      const DeviceCeilings* c = find_device_ceilings(ceilings, device_key((*m)->device));
-      if (!c) continue;
+      const DeviceCeilings bound = refine_ceilings(theoretical_ceilings((*m)->device, std::nullopt),
+                                                   find_device_ceilings(ceilings, device_key((*m)->device)));
       const IntegrityCheck check = integrity::physical_bound_check(
           {row.bytes, row.flops, (*m)->summary.median_us, parse_dtype(row.dtype), (*m)->contract.cache,
            (*m)->device.llc_bytes},
-          *c);
-      row.integrity.record(check.name, check.outcome, check.detail);
+          bound);
+      if (check.outcome == CheckOutcome::failed || (!recorded && check.outcome == CheckOutcome::passed)) {
+        row.integrity.record(check.name, check.outcome, check.detail);
+      }
     }
     if (const IntegrityCheck* c = row.integrity.find(integrity_check::physically_possible);
         c && c->outcome == CheckOutcome::failed) {

@@ -37,10 +37,9 @@ struct CellContext {
   const RunOptions& options;
   RowProvenance identity;
   CallHooks hooks;
-  // The device's calibrated ceilings for the physical-bound check (docs/integrity.md); without
-  // them the check is recorded as not run, with `ceilings_missing`.
-  std::optional<DeviceCeilings> ceilings;
-  std::string ceilings_missing = "no device ceilings were given";
+  // The ceilings of the physical-bound check (docs/integrity.md): the device's theoretical ones,
+  // refined by its calibrated ones when the worker found them (integrity/bound_ceilings.h).
+  DeviceCeilings ceilings;
   // Providers denied graph capture (provider -> why): timed eagerly, rows marked capture_denied.
   std::map<std::string, std::string> capture_denied;
   // The run whose recorded configs the providers are pinned to (--replay-configs).

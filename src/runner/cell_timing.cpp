@@ -178,18 +178,17 @@ void Cell::record_numbers(const Contract& ko, const std::string& kernel_only_fai
   }
 }
 
-// Faster than the device can move the bytes or do the flops: not a result.
+// Faster than the device can move the bytes or do the flops: not a result. The bound always
+// runs (the context's ceilings are theoretical where nothing was calibrated), except under
+// --integrity off, where no check runs but the correctness check before timing.
 void Cell::check_physical_bound() {
-  if (!ctx_.ceilings) {
-    integrity_.record(integrity_check::physically_possible, CheckOutcome::not_run, ctx_.ceilings_missing);
-    return;
-  }
+  if (!ctx_.options.integrity_checks) return;
   for (const std::optional<Result>* r : {&row_.eager, &row_.kernel_only}) {
     if (!*r) continue;
     const IntegrityCheck check = integrity::physical_bound_check(
         {row_.bytes, row_.flops, (*r)->summary.median_us, shape_.dtype, (*r)->contract.cache,
          ctx_.backend.device().llc_bytes},
-        *ctx_.ceilings);
+        ctx_.ceilings);
     integrity_.record(check.name, check.outcome, check.detail);
   }
 }

@@ -2,16 +2,20 @@
 
 #include <memory>
 
+#include "integrity/bound_ceilings.h"
+#include "integrity/theoretical_ceilings.h"
+
 namespace caliber::runner {
 
 ShapeRunner::ShapeRunner(Backend& backend, const RunPlan& plan, RunContracts contracts, const RunOptions& options,
                          RowProvenance identity, std::vector<BoundProvider>& providers, CallHooks hooks)
     : ctx_(backend, plan, std::move(contracts), options, std::move(identity), std::move(hooks)),
-      providers_(providers) {}
+      providers_(providers) {
+  ctx_.ceilings = theoretical_ceilings(backend.device());
+}
 
-void ShapeRunner::set_device_ceilings(std::optional<DeviceCeilings> ceilings, std::string why_missing) {
-  ctx_.ceilings = std::move(ceilings);
-  ctx_.ceilings_missing = std::move(why_missing);
+void ShapeRunner::set_calibrated_ceilings(const DeviceCeilings* calibrated) {
+  ctx_.ceilings = refine_ceilings(theoretical_ceilings(ctx_.backend.device()), calibrated);
 }
 
 bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& names, const ShapeEvents& events) {

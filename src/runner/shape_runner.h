@@ -38,9 +38,9 @@ class ShapeRunner {
   // usable: shapes after that point may have no rows.
   bool run_shapes(const std::vector<ShapeJob>& jobs);
 
-  // The device's calibrated ceilings for the physical-bound check (docs/integrity.md); without
-  // them the check is recorded as not run, with `why_missing`.
-  void set_device_ceilings(std::optional<DeviceCeilings> ceilings, std::string why_missing);
+  // The device's calibrated ceilings for the physical-bound check (docs/integrity.md), when
+  // `caliber calibrate` measured it: they refine the theoretical ones every runner starts with.
+  void set_calibrated_ceilings(const DeviceCeilings* calibrated);
 
   // Providers denied graph capture (provider -> why): a provider that poisoned the context under
   // capture earlier in the run is timed eagerly, its rows marked capture_denied (docs/runner.md).

@@ -112,23 +112,6 @@ void merge_into_run_fingerprint(const RunOptions& options, const CodeFingerprint
 }
 
 
-// The device's calibrated ceilings for the physical-bound check: --ceilings FILE, else the default
-// ceilings file when it exists; the reason when there are none.
-std::pair<std::optional<DeviceCeilings>, std::string> ceilings_for_device(const RunOptions& options,
-                                                                          const DeviceInfo& device) {
-  const std::string file = options.ceilings.value_or(default_ceilings_path());
-  if (!options.ceilings && !std::filesystem::exists(file)) {
-    return {std::nullopt, fmt::format("no device ceilings: {} does not exist (run caliber calibrate)", file)};
-  }
-  const std::vector<DeviceCeilings> all = read_device_ceilings(file);
-  const DeviceCeilings* mine = find_device_ceilings(all, device_key(device));
-  if (!mine) {
-    return {std::nullopt, fmt::format("no device ceilings: {} has no entry for {} (run caliber calibrate)", file,
-                                      device_key(device))};
-  }
-  return {*mine, ""};
-}
-
 WorkerHooks make_worker_hooks(const RunOptions& options, const RunPlan& plan, BackendKind kind) {
   WorkerHooks w;
   const BackendModule& module = backend_module(kind);
@@ -388,8 +371,8 @@ int serve_run(const RunOptions& options, WorkerDevice* served, const std::functi
                      worker_hooks.hooks);
   runner.set_config_replay(std::move(s.replay));
   {
-    auto [ceilings, why_missing] = ceilings_for_device(options, backend.device());
-    runner.set_device_ceilings(std::move(ceilings), std::move(why_missing));
+    const std::optional<DeviceCeilings> calibrated = calibrated_ceilings(options.ceilings, backend.device());
+    runner.set_calibrated_ceilings(calibrated ? &*calibrated : nullptr);
   }
   steps.done("ceilings");
   nlohmann::json ready = {{"event", "ready"}, {"device", to_json(backend.device())}, {"start_up_ms", steps.ms()}};

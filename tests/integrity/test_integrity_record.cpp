@@ -26,10 +26,14 @@ TEST(IntegrityRecord, VerdictFollowsTheChecks) {
             IntegrityVerdict::partial);
   // Additional evidence that could not be gathered does not lower the verdict.
   EXPECT_EQ(with({{check::output_after_timing, CheckOutcome::passed},
-                  {check::physically_possible, CheckOutcome::not_run},
+                  {check::physically_possible, CheckOutcome::passed},
                   {check::output_before_timing, CheckOutcome::not_run}})
                 .verdict(),
             IntegrityVerdict::verified);
+  // A number no ceiling bounded is not verified: the physical bound did not run.
+  EXPECT_EQ(with({{check::output_after_timing, CheckOutcome::passed}, {check::physically_possible, CheckOutcome::not_run}})
+                .verdict(),
+            IntegrityVerdict::partial);
   EXPECT_EQ(with({{check::output_after_timing, CheckOutcome::passed}, {check::physically_possible, CheckOutcome::failed}})
                 .verdict(),
             IntegrityVerdict::failed);

@@ -178,6 +178,21 @@ TEST_F(ShapeRunnerTest, TheShapesUntimedCallsShareOneTraceThatEndsBeforeAnything
   }
 }
 
+// No ceilings file was given: every measured row is still bounded, by the theoretical ceilings
+// (docs/integrity.md, physically_possible), and an honest provider passes them.
+TEST_F(ShapeRunnerTest, EveryMeasuredRowIsPhysicallyBoundedWithoutACeilingsFile) {
+  TracingHost backend;
+  const std::vector<BenchmarkResultRow> rows = run(backend);
+  ASSERT_EQ(rows.size(), 3u);
+  for (const BenchmarkResultRow& r : {rows[0], rows[2]}) {
+    ASSERT_EQ(r.benchmark_status, BenchmarkStatus::ok) << r.status_reason.value_or("");
+    const IntegrityCheck* bound = r.integrity.find(integrity_check::physically_possible);
+    ASSERT_NE(bound, nullptr) << r.provider;
+    EXPECT_EQ(bound->outcome, CheckOutcome::passed) << bound->detail;
+    EXPECT_NE(bound->detail.find("of the theoretical "), std::string::npos) << bound->detail;
+  }
+}
+
 TEST_F(ShapeRunnerTest, WithOneMeasuredProviderTheShapeIsTracedOnceAllTheSame) {
   TracingHost backend;
   options_.providers = "naive";

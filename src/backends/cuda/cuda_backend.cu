@@ -54,6 +54,9 @@ DeviceInfo describe(int index) {
   d.sm_clock_max_mhz = khz / 1000;
   CALIBER_CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, index));
   d.mem_clock_max_mhz = khz / 1000;
+  int bus_bits = 0;
+  CALIBER_CUDA_CHECK(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, index));
+  d.memory_bus_width_bits = bus_bits;
   int v = 0;
   CALIBER_CUDA_CHECK(cudaDriverGetVersion(&v));
   d.driver_version = version_string(v);
