@@ -182,7 +182,10 @@ void Cell::record_numbers(const Contract& ko, const std::string& kernel_only_fai
 // runs (the context's ceilings are theoretical where nothing was calibrated), except under
 // --integrity off, where no check runs but the correctness check before timing.
 void Cell::check_physical_bound() {
-  if (!ctx_.options.integrity_checks) return;
+  if (!ctx_.options.integrity_checks) {
+    integrity_.record(integrity_check::physically_possible, CheckOutcome::not_run, "integrity checks off (--integrity off)");
+    return;
+  }
   for (const std::optional<Result>* r : {&row_.eager, &row_.kernel_only}) {
     if (!*r) continue;
     const IntegrityCheck check = integrity::physical_bound_check(
