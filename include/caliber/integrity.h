@@ -91,6 +91,9 @@ struct Integrity {
   // Set by the checks: the seed the verification drew its random choices from (rows compared
   // with the reference), recorded so a run can be reproduced.
   std::optional<std::uint64_t> verification_seed;
+  // The seed the input values of the untimed calls were drawn from (the run's --seed, drawn per
+  // run unless pinned, mixed with the shape), recorded so a run can be reproduced.
+  std::optional<std::uint64_t> input_seed;
 
   // Adds or replaces the check of that name (the later outcome of a check wins only when it is
   // worse: passed < not_run < failed).

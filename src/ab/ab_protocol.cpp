@@ -13,6 +13,7 @@
 #include "ab/ab_telemetry_trace.h"
 #include "ab/config_replay_check.h"
 #include "core/atomic_file.h"
+#include "core/entropy_seed.h"
 #include "caliber/caliber_check.h"
 #include "caliber/config.h"
 #include "caliber/errors.h"
@@ -168,6 +169,16 @@ void check_cells_comparable(const CellRun& x, const CellRun& y, bool allow_misma
     out << fmt::format("[caliber] {} ({}) vs {} ({}):\n", label_x, x.spec.dir, label_y, y.spec.dir);
   }
   require_same_caliber(c, allow_mismatch, out, label_x, label_y);
+}
+
+std::uint64_t ab_seed(std::uint64_t pinned, const std::string& out_dir, bool resume) {
+  if (pinned != 0) return pinned;
+  const std::string plan_file = (fs::path(out_dir) / "ab_plan.json").string();
+  if (resume && fs::exists(plan_file)) {
+    const nlohmann::json recorded = parse_json_document(read_text_file(plan_file), plan_file);
+    if (recorded.contains("seed") && recorded.at("seed").is_number_unsigned()) return recorded.at("seed").get<std::uint64_t>();
+  }
+  return entropy_seed();
 }
 
 namespace {

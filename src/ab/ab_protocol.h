@@ -28,7 +28,7 @@ struct AbPlan {
   std::string cell_command = kDefaultCellCommand;
   int rounds = 6;
   RoundOrder order = RoundOrder::alternate;
-  std::uint64_t seed = 1;
+  std::uint64_t seed = 1;  // never 0 in a plan (ab_seed)
   double cell_timeout_s = 1800;
   double kill_after_s = 30;
   std::string out_dir;
@@ -46,6 +46,10 @@ struct AbPlan {
   int telemetry_device = 0;
   double telemetry_period_ms = 1000;
 };
+
+// The A/B's seed: `pinned` when non-zero; with --resume, the one out_dir's ab_plan.json recorded;
+// else drawn from the operating system's entropy.
+std::uint64_t ab_seed(std::uint64_t pinned, const std::string& out_dir, bool resume);
 
 // A content signature of a side (binary and plugin bytes, matrix bytes, environment): equal
 // signatures mean the two sides are the same thing, and the A/B measures the noise floor.

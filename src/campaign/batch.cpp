@@ -5,11 +5,11 @@
 #include <filesystem>
 #include <optional>
 #include <ostream>
-#include <random>
 
 #include <fmt/format.h>
 
 #include "core/atomic_file.h"
+#include "core/entropy_seed.h"
 #include "matrix/baseline_matrix.h"
 #include "caliber/errors.h"
 #include "campaign/campaign_manifest.h"
@@ -129,8 +129,8 @@ void check_frozen_harness(const Manifest& stored, const HarnessFingerprint& harn
   }
 }
 
-// The campaign's backend and run id, and its verification seed in o: the resumed campaign's, or
-// new ones (the backend resolved, the seed drawn).
+// The campaign's backend and run id, and its input and verification seeds in o: the resumed
+// campaign's, or new ones (the backend resolved, the seeds not pinned drawn).
 std::pair<std::string, std::string> settle_backend_and_run_id(BatchOptions& o, const std::optional<Manifest>& resumed) {
   std::string backend, run_id;
   if (resumed) {
@@ -139,16 +139,16 @@ std::pair<std::string, std::string> settle_backend_and_run_id(BatchOptions& o, c
       throw UsageError(fmt::format("--backend {}: the campaign runs on {}", o.run.backend, backend));
     }
     run_id = resumed->frozen.at("run_id").get<std::string>();
+    const json& seeds = resumed->frozen.at("seeds");
     if (o.run.verification_seed == 0) {
-      o.run.verification_seed = std::stoull(resumed->frozen.at("seeds").at("verification").get<std::string>(), nullptr, 16);
+      o.run.verification_seed = std::stoull(seeds.at("verification").get<std::string>(), nullptr, 16);
     }
+    if (o.run.seed == 0) o.run.seed = seeds.at("inputs").get<std::uint64_t>();
   } else {
     backend = resolve_backend(o.run.backend);
     run_id = make_run_id(utc_timestamp_now());
-    while (o.run.verification_seed == 0) {
-      std::random_device entropy;
-      o.run.verification_seed = (static_cast<std::uint64_t>(entropy()) << 32) ^ entropy();
-    }
+    o.run.verification_seed = pinned_or_drawn(o.run.verification_seed);
+    o.run.seed = pinned_or_drawn(o.run.seed);
   }
   o.run.backend = backend;
   return {backend, run_id};

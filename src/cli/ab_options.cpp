@@ -59,8 +59,8 @@ void add_ab_options(CLI::App* cmd, AbOptions& o) {
   cmd->add_option("--b-matrix", o.b_matrix, "Side B: its own baseline matrix ({matrix})");
   cmd->add_option("--a-env", o.a_env, "Side A: NAME=VALUE set in its cells' environment (repeatable)");
   cmd->add_option("--b-env", o.b_env, "Side B: NAME=VALUE set in its cells' environment (repeatable)");
-  cmd->add_option("--seed", o.seed, "Seed of the inputs ({seed}, the same in every cell) and of --order random")
-      ->capture_default_str();
+  cmd->add_option("--seed", o.seed, "Seed of the inputs ({seed}, the same in every cell) and of --order random; default (0): "
+                  "drawn at random per A/B and recorded in ab_plan.json");
   cmd->add_option("--cell-timeout", o.cell_timeout_s, "Wall-clock limit of one cell, seconds (exit 124/137: TIMEOUT)")
       ->capture_default_str();
   cmd->add_option("--kill-after", o.kill_after_s, "Seconds between SIGTERM and SIGKILL at the cell limit")
@@ -75,7 +75,7 @@ AbPlan make_ab_plan(const AbOptions& o) {
   plan.out_dir = o.out_dir;
   plan.cell_command = o.cell_command.value_or(kDefaultCellCommand);
   plan.shape_ledger = o.shape_ledger;
-  plan.seed = o.seed;
+  plan.seed = ab_seed(o.seed, plan.out_dir, o.resume);
   require_cell_timeout_option(o.cell_timeout_s, "--cell-timeout");
   if (!(o.kill_after_s >= 0) || o.kill_after_s > kMaxCellTimeoutS) {
     throw UsageError(fmt::format("--kill-after must be in [0, {}] (got {})", kMaxCellTimeoutS, o.kill_after_s));

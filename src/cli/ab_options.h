@@ -19,7 +19,7 @@ struct AbOptions {
   std::string baseline_matrix;
   std::string a_binary, b_binary, a_plugin, b_plugin, a_matrix, b_matrix;
   std::vector<std::string> a_env, b_env;
-  std::uint64_t seed = 1;
+  std::uint64_t seed = 0;  // 0: drawn per A/B (a resumed one keeps its plan's)
   double cell_timeout_s = 1800;
   double kill_after_s = 30;
   bool allow_caliber_mismatch = false;

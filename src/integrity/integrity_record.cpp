@@ -80,6 +80,7 @@ IntegrityVerdict Integrity::verdict() const {
 void Integrity::merge(const Integrity& other) {
   for (const IntegrityCheck& c : other.checks) record(c.name, c.outcome, c.detail);
   if (!verification_seed) verification_seed = other.verification_seed;
+  if (!input_seed) input_seed = other.input_seed;
 }
 
 std::string_view to_string(CheckOutcome o) {

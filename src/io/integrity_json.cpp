@@ -1,5 +1,5 @@
-// The integrity record as JSON: {"verdict", "verification_seed", "checks": [{"name", "outcome",
-// "detail"}]} (docs/integrity.md). The verdict is derived from the checks and re-derived on
+// The integrity record as JSON: {"verdict", "verification_seed", "input_seed", "checks": [{"name",
+// "outcome", "detail"}]} (docs/integrity.md). The verdict is derived from the checks and re-derived on
 // reading: a file cannot claim a better verdict than its checks support.
 #include <fmt/format.h>
 
@@ -7,6 +7,23 @@
 #include "core/json_fields.h"
 
 namespace caliber {
+namespace {
+
+// An optional field of 16 hex digits (or null).
+std::optional<std::uint64_t> hex_seed(const JsonFields& f, const char* name) {
+  const auto text = f.opt_str(name);
+  if (!text) return std::nullopt;
+  try {
+    std::size_t used = 0;
+    const std::uint64_t seed = std::stoull(*text, &used, 16);
+    if (used != text->size() || text->empty()) throw std::invalid_argument("trailing");
+    return seed;
+  } catch (const std::exception&) {
+    f.fail(name, fmt::format("expected 16 hex digits, got '{}'", *text));
+  }
+}
+
+}  // namespace
 
 nlohmann::json to_json(const Integrity& integrity) {
   nlohmann::json checks = nlohmann::json::array();
@@ -14,8 +31,11 @@ nlohmann::json to_json(const Integrity& integrity) {
     checks.push_back({{"name", c.name}, {"outcome", std::string(to_string(c.outcome))}, {"detail", c.detail}});
   }
   nlohmann::json j = {{"verdict", std::string(to_string(integrity.verdict()))}, {"checks", std::move(checks)}};
-  j["verification_seed"] = integrity.verification_seed ? nlohmann::json(fmt::format("{:016x}", *integrity.verification_seed))
-                                                       : nlohmann::json(nullptr);
+  const auto hex = [](const std::optional<std::uint64_t>& seed) {
+    return seed ? nlohmann::json(fmt::format("{:016x}", *seed)) : nlohmann::json(nullptr);
+  };
+  j["verification_seed"] = hex(integrity.verification_seed);
+  j["input_seed"] = hex(integrity.input_seed);
   return j;
 }
 
@@ -31,15 +51,8 @@ Integrity integrity_from_json(const nlohmann::json& j, const std::string& file, 
     check.detail = c.str("detail");
     integrity.checks.push_back(std::move(check));
   }
-  if (const auto seed = f.opt_str("verification_seed")) {
-    try {
-      std::size_t used = 0;
-      integrity.verification_seed = std::stoull(*seed, &used, 16);
-      if (used != seed->size() || seed->empty()) throw std::invalid_argument("trailing");
-    } catch (const std::exception&) {
-      f.fail("verification_seed", fmt::format("expected 16 hex digits, got '{}'", *seed));
-    }
-  }
+  integrity.verification_seed = hex_seed(f, "verification_seed");
+  integrity.input_seed = hex_seed(f, "input_seed");
   const IntegrityVerdict claimed =
       f.parse("verdict", [](const std::string& s) { return parse_integrity_verdict(s); });
   if (claimed != integrity.verdict()) {

@@ -35,7 +35,7 @@ void Cell::prepare() {
     finish(inputs_.failure()->status, inputs_.failure()->reason);
     return;
   }
-  integrity_.verification_seed = inputs_.seeds().rows;
+  record_seeds();
   try {
     provider_called_ = true;
     const std::optional<ProviderConfig> pinned = prepare_provider();
@@ -177,6 +177,11 @@ std::string Cell::judge(bool fresh) {
 }
 
 // The judge of an audited timed call: its outputs against the reference of the inputs drawn for it.
+void Cell::record_seeds() {
+  integrity_.verification_seed = inputs_.seeds().rows;
+  integrity_.input_seed = inputs_.seeds().inputs;
+}
+
 std::string Cell::judge_drawn(std::uint64_t seed) {
   double reference_ms = 0;
   InputSet& set = inputs_.audit_set(seed, reference_ms);
@@ -197,7 +202,7 @@ void Cell::run_untimed(SharedTrace* trace) {
     phases_.untimed_check_ms = std::max(0.0, now_ms() - from - (judged_ms() - judged_before));
     traced_ = trace && trace->on();
     integrity_ = checked_->untimed_integrity();
-    integrity_.verification_seed = inputs_.seeds().rows;
+    record_seeds();
   } catch (const std::exception& e) {
     fail(e);
   }

@@ -75,6 +75,8 @@ class Cell {
   // Either stretch
   void release();
   void fail(const std::exception& e);
+  // The shape's input and verification seeds, into the integrity record (reproducible rows).
+  void record_seeds();
   void finish(BenchmarkStatus status, std::optional<std::string> reason);
   // Judging and fresh-input draws so far: harness work inside a measurement's wall time.
   double judged_ms() const { return phases_.reference_ms + phases_.correctness_ms + phases_.fresh_inputs_ms; }

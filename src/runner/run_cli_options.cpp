@@ -16,7 +16,9 @@ void add_run_options(CLI::App* cmd, RunOptions& o) {
   cmd->add_option("--device", o.device, "Device index")->capture_default_str();
   cmd->add_option("--stages", o.stages, "Only these ledger stages (comma list: prefill,decode,mixed,synthetic,...)");
   cmd->add_option("--limit", o.limit, "Only the first N shapes that pass the filters");
-  cmd->add_option("--seed", o.seed, "Seed of the random inputs (each shape derives its own)")->capture_default_str();
+  cmd->add_option("--seed", o.seed,
+                  "Seed of the random inputs (each shape derives its own); default (0): drawn at random per run and "
+                  "recorded in every row");
   cmd->add_option_function<std::string>(
          "--verification-seed",
          [&o](const std::string& text) {

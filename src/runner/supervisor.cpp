@@ -5,12 +5,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
-#include <random>
 #include <sstream>
 
 #include <fmt/format.h>
 
 #include "core/atomic_file.h"
+#include "core/entropy_seed.h"
 #include "caliber/clock.h"
 #include "caliber/config.h"
 #include "caliber/errors.h"
@@ -155,12 +155,11 @@ void Supervisor::settle_session_options() {
     options_.run_id = existing_.run_id.empty() ? make_run_id(utc_timestamp_now()) : existing_.run_id;
   }
   options_.events_fd = kEventsFd;
-  // Drawn here, not derived from anything a provider could know: which output rows the
-  // reference check compares (docs/integrity.md). Every row records its shape's seed.
-  while (options_.verification_seed == 0) {
-    std::random_device entropy;
-    options_.verification_seed = (static_cast<std::uint64_t>(entropy()) << 32) ^ entropy();
-  }
+  // Drawn here unless pinned, not derived from anything a provider could know: the input values
+  // and which output rows the reference check compares (docs/integrity.md). Every row records its
+  // shape's seeds.
+  options_.verification_seed = pinned_or_drawn(options_.verification_seed);
+  options_.seed = pinned_or_drawn(options_.seed);
   rows_.run_id = options_.run_id;
   rows_.candidate_commit = options_.candidate_commit.value_or(CALIBER_GIT_REVISION);
   rows_.harness_version = harness_version();

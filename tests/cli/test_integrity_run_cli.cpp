@@ -4,7 +4,9 @@
 // promoted by caliber report; --integrity off says that nothing was verified (docs/integrity.md).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -130,6 +132,31 @@ TEST(IntegrityRunCli, WithTheChecksOffEveryRowSaysItWasNotVerified) {
     EXPECT_EQ(row.integrity.verdict(), IntegrityVerdict::unverified) << row.provider;
   }
   EXPECT_EQ(run_caliber(run_args(dir, {"--integrity", "maybe"})).exit_code, 2);
+}
+
+// The input values are nothing a candidate could prepare for: without --seed each run draws its
+// own (recorded in every row); --seed pins them, and a pinned run reproduces its rows' seeds.
+TEST(IntegrityRunCli, InputSeedsAreDrawnPerRunUnlessPinned) {
+  const std::string dir = fresh_dir("integrity_input_seeds");
+  write_shape_ledger(dir + "/shape_ledger.jsonl", {rms(64, 512)});
+  write_text(dir + "/baseline_matrix.yaml",
+             matrix("  naive: {enabled: true, entrypoint: \"builtin:naive\", provider: caliber}\n"));
+  const auto seed_of = [&](const std::string& out, std::vector<std::string> extra) {
+    std::vector<std::string> a = run_args(dir, std::move(extra));
+    *(std::find(a.begin(), a.end(), "--out") + 1) = dir + "/" + out;
+    const auto r = run_caliber(a);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    const auto rows = read_benchmark_results(dir + "/" + out + "/benchmark_results.jsonl");
+    EXPECT_EQ(rows.size(), 1u);
+    return rows.empty() ? std::optional<std::uint64_t>() : rows[0].integrity.input_seed;
+  };
+  const auto drawn1 = seed_of("drawn1", {}), drawn2 = seed_of("drawn2", {});
+  ASSERT_TRUE(drawn1 && drawn2);
+  EXPECT_NE(*drawn1, *drawn2);
+  const auto pinned1 = seed_of("pinned1", {"--seed", "7"}), pinned2 = seed_of("pinned2", {"--seed", "7"});
+  ASSERT_TRUE(pinned1 && pinned2);
+  EXPECT_EQ(*pinned1, *pinned2);
+  EXPECT_NE(*pinned1, *drawn1);
 }
 
 }  // namespace

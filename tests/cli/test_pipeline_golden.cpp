@@ -64,6 +64,10 @@ std::string masked_detail(const json& check, const std::string& tmp) {
   // audited is drawn at random (and so whether one fell after a drift began).
   if (check.value("name", "") == "fresh_inputs") return std::regex_replace(d, std::regex(R"(\d+)"), "#");
   if (check.value("name", "") == "audited_calls") return "(audit)";
+  // A rate's unit prefix follows its (masked) value: 900 MB/s one day, 1.1 GB/s the next.
+  if (check.value("name", "") == "physically_possible") {
+    return std::regex_replace(d, std::regex(R"(# [kMGTP]?(B|FLOP)/s)"), "# $1/s");
+  }
   if (check.value("name", "") != "verified_call_time") return d;
   if (check.value("outcome", "") != "failed") return "(timing)";
   return std::regex_replace(d, std::regex(R"(\d+)"), "#");
@@ -98,11 +102,22 @@ json project_row(const json& row, const std::string& tmp) {
   if (row.contains("integrity")) {
     const json& integ = row["integrity"];
     json checks = json::array();
+    // A cheater that another check refused may or may not also be faster than the machine's
+    // theoretical ceiling, depending on how fast this machine is: the bound does not decide its row.
+    bool refused_elsewhere = false;
     for (const json& c : integ.value("checks", json::array())) {
+      refused_elsewhere = refused_elsewhere || (c.value("name", "") != "physically_possible" && c.value("outcome", "") == "failed");
+    }
+    for (const json& c : integ.value("checks", json::array())) {
+      if (refused_elsewhere && c.value("name", "") == "physically_possible") {
+        checks.push_back({{"name", c.at("name")}, {"outcome", "(bound)"}, {"detail", "(bound)"}});
+        continue;
+      }
       checks.push_back({{"name", c.at("name")}, {"outcome", masked_outcome(c)}, {"detail", masked_detail(c, tmp)}});
     }
     out["integrity"] = {{"verdict", integ.value("verdict", "")},
                         {"verification_seed", integ.value("verification_seed", json())},
+                        {"input_seed", integ.value("input_seed", json())},
                         {"checks", checks}};
   }
   for (const char* m : {"eager", "kernel_only"}) {

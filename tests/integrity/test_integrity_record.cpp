@@ -56,13 +56,14 @@ TEST(IntegrityRecord, TheWorseOutcomeOfACheckWins) {
 TEST(IntegrityRecord, MergeKeepsEveryCheckAtItsWorst) {
   Integrity a = with({{check::output_after_timing, CheckOutcome::passed}, {check::device_work, CheckOutcome::passed}});
   a.verification_seed = 42;
-  const Integrity b =
-      with({{check::output_after_timing, CheckOutcome::failed}, {check::graph_complete, CheckOutcome::passed}});
+  Integrity b = with({{check::output_after_timing, CheckOutcome::failed}, {check::graph_complete, CheckOutcome::passed}});
+  b.input_seed = 7;
   a.merge(b);
   ASSERT_EQ(a.checks.size(), 3u);
   EXPECT_EQ(a.find(check::output_after_timing)->outcome, CheckOutcome::failed);
   EXPECT_EQ(a.find(check::graph_complete)->outcome, CheckOutcome::passed);
   EXPECT_EQ(a.verification_seed, 42u);
+  EXPECT_EQ(a.input_seed, 7u);  // the first record that has one gives it
 }
 
 TEST(IntegrityRecord, JsonRoundTripsAndRefusesAClaimedVerdict) {
@@ -71,6 +72,10 @@ TEST(IntegrityRecord, JsonRoundTripsAndRefusesAClaimedVerdict) {
   nlohmann::json j = to_json(i);
   EXPECT_EQ(j.at("verdict"), "partial");
   EXPECT_EQ(j.at("verification_seed"), "00c0ffee12345678");
+  EXPECT_TRUE(j.at("input_seed").is_null());
+  i.input_seed = 0xfeedull;
+  j = to_json(i);
+  EXPECT_EQ(j.at("input_seed"), "000000000000feed");
   EXPECT_EQ(integrity_from_json(j, "f.json", 3, "integrity"), i);
   j["verdict"] = "verified";  // a file cannot claim more than its checks show
   try {

@@ -24,7 +24,7 @@
  * Cheaters and buggy providers the integrity checks must catch (docs/integrity.md); each is correct
  * on its first call, which is what a check before timing alone sees:
  *   caliber_test_lazy         computes on its first call of a shape, then returns at once
- *   caliber_test_drift        correct for 5 calls of a shape, then its output drifts by 1%
+ *   caliber_test_drift        correct for 5 calls of a shape, then its output drifts by 5% (beyond every dtype's tolerance: 1% sits at bf16's edge)
  *   caliber_test_same_pointer skips the work when it sees the input pointer of its last call
  *   caliber_test_memo_pointer remembers its output per input pointer and copies it back
  *   caliber_test_subset_rows  never writes a band of rows (the rows [m/3, m/3 + m/8))
@@ -290,7 +290,7 @@ static caliber_status run(void* state, const caliber_problem_v1* p, const calibe
     case DRIFT: {
       caliber_status st = compute(state, p, buf, error, size);
       if (st == CALIBER_OK && call >= 5) {
-        for (int64_t i = 0; i < p->m * p->n; ++i) from_f(buf->output, p->dtype, i, to_f(buf->output, p->dtype, i) * 1.01f);
+        for (int64_t i = 0; i < p->m * p->n; ++i) from_f(buf->output, p->dtype, i, to_f(buf->output, p->dtype, i) * 1.05f);
       }
       return st;
     }
