@@ -44,6 +44,11 @@ class MeasurementChecks {
   // be poisoned without waiting for the device.
   bool poisons_between_calls() const { return audit_ && subject_.buffers().poisons_asynchronously(); }
   void poison_between_calls() { subject_.buffers().poison_outputs_async(); }
+  // One input set per captured call of a graph (Subject::input_sets), with fresh inputs only.
+  const std::function<std::size_t(std::size_t)>& input_sets() const {
+    static const std::function<std::size_t(std::size_t)> none;
+    return audit_ ? subject_.subject().input_sets : none;
+  }
 
   // How many verified samples end the measurement (0: the outputs are not verified).
   std::size_t verified_samples() const { return stages_.size(); }

@@ -41,6 +41,11 @@ struct Subject {
   // Judges the outputs of a call whose inputs draw_inputs(seed) wrote: "" when right, else why
   // not (one line).
   std::function<std::string(std::uint64_t seed)> judge_drawn;
+  // Under the graph schedule: asked for one input and output set per captured call before the
+  // capture (and for 1 after); returns how many it holds. Call j of a graph then runs with
+  // LaunchContext::rotation = j on set j; draw_inputs draws every set (and poisons the outputs of
+  // sets 1..), and judge_drawn scans every set and judges one it picks from the seed.
+  std::function<std::size_t(std::size_t sets)> input_sets;
   // Why the inputs stay fixed when there is no draw (recorded in the fresh_inputs check).
   std::string fixed_inputs_reason;
   // false for caliber's own workloads (built-in kernels, calibration): the check does not apply.

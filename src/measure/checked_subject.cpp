@@ -18,6 +18,7 @@ EngineHooks hooks_for(integrity::MeasurementChecks& checks) {
     hooks.next_audit = [&checks](std::size_t sample) { return checks.next_audit(sample); };
     hooks.audit = [&checks](std::size_t sample) { checks.audit(sample); };
     if (checks.poisons_between_calls()) hooks.poison_between_calls = [&checks] { checks.poison_between_calls(); };
+    if (checks.input_sets()) hooks.input_sets = checks.input_sets();
   }
   if (checks.verified_samples() == 0) return hooks;
   hooks.verified_samples = checks.verified_samples();

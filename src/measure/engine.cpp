@@ -2,6 +2,7 @@
 // verified samples, the summary. What it keeps (tests/measure/test_engine.cpp pins it):
 //  - the first call is never timed (warmup >= 1 is enforced by the contract);
 //  - every hook runs outside the timed windows; verified samples use input copy 0;
+//  - under graph, each captured call may get its own input set (EngineHooks::input_sets);
 //  - a batch ends after an audited sample, judged before the next batch;
 //  - the schedules keep theirs (schedule.h).
 #include "measure/engine.h"
@@ -44,6 +45,7 @@ class Engine {
     r.wall_time_ms = (clock_.now_us() - begin_us) / 1000.0;
     r.timed_calls = site_.timed_calls();
     if (telemetry_) telemetry_->stop();
+    if (input_sets_ > 1) hooks_.input_sets(1);
     // The samples' windows: a verified sample re-timed below records one more, but is no sample.
     sample_windows_ = site_.windows().size();
     if (hooks_.on_samples) {
@@ -71,12 +73,31 @@ class Engine {
       site_.rotation() = InputRotation(cache.rotation_copies);
       r.rotation_copies = cache.rotation_copies;
     }
+    set_up_input_sets(r);
     set_up_instrument(r);
     if (telemetry_source_) telemetry_ = telemetry_source_(backend_, clock_, contract_, options_, r);
     if (telemetry_) telemetry_->start();
     schedule_ = make_schedule(site_, timer_.get(), hooks_.on_graph_captured,
                               hooks_.audit ? hooks_.poison_between_calls : PoisonBetweenCalls{});
     return r;
+  }
+
+  // One input set per call of a graph, where the subject can hold them (docs/integrity.md).
+  void set_up_input_sets(Result& r) {
+    const auto calls = static_cast<std::size_t>(contract_.graph_calls);
+    if (!hooks_.input_sets || contract_.schedule != Schedule::graph || calls < 2 ||
+        contract_.cache == CachePolicy::rotate) {
+      return;
+    }
+    input_sets_ = hooks_.input_sets(calls);
+    if (input_sets_ > 1) {
+      site_.rotation() = InputRotation(input_sets_);
+      r.notes.push_back(fmt::format("each of the {} calls of a graph replay ran on its own input and output set", calls));
+    } else {
+      r.notes.push_back(fmt::format("the {} calls of a graph replay shared one input set (no device memory for one "
+                                    "per call)",
+                                    calls));
+    }
   }
 
   // The timer, activity tracing, and how the instrument was chosen.
@@ -202,6 +223,7 @@ class Engine {
   std::unique_ptr<SampleTelemetry> telemetry_;
   std::unique_ptr<ScheduleUnit> schedule_;
   std::size_t sample_windows_ = 0;
+  std::size_t input_sets_ = 0;
   bool audited_any_ = false;
 };
 

@@ -58,6 +58,10 @@ struct EngineHooks {
   std::function<std::optional<std::size_t>(std::size_t sample)> next_audit;
   std::function<void(std::size_t sample)> audit;
   std::function<void()> poison_between_calls;
+  // Under the graph schedule with N > 1 calls per graph (cache not rotate): asked for N input
+  // sets before the capture and for 1 after the measurement; returns how many it holds. With
+  // more than one, call j of a graph gets LaunchContext::rotation = j (its own inputs and outputs).
+  std::function<std::size_t(std::size_t sets)> input_sets;
 };
 
 // The entry checks of a measurement: the contract is for this backend, valid (ContractError),

@@ -123,7 +123,9 @@ void Cell::allocate_outputs() {
 
 integrity::Subject Cell::make_subject() {
   integrity::Subject subject;
-  subject.call = [this](const LaunchContext& launch) { bp_.impl->run(shape_, buffers_, launch.stream); };
+  subject.call = [this](const LaunchContext& launch) {
+    bp_.impl->run(shape_, lanes_ ? lanes_->buffers(launch.rotation, buffers_) : buffers_, launch.stream);
+  };
   declare_buffers(subject);
   subject.judge = [this](bool fresh) { return judge(fresh); };
   subject.judge_description = inputs_.judge_description();
@@ -132,9 +134,14 @@ integrity::Subject Cell::make_subject() {
   if (!ctx_.options.fresh_inputs) {
     subject.fixed_inputs_reason = "--integrity fixed-inputs (to measure what fresh inputs and audits cost)";
   } else if (!inputs_.updates_in_place()) {
+    std::vector<std::size_t> output_bytes;
+    for (const DeviceBuffer& o : outputs_) output_bytes.push_back(o.bytes());
+    lanes_ = std::make_unique<InputLanes>(ctx_.backend, inputs_, std::move(output_bytes), shape_.dtype);
+    subject.input_sets = [this](std::size_t sets) { return lanes_->resize(sets); };
     subject.draw_inputs = [this](std::uint64_t seed) {
       const double from = now_ms();
       inputs_.draw_working(seed);
+      lanes_->draw(seed);
       phases_.fresh_inputs_ms += now_ms() - from;
     };
     subject.judge_drawn = [this](std::uint64_t seed) { return judge_drawn(seed); };
@@ -182,12 +189,16 @@ void Cell::record_seeds() {
   integrity_.input_seed = inputs_.seeds().inputs;
 }
 
+// With one input set per call of a graph replay: every set is scanned for the poison, and one,
+// picked from the seed, is judged.
 std::string Cell::judge_drawn(std::uint64_t seed) {
+  if (std::string skipped = lanes_->nonfinite(); !skipped.empty()) return skipped;
+  const std::size_t k = lanes_->picked(seed);
   double reference_ms = 0;
-  InputSet& set = inputs_.audit_set(seed, reference_ms);
+  InputSet& set = inputs_.audit_set(lanes_->seed_of(seed, k), reference_ms);
   phases_.reference_ms += reference_ms;
   const double from = now_ms();
-  const Judgement judgement = judge_.judge(set, buffers_.outputs);
+  const Judgement judgement = judge_.judge(set, lanes_->buffers(k, buffers_).outputs);
   phases_.correctness_ms += now_ms() - from;
   keep_in_row(row_.correctness, judgement);
   return judgement.failure;
@@ -209,6 +220,7 @@ void Cell::run_untimed(SharedTrace* trace) {
 }
 
 void Cell::release() {
+  lanes_.reset();
   outputs_.clear();
   bp_.impl->release();
   bp_.prepared_for = nullptr;

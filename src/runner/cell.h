@@ -20,6 +20,7 @@
 #include "providers/provider.h"
 #include "runner/bound_provider.h"
 #include "runner/cell_context.h"
+#include "runner/input_lanes.h"
 #include "runner/reference_judge.h"
 #include "runner/shape_inputs.h"
 #include "runner/shared_trace.h"
@@ -95,6 +96,8 @@ class Cell {
   double resumed_ms_ = 0; // when its current stretch began
   std::vector<DeviceBuffer> outputs_;  // its own outputs (not those updated in place), in the op's order
   providers::OpBuffers buffers_;
+  // With fresh inputs: the other input sets of a graph replay's calls (set 0 is buffers_).
+  std::unique_ptr<InputLanes> lanes_;
   ReferenceJudge judge_;
   // The integrity record the row ends with (the measurements' records merged), also when a
   // measurement throws.

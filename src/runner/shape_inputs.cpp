@@ -179,14 +179,14 @@ bool ShapeInputs::draw_into(const std::vector<DeviceBuffer>& buffers, std::uint6
   return true;
 }
 
-void ShapeInputs::draw_working(std::uint64_t seed) {
-  if (draw_into(working_, seed)) return;
+void ShapeInputs::draw_buffers(const std::vector<DeviceBuffer>& buffers, std::uint64_t seed) {
+  if (draw_into(buffers, seed)) return;
   const std::vector<ops::InputDraw> draws = op_.input_draws(shape_, seed);
-  for (std::size_t k = 0; k < working_.size(); ++k) {
+  for (std::size_t k = 0; k < buffers.size(); ++k) {
     const ops::TensorSpec& t = input_specs_[k];
     if (draw_scratch_.size() <= k) draw_scratch_.emplace_back(t.name, shape_.dtype, t.rows, t.cols);
     ops::fill_uniform(draw_scratch_[k], draws.at(k).seed, draws[k].lo, draws[k].hi);
-    backend_.copy_to_device(working_[k].get(), draw_scratch_[k].data(), draw_scratch_[k].bytes());
+    backend_.copy_to_device(buffers[k].get(), draw_scratch_[k].data(), draw_scratch_[k].bytes());
   }
 }
 

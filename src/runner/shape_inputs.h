@@ -80,7 +80,9 @@ class ShapeInputs {
   void load(const InputSet& set);
   // Fresh inputs before a call (docs/integrity.md): draws new values from `seed` into the
   // working buffers, on the device where the backend draws there, else on the host and copied.
-  void draw_working(std::uint64_t seed);
+  void draw_working(std::uint64_t seed) { draw_buffers(working_, seed); }
+  // The same draw into other buffers of the working set's sizes (a graph's other input sets).
+  void draw_buffers(const std::vector<DeviceBuffer>& buffers, std::uint64_t seed);
   // The set draw_working(seed) wrote, drawn again, with its reference: what an audited call is
   // judged against (replaced by the next audit). Returns the milliseconds the reference took in
   // `reference_ms`.

@@ -84,7 +84,7 @@ struct CorpusRun {
   std::vector<std::string> args;  // caliber run's, besides the common ones
   bool calibrated = true;         // the ceilings of caliber calibrate; else none (the theoretical ones)
   // Cheaters that may end ok, only with a number they earned: `earned` within 25% (or 0.5 us) of
-  // the honest provider's on the same shape, `not_faster` no more than that below it.
+  // the honest provider's on the same shape, `not_faster` no more than 5% (or 50 ns) below it.
   std::vector<std::string> earned;
   std::vector<std::string> not_faster;
 };
@@ -103,9 +103,9 @@ const std::vector<std::string> kGraph16 = {"--kernel-only-schedule", "graph", "-
 //    gives 1 on the large shape); with 16 calls per graph the audit graph's calls 2..16 leave poison.
 //  - gap_skip skips only calls that come within 15 us of its previous return: whether the draws
 //    and poisons between calls take longer depends on the host and the contract.
-//  - content_memo computes whenever its sample of x changed, i.e. on every call that got fresh
-//    inputs; it copies its remembered output only between the calls of one graph replay (which
-//    share input values), moving as many bytes as rmsnorm does: ok, but never faster.
+//  - content_memo computes whenever its sample of x changed, i.e. on every call: each call of a
+//    graph replay has its own input set, drawn before the replay. It probes and copies on top of
+//    the work: ok, but never faster.
 //  - side_stream and empty_capture under cupti: a side stream is attributed by identity, and no
 //    graph is captured, so an escape from the capture is no escape.
 const std::vector<CorpusRun> kRuns = {
@@ -209,7 +209,8 @@ class IntegrityCorpus : public ::testing::Test {
       if (!earned && !not_faster) continue;
       ASSERT_TRUE(honest_us.count(r.shape_id)) << r.shape_id;
       const double h = honest_us.at(r.shape_id), slack = std::max(0.25 * h, 0.5);
-      EXPECT_GT(*r.median_us, h - slack) << what << " posted " << *r.median_us << " us as ok, honest " << h << " us";
+      const double floor = not_faster ? h - std::max(0.05 * h, 0.05) : h - slack;
+      EXPECT_GT(*r.median_us, floor) << what << " posted " << *r.median_us << " us as ok, honest " << h << " us";
       if (earned) {
         EXPECT_LT(*r.median_us, h + slack) << what << " posted " << *r.median_us << " us as ok, honest " << h << " us";
       }
@@ -317,7 +318,18 @@ TEST_F(IntegrityCorpus, EveryCheaterIsRefusedUnderCupti) { expect_refused("cupti
 
 TEST_F(IntegrityCorpus, EveryCheaterIsRefusedUnderColdCaches) { expect_refused("cold"); }
 
-TEST_F(IntegrityCorpus, EveryCheaterIsRefusedWithSixteenCallsPerGraph) { expect_refused("graph16"); }
+TEST_F(IntegrityCorpus, EveryCheaterIsRefusedWithSixteenCallsPerGraph) {
+  expect_refused("graph16");
+  // Each of the 16 calls of a replay ran on its own input and output set (the engine's note).
+  for (const BenchmarkResultRow& r : results_["graph16"]) {
+    if (r.provider != "honest") continue;
+    ASSERT_TRUE(r.kernel_only.has_value()) << r.shape_id;
+    const std::vector<std::string>& notes = r.kernel_only->notes;
+    EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [](const std::string& n) {
+      return n.find("each of the 16 calls of a graph replay ran on its own input and output set") != std::string::npos;
+    })) << r.shape_id;
+  }
+}
 
 TEST_F(IntegrityCorpus, EveryCheaterIsRefusedWithoutCalibratedCeilings) { expect_refused("default_uncalibrated"); }
 

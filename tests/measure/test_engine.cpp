@@ -112,6 +112,57 @@ TEST(Measure, GraphWithRotationCapturesEnoughGraphsToCoverEveryCopy) {
   EXPECT_EQ(rot, (std::vector<std::size_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1}));
 }
 
+// Under graph, a subject that can hold one input set per captured call gets one: call j of the
+// graph runs with rotation j (its own inputs and outputs), and the sets are released after.
+struct InputSetsRun {
+  std::vector<std::size_t> asked;
+  std::vector<std::size_t> rotations;  // of the calls after warmup
+  Result result;
+};
+
+bool has_note(const Result& r, const std::string& text) {
+  return std::any_of(r.notes.begin(), r.notes.end(), [&](const std::string& n) { return n.find(text) != std::string::npos; });
+}
+
+InputSetsRun run_with_input_sets(Schedule schedule, std::size_t held) {
+  RecordingBackend b;
+  Contract c = fixed(schedule, CachePolicy::warm, 3);
+  if (schedule == Schedule::graph) c.graph_calls = 4;
+  InputSetsRun out;
+  measurement::EngineHooks hooks;
+  hooks.input_sets = [&out, held](std::size_t n) {
+    out.asked.push_back(n);
+    return n == 1 ? std::size_t{1} : held;
+  };
+  MeasureOptions o;
+  o.clock = &b.clock;
+  out.result = measurement::run_measurement(b, [&b](const LaunchContext& ctx) { b.run_call(ctx); }, c, o, hooks);
+  for (std::size_t i = 2; i < b.calls.size(); ++i) out.rotations.push_back(b.calls[i].rotation);
+  return out;
+}
+
+TEST(Measure, GraphGivesEachCapturedCallItsOwnInputSet) {
+  const InputSetsRun r = run_with_input_sets(Schedule::graph, 4);
+  EXPECT_EQ(r.asked, (std::vector<std::size_t>{4, 1}));  // before the capture; released after
+  ASSERT_GE(r.rotations.size(), 4u);
+  EXPECT_EQ(std::vector<std::size_t>(r.rotations.begin(), r.rotations.begin() + 4),
+            (std::vector<std::size_t>{0, 1, 2, 3}));
+  EXPECT_TRUE(has_note(r.result, "each of the 4 calls of a graph replay ran on its own input")) << r.result.notes.size();
+}
+
+TEST(Measure, GraphCallsShareTheInputSetWhenTheSubjectHasNoRoomAndSaySo) {
+  const InputSetsRun r = run_with_input_sets(Schedule::graph, 1);
+  EXPECT_EQ(r.asked, (std::vector<std::size_t>{4}));
+  for (std::size_t k : r.rotations) EXPECT_EQ(k, 0u);
+  EXPECT_TRUE(has_note(r.result, "the 4 calls of a graph replay shared one input set"));
+}
+
+TEST(Measure, OnlyTheGraphScheduleAsksForInputSets) {
+  const InputSetsRun r = run_with_input_sets(Schedule::per_iter, 4);
+  EXPECT_TRUE(r.asked.empty());
+  for (std::size_t k : r.rotations) EXPECT_EQ(k, 0u);
+}
+
 TEST(Measure, GraphColdCapturesTheFlushOnlyForCupti) {
   RecordingBackend b;
   Contract c = fixed(Schedule::graph, CachePolicy::cold, 2);
