@@ -22,10 +22,13 @@
 extern "C" {
 #endif
 
-/* Bumped only when a function's signature or meaning changes. */
-#define CALIBER_C_API_VERSION 1
+/*
+ * Bumped when a function is added or a function's signature or meaning changes.
+ * 2: caliber_measure_checked_json (fresh inputs drawn by the caller, docs/integrity.md).
+ */
+#define CALIBER_C_API_VERSION 2
 
-/* Return codes of caliber_measure_json. */
+/* Return codes of caliber_measure_json and caliber_measure_checked_json. */
 #define CALIBER_OK 0
 #define CALIBER_ERROR 1 /* *error_json says what: {"kind", "message", "fields"} */
 
@@ -37,6 +40,23 @@ extern "C" {
  * CALIBER_ERROR with kind "callable" (the caller keeps its own record of what went wrong).
  */
 typedef int (*caliber_call_fn)(void* user_data, void* stream, uint64_t call_index, uint64_t rotation);
+
+/*
+ * Fresh inputs (docs/integrity.md, "Fresh inputs" and "Audited calls"), for
+ * caliber_measure_checked_json. Both run outside every timed window.
+ *
+ * caliber_draw_fn writes new input values, a function of `seed` alone, into the declared inputs
+ * (same addresses). caliber calls it before every call that is not a verified one. Return 0 on
+ * success; anything else stops the measurement like a failed call (kind "callable").
+ *
+ * caliber_check_fn judges the outputs of an audited timed call whose inputs the draw wrote from
+ * `seed`. Return 0 when they are right for those inputs; 1 when they are wrong, with a one-line
+ * reason written to `why` (why_size bytes, NUL-terminated; it holds "" on entry; the result
+ * escapes control characters and invalid UTF-8 in it); anything else when the check itself
+ * failed, which stops the measurement (kind "callable").
+ */
+typedef int (*caliber_draw_fn)(void* user_data, uint64_t seed);
+typedef int (*caliber_check_fn)(void* user_data, uint64_t seed, char* why, size_t why_size);
 
 /* The C API version this library implements (CALIBER_C_API_VERSION when it was built). */
 int caliber_c_api_version(void);
@@ -65,6 +85,19 @@ const char* caliber_version_string(void);
  */
 int caliber_measure_json(const char* request_json, caliber_call_fn call, void* user_data,
                          char** result_json, char** error_json);
+
+/*
+ * caliber_measure_json with fresh inputs (C API version 2): before every call that is not a
+ * verified one caliber asks `draw` for new input values, and judges the timed calls it audits
+ * (drawn at random, after they ran) with `check`; user_data is handed to all three functions.
+ * With both, the result's fresh_inputs and audited_calls checks run and its verdict can be
+ * "verified"; an audited call that `check` finds wrong makes it "failed". Both NULL: exactly
+ * caliber_measure_json (fresh_inputs not_run, the verdict at best "partial"). One of them NULL is a
+ * usage error whose fields name the missing one ("draw" or "check").
+ */
+int caliber_measure_checked_json(const char* request_json, caliber_call_fn call, caliber_draw_fn draw,
+                                 caliber_check_fn check, void* user_data, char** result_json,
+                                 char** error_json);
 
 /*
  * The results document `caliber bench --json` writes ({"schema_version", "kind", "generator",

@@ -10,10 +10,15 @@ import json
 import os
 import threading
 
-C_API_VERSION = 1  # CALIBER_C_API_VERSION this package speaks
+C_API_VERSION = 2  # CALIBER_C_API_VERSION this package speaks
 
 # One call of the measured function: (user_data, stream, call_index, rotation) -> 0 on success.
 CALL_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint64)
+# Fresh inputs: (user_data, seed) -> 0 on success.
+DRAW_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_uint64)
+# The check of an audited call: (user_data, seed, why, why_size) -> 0 right, 1 wrong (why says
+# why), other: the check failed. why is a char* the function writes (declared as void*).
+CHECK_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_void_p, ctypes.c_size_t)
 
 _LIBRARY_NAME = "libcaliber_c.so"
 _lock = threading.Lock()
@@ -66,6 +71,10 @@ def library():
         # char** are declared as void** so that ctypes hands back the pointer to free.
         lib.caliber_measure_json.argtypes = [ctypes.c_char_p, CALL_FN, ctypes.c_void_p,
                                              ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_void_p)]
+        lib.caliber_measure_checked_json.restype = ctypes.c_int
+        lib.caliber_measure_checked_json.argtypes = [ctypes.c_char_p, CALL_FN, DRAW_FN, CHECK_FN, ctypes.c_void_p,
+                                                     ctypes.POINTER(ctypes.c_void_p),
+                                                     ctypes.POINTER(ctypes.c_void_p)]
         lib.caliber_results_document_json.restype = ctypes.c_int
         lib.caliber_results_document_json.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p),
                                                       ctypes.POINTER(ctypes.c_void_p)]

@@ -6,6 +6,7 @@
 // the core's. No C++ exception crosses the ABI.
 #include "caliber/c_api.h"
 
+#include <array>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -30,6 +31,7 @@
 #include "caliber/measure.h"
 #include "caliber/result_json.h"
 #include "core/contract_fields.h"
+#include "core/one_line.h"
 #include "core/sampling_limits.h"
 
 namespace caliber::c_api {
@@ -48,8 +50,22 @@ struct RequestError {
   throw RequestError{"usage", fmt::format("{}: {}", field, message), {field}};
 }
 
-// The callable returned non-zero: its caller knows why.
-struct CallableFailed {};
+// A function of the caller returned a failure: its caller knows why.
+struct CallableFailed {
+  std::string message;
+};
+
+// The caller's functions (include/caliber/c_api.h): the call, and the input draw with its check
+// (both or neither).
+struct Callbacks {
+  caliber_call_fn call = nullptr;
+  caliber_draw_fn draw = nullptr;
+  caliber_check_fn check = nullptr;
+  void* user_data = nullptr;
+};
+
+// The bytes of the reason a check may write.
+constexpr std::size_t kWhySize = 1024;
 
 char* copy_string(const std::string& s) {
   char* out = static_cast<char*>(std::malloc(s.size() + 1));
@@ -418,9 +434,41 @@ MeasureOptions read_measure_options(Request& req, const Contract& contract, cons
   return mo;
 }
 
+// A function to measure is required; the input draw and its check come together or not at all.
+void require_callbacks(const Callbacks& cb) {
+  if (!cb.call) throw RequestError{"usage", "no function to measure", {}};
+  if (!cb.draw == !cb.check) return;
+  const std::string missing = cb.draw ? "check" : "draw";
+  throw RequestError{"usage",
+                     fmt::format("{}: the input draw and its check are given together or not at all (fresh inputs, "
+                                 "docs/integrity.md)",
+                                 missing),
+                     {missing}};
+}
+
+// The caller's judgement of an audited call's outputs: "" when right, else its one-line reason.
+std::string check_drawn(const Callbacks& cb, std::uint64_t seed) {
+  std::array<char, kWhySize> why{};
+  const int rc = cb.check(cb.user_data, seed, why.data(), why.size());
+  if (rc == 0) return {};
+  if (rc != 1) throw CallableFailed{"the output check failed"};
+  why.back() = '\0';
+  const std::string reason = one_line(why.data());
+  return reason.empty() ? "the check function found the outputs wrong (it gave no reason)" : reason;
+}
+
+// Fresh inputs (docs/integrity.md): the caller's draw and check become the options' own.
+void attach_fresh_inputs(MeasureOptions& mo, const Callbacks& cb) {
+  if (!cb.draw) return;
+  mo.draw_inputs = [cb](std::uint64_t seed) {
+    if (cb.draw(cb.user_data, seed) != 0) throw CallableFailed{"the input draw failed"};
+  };
+  mo.check_drawn = [cb](std::uint64_t seed) { return check_drawn(cb, seed); };
+}
+
 // The request is checked whole (every field read, the contract validated) before a backend opens.
-std::string measure(const std::string& request_text, caliber_call_fn call, void* user_data) {
-  if (!call) throw RequestError{"usage", "no function to measure", {}};
+std::string measure(const std::string& request_text, const Callbacks& cb) {
+  require_callbacks(cb);
   const json j = parse_request(request_text);
   Request req(j);
   const auto [kind, device] = read_backend(req);
@@ -429,12 +477,15 @@ std::string measure(const std::string& request_text, caliber_call_fn call, void*
   const std::optional<std::string> instrument = req.text("instrument");
   const InstrumentSelection selection = select_request_instrument(instrument, kind, fields.host_dispatch());
   const Contract contract = request_contract(fields, instrument, kind, selection.instrument);
-  const MeasureOptions mo = read_measure_options(req, contract, selection);
+  MeasureOptions mo = read_measure_options(req, contract, selection);
   req.refuse_unread();
+  attach_fresh_inputs(mo, cb);
 
   auto backend = open_backend(kind, device);
-  const Callable callable = [call, user_data](const LaunchContext& ctx) {
-    if (call(user_data, ctx.stream, ctx.call_index, ctx.rotation) != 0) throw CallableFailed{};
+  const Callable callable = [cb](const LaunchContext& ctx) {
+    if (cb.call(cb.user_data, ctx.stream, ctx.call_index, ctx.rotation) != 0) {
+      throw CallableFailed{"the measured function failed"};
+    }
   };
   const Result r = caliber::measure(*backend, callable, contract, mo);
   return to_json(r, mo.keep_samples).dump();
@@ -448,8 +499,8 @@ int guarded(char** error_json, const std::function<void()>& body) {
     return CALIBER_OK;
   } catch (const RequestError& e) {
     set_out(error_json, error_text(e));
-  } catch (const CallableFailed&) {
-    set_out(error_json, error_text({"callable", "the measured function failed", {}}));
+  } catch (const CallableFailed& e) {
+    set_out(error_json, error_text({"callable", e.message, {}}));
   } catch (const ContractError& e) {
     set_out(error_json, error_text({"contract", e.what(), {}}));
   } catch (const UsageError& e) {
@@ -485,9 +536,15 @@ const char* caliber_version_string(void) {
 
 int caliber_measure_json(const char* request_json, caliber_call_fn call, void* user_data, char** result_json,
                          char** error_json) {
+  return caliber_measure_checked_json(request_json, call, nullptr, nullptr, user_data, result_json, error_json);
+}
+
+int caliber_measure_checked_json(const char* request_json, caliber_call_fn call, caliber_draw_fn draw,
+                                 caliber_check_fn check, void* user_data, char** result_json, char** error_json) {
   if (result_json) *result_json = nullptr;
   return caliber::c_api::guarded(error_json, [&] {
-    const std::string out = caliber::c_api::measure(request_json ? request_json : "", call, user_data);
+    const caliber::c_api::Callbacks callbacks{call, draw, check, user_data};
+    const std::string out = caliber::c_api::measure(request_json ? request_json : "", callbacks);
     caliber::c_api::set_out(result_json, out);
   });
 }

@@ -56,8 +56,9 @@ class MeasureHostCopy(unittest.TestCase):
         self.assertEqual(r.name, "host_copy")
         self.assertEqual(r.params.as_dict(), {"elements": N, "dtype": "float32"})
         self.assertIsInstance(r.warnings, list)
-        # The Python API gives no way yet to draw fresh inputs: every timed call saw the same
-        # values, so the verdict is at best partial and the record says why (docs/integrity.md).
+        # Without draw_inputs and check_drawn every timed call saw the same values, so the
+        # verdict is at best partial and the record says why (docs/integrity.md; with them:
+        # tests/python/test_fresh_inputs.py).
         self.assertEqual(r.verdict, "partial")
         fresh = {c.name: c for c in r.integrity.checks}["fresh_inputs"]
         self.assertEqual(fresh.outcome, "not_run")
@@ -320,7 +321,7 @@ class Buffers(unittest.TestCase):
         x, y = inputs()
         r = caliber.measure(host_copy(y, x), inputs={"x": caliber.Buffer(x.address, x.nbytes, "fp32")},
                             outputs={"y": caliber.Buffer(y.address, y.nbytes, "fp32")}, **FAST)
-        self.assertEqual(r.verdict, "partial")  # fresh_inputs: not_run (no draw in the Python API)
+        self.assertEqual(r.verdict, "partial")  # fresh_inputs: not_run (no draw_inputs given)
 
 
 class Library(unittest.TestCase):
