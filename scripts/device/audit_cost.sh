@@ -29,21 +29,24 @@ run_one() {  # LABEL INTEGRITY
   echo "batch exit $?" > "$R/batch_exit.txt"
   awk "BEGIN{printf \"%.2f\n\", $(date +%s.%N) - $start}" > "$R/batch_wall_s.txt"
 }
-run_one on_1 on
-run_one fixed_1 fixed-inputs
-run_one on_2 on
-run_one fixed_2 fixed-inputs
-python3 - "$D" > "$OUT/audit_cost.md" <<'PY'
+# AUDIT_COST_ROUNDS (default 2): A-B pairs; 1 when device time is short.
+ROUNDS=${AUDIT_COST_ROUNDS:-2}
+for i in $(seq 1 "$ROUNDS"); do
+  run_one "on_$i" on
+  run_one "fixed_$i" fixed-inputs
+done
+python3 - "$D" "$ROUNDS" > "$OUT/audit_cost.md" <<'PY'
 import json, statistics, sys
 d = sys.argv[1]
 def load(label):
     rows = [json.loads(l) for l in open(f"{d}/{label}/run/benchmark_results.jsonl") if l.strip()]
     return {(r["shape_id"], r["provider"]): r for r in rows}, float(open(f"{d}/{label}/batch_wall_s.txt").read())
-print("# What fresh inputs and audits cost: one campaign, --integrity on vs fixed-inputs, A-B-A-B\n")
+print(f"# What fresh inputs and audits cost: one campaign, --integrity on vs fixed-inputs, {rounds} A-B pair(s)\n")
 print("| runs | rows ok in both | kernel-only: median ratio on/fixed | eager: median ratio | "
       "wall on / inside its contracts | wall fixed / inside | fresh_inputs phase s (on) | reference + correctness s (on vs fixed) |")
 print("|---|---|---|---|---|---|---|---|")
-for a, b in (("on_1", "fixed_1"), ("on_2", "fixed_2")):
+rounds = int(sys.argv[2])
+for a, b in [(f"on_{i}", f"fixed_{i}") for i in range(1, rounds + 1)]:
     on, wall_on = load(a)
     fx, wall_fx = load(b)
     both = [k for k in on if k in fx and on[k]["benchmark_status"] == "ok" and fx[k]["benchmark_status"] == "ok"]
@@ -60,7 +63,7 @@ for a, b in (("on_1", "fixed_1"), ("on_2", "fixed_2")):
           f"{wall_fx:.1f} / {inside(fx):.1f} = {wall_fx / max(inside(fx), 1e-9):.2f}x | {phase(on, 'fresh_inputs'):.2f} | "
           f"{phase(on, 'reference', 'correctness'):.2f} vs {phase(fx, 'reference', 'correctness'):.2f} |")
 bad = []
-for label in ("on_1", "on_2"):
+for label in [f"on_{i}" for i in range(1, rounds + 1)]:
     rows, _ = load(label)
     for r in rows.values():
         if r["benchmark_status"] != "ok" and r["benchmark_status"] not in ("not_configured", "unsupported", "skipped"):
