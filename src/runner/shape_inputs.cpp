@@ -201,7 +201,12 @@ InputSet& ShapeInputs::audit_set(std::uint64_t seed, double& reference_ms) {
   } else if (!backend_.asynchronous() || !draw_on_device_if_room(audit_, seed)) {
     audit_.host = op_.make_inputs(shape_, seed);  // its reference is computed on the host
   }
-  reference_ms = ensure_reference(audit_);
+  // Its own rows, drawn from the audit's seed (which no option sets and no file records): a
+  // provider that learned the run's verification seed cannot compute only the rows it names.
+  const std::uint64_t rows_seed = ops::mix64(seed ^ 0x617564697472ull);
+  const double from = now_ms();
+  compute_reference(audit_, ops::rows_to_check(op_, shape_, rows_seed), rows_seed);
+  reference_ms = now_ms() - from;
   return audit_;
 }
 
@@ -220,19 +225,19 @@ const std::vector<ops::HostTensor>& ShapeInputs::host_tensors(InputSet& set) {
 double ShapeInputs::ensure_reference(InputSet& set) {
   if (set.has_reference()) return 0;
   const double from = now_ms();
-  compute_reference(set);
+  compute_reference(set, rows_, seeds_.rows);
   return now_ms() - from;
 }
 
-void ShapeInputs::compute_reference(InputSet& set) {
+void ShapeInputs::compute_reference(InputSet& set, const std::vector<std::int64_t>& rows, std::uint64_t rows_seed) {
   if (provider_reference_) {
     if (!described_reference_) {
       described_reference_ = std::make_unique<providers::DescribedReference>(*shape_.described, &backend_);
     }
     const std::vector<std::vector<double>> values = described_reference_->compute(shape_, host_tensors(set));
     for (std::size_t k = 0; k < output_specs_.size(); ++k) {
-      // The same rows for both input sets: drawn from the verification seed and the output.
-      set.output_references.push_back(checked_rows_of(output_specs_[k], values[k], ops::mix64(seeds_.rows + k + 1)));
+      // The original and fresh sets: the rows of the verification seed; an audit set: its own.
+      set.output_references.push_back(checked_rows_of(output_specs_[k], values[k], ops::mix64(rows_seed + k + 1)));
     }
     return;
   }
@@ -241,10 +246,10 @@ void ShapeInputs::compute_reference(InputSet& set) {
                                    shape_.k, shape_.eps};
     std::vector<const void*> device_inputs;
     for (const DeviceBuffer& b : set.device) device_inputs.push_back(b.get());
-    set.device_reference = device_math_->reference_rows(problem, device_inputs, rows_);
+    set.device_reference = device_math_->reference_rows(problem, device_inputs, rows);
     if (set.device_reference) return;
   }
-  set.reference = std::make_unique<ops::Reference>(op_, shape_, host_tensors(set), rows_);
+  set.reference = std::make_unique<ops::Reference>(op_, shape_, host_tensors(set), rows);
 }
 
 // Where the references were computed.

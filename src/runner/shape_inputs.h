@@ -83,8 +83,9 @@ class ShapeInputs {
   void draw_working(std::uint64_t seed) { draw_buffers(working_, seed); }
   // The same draw into other buffers of the working set's sizes (a graph's other input sets).
   void draw_buffers(const std::vector<DeviceBuffer>& buffers, std::uint64_t seed);
-  // The set draw_working(seed) wrote, drawn again, with its reference: what an audited call is
-  // judged against (replaced by the next audit). Returns the milliseconds the reference took in
+  // The set draw_working(seed) wrote, drawn again, with its reference of rows drawn from `seed`
+  // (not the verification seed's): what an audited call is judged against (replaced by the next
+  // audit). Returns the milliseconds the reference took in
   // `reference_ms`.
   InputSet& audit_set(std::uint64_t seed, double& reference_ms);
   // Computes the set's fp64 reference of the checked rows unless it has one: on the device when
@@ -115,7 +116,8 @@ class ShapeInputs {
   void keep_on_device(InputSet& set);
   void make_working(const InputSet& set);
   const std::vector<ops::HostTensor>& host_tensors(InputSet& set);
-  void compute_reference(InputSet& set);
+  // The reference of `rows` (a described op: of rows drawn from rows_seed, per output).
+  void compute_reference(InputSet& set, const std::vector<std::int64_t>& rows, std::uint64_t rows_seed);
   std::string reference_origin() const;
   std::string checked_outputs() const;
 

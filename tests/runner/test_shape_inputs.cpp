@@ -109,6 +109,25 @@ TEST(ShapeInputs, EachSetsReferenceIsComputedOnceAndDescribed) {
             fmt::format("fp64 reference on the host, on 64 of 64 rows, drawn at random (seed {:016x})", kSeeds.rows));
 }
 
+// An audited call is judged on rows drawn from its own seed, not the verification seed's: a
+// provider that learned the run's verification seed cannot compute only the rows it names.
+TEST(ShapeInputs, AnAuditSetIsJudgedOnRowsOfItsOwn) {
+  host::HostBackend backend(steady_clock(), testing_support::test_host_device());
+  // A gemm whose reference affords 64 of its 128 rows (ops::rows_to_check).
+  const ops::OpShape shape =
+      ops::parse_shape("gemm", DType::fp32, "row_major", {{"m", 128}, {"n", 2048}, {"k", 2048}}, "(test)", 0, "args");
+  std::unique_ptr<providers::DescribedReference> described;
+  ShapeInputs inputs(backend, shape, kSeeds, described);
+  inputs.build_once();
+  ASSERT_LT(inputs.rows().size(), static_cast<std::size_t>(shape.m));  // a subset is checked
+  double ms = 0;
+  const std::vector<std::int64_t> first = inputs.audit_set(11, ms).reference->rows();
+  EXPECT_EQ(first.size(), inputs.rows().size());
+  EXPECT_NE(first, inputs.rows());
+  EXPECT_NE(inputs.audit_set(12, ms).reference->rows(), first);
+  EXPECT_EQ(inputs.audit_set(11, ms).reference->rows(), first);  // reproducible from the seed
+}
+
 TEST(ShapeInputs, AnAsynchronousDeviceKeepsBothSetsWhenThreeCopiesFit) {
   const ops::OpShape shape = rmsnorm(64, 32);
   std::unique_ptr<providers::DescribedReference> described;
