@@ -142,11 +142,13 @@ void SubjectBuffers::poison_outputs_async() {
     poison_outputs();
     return;
   }
+  for (const BufferRef& o : subject_.buffers.outputs) poison_async(backend_, o.data, *o.dtype, o.bytes);
+}
+
+void poison_async(Backend& backend, void* data, DType dtype, std::size_t bytes) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  for (const BufferRef& o : subject_.buffers.outputs) {
-    if (!backend_.fill_uniform(o.data, *o.dtype, o.bytes / dtype_size_bytes(*o.dtype), 0, nan, nan)) {
-      backend_.fill_bytes(o.data, kPoisonByte, o.bytes);
-    }
+  if (!backend.fill_uniform(data, dtype, bytes / dtype_size_bytes(dtype), 0, nan, nan)) {
+    backend.fill_bytes(data, kPoisonByte, bytes);
   }
 }
 

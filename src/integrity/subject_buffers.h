@@ -12,6 +12,10 @@
 
 namespace caliber::integrity {
 
+// Fills `bytes` of `dtype` at `data` with NaN on the device, without waiting for it (the device
+// draw with lo = hi = NaN), or with the poison byte where the backend has no device draw.
+void poison_async(Backend& backend, void* data, DType dtype, std::size_t bytes);
+
 class SubjectBuffers {
  public:
   // Refuses what the checks cannot keep (ContractError): a buffer without an address, an output

@@ -1,10 +1,9 @@
 #include "runner/input_lanes.h"
 
-#include <limits>
-
 #include <fmt/format.h>
 
 #include "caliber/errors.h"
+#include "integrity/subject_buffers.h"
 #include "ops/uniform_draw.h"
 
 namespace caliber::runner {
@@ -49,14 +48,10 @@ std::size_t InputLanes::picked(std::uint64_t seed) const {
 }
 
 void InputLanes::draw(std::uint64_t seed) {
-  const float nan = std::numeric_limits<float>::quiet_NaN();
   for (std::size_t k = 0; k < lanes_.size(); ++k) {
     inputs_.draw_buffers(lanes_[k].inputs, seed_of(seed, k + 1));
     for (std::size_t o = 0; o < output_bytes_.size(); ++o) {
-      const std::size_t elements = output_bytes_[o] / dtype_size_bytes(dtype_);
-      if (!backend_.fill_uniform(lanes_[k].outputs[o].get(), dtype_, elements, 0, nan, nan)) {
-        backend_.fill_bytes(lanes_[k].outputs[o].get(), 0xFF, output_bytes_[o]);
-      }
+      integrity::poison_async(backend_, lanes_[k].outputs[o].get(), dtype_, output_bytes_[o]);
     }
   }
 }
