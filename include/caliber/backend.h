@@ -90,6 +90,9 @@ struct DeviceWorkCensus {
   std::size_t copies = 0;
   std::size_t fills = 0;
   std::size_t off_stream = 0;     // of those, issued on another stream than the measured one
+  // Of those, run on another device or in another context than the measured stream's: no
+  // timer of the measured device sees that work.
+  std::size_t off_device = 0;
   // Device work issued while the call ran by API calls that did not come from it (another host
   // thread of the callable).
   std::size_t other_threads = 0;

@@ -35,6 +35,8 @@ struct DeviceActivity {
   std::uint32_t correlation_id = 0;          // the API call that issued it
   std::uint32_t runtime_correlation_id = 0;  // memcpy: the runtime API call; 0 when none
   std::uint32_t stream_id = 0;
+  std::uint32_t device_id = 0;                // the device it ran on
+  std::uint32_t context_id = 0;               // the context it ran in
   std::uint64_t graph_node_id = 0;           // the executed graph node; 0 outside graphs
   std::uint64_t blocks = 0;                  // kernels: blocks in the grid; 0 otherwise
   std::string mangled_name;                  // kernels: the name as compiled (code fingerprints)

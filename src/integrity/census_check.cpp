@@ -43,6 +43,22 @@ void judge_stream_order(Integrity& integ, const DeviceWorkCensus& c, const Contr
   integ.record(check::work_on_stream, CheckOutcome::passed, c.ordering_detail);
 }
 
+// work_on_device: work on another device or in another context is seen by no timer of the
+// measured device (events, a graph of the measured stream, the device's telemetry), and a cupti
+// number that includes it is not the measured device's time.
+void judge_device(Integrity& integ, const DeviceWorkCensus& c, const Contract& contract) {
+  if (c.off_device > 0) {
+    const std::string why = fmt::format(
+        "{} of {} operations of the call ran on another device or in another context than the measured stream's",
+        c.off_device, c.work());
+    refuse(integ, check::work_on_device, why,
+           fmt::format("{}: the {} timer of the measured device cannot time that work", why,
+                       to_string(contract.instrument)));
+  }
+  integ.record(check::work_on_device, CheckOutcome::passed,
+               fmt::format("all {} operations on the measured stream's device and context", c.work()));
+}
+
 }  // namespace
 
 std::string describe_work(const DeviceWorkCensus& c) {
@@ -55,6 +71,7 @@ void judge_census(Integrity& integ, const DeviceWorkCensus& c, const Contract& c
   if (!c.observed) {
     integ.record(check::device_work, CheckOutcome::not_run, c.why_not_observed);
     integ.record(check::work_on_stream, CheckOutcome::not_run, c.why_not_observed);
+    integ.record(check::work_on_device, CheckOutcome::not_run, c.why_not_observed);
     return;
   }
   if (c.work() == 0) {
@@ -64,6 +81,7 @@ void judge_census(Integrity& integ, const DeviceWorkCensus& c, const Contract& c
                        to_string(contract.instrument)));
   }
   integ.record(check::device_work, CheckOutcome::passed, "the untimed call issued " + describe_work(c));
+  judge_device(integ, c, contract);
   if (c.other_threads > 0) {
     const std::string why = fmt::format(
         "{} device operations were issued by another host thread while the call ran: no timer on the calling "

@@ -1,6 +1,7 @@
 #include "integrity/measurement_checks.h"
 
 #include <algorithm>
+#include <span>
 
 #include <fmt/format.h>
 
@@ -74,6 +75,10 @@ bool MeasurementChecks::judges_sample_times() const {
 
 void MeasurementChecks::check_sample_times(const std::vector<double>& samples_us,
                                            const std::function<double(std::size_t stage)>& resample) {
+  if (audit_) {
+    const std::size_t rule_samples = samples_us.size() - std::min(samples_us.size(), stages_.size());
+    audit_->judge_samples(std::span<const double>(samples_us).first(rule_samples));
+  }
   if (!judges_sample_times()) return;
   const auto stage = static_cast<std::size_t>(std::find(stages_.begin(), stages_.end(), Stage::poisoned) -
                                               stages_.begin());

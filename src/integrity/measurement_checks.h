@@ -60,8 +60,9 @@ class MeasurementChecks {
   void check_graph(const GraphExec& graph, std::size_t calls);
   // Whether check_sample_times applies: a poisoned verified sample among others (not pipelined).
   bool judges_sample_times() const;
-  // Compares the poisoned verified sample with the others; resample(stage) re-times a verified
-  // sample exactly as before and returns its duration (microseconds).
+  // Judges the timed samples' durations against each other (calls_alike), then compares
+  // the poisoned verified sample with the others; resample(stage) re-times a verified sample
+  // exactly as before and returns its duration (microseconds).
   void check_sample_times(const std::vector<double>& samples_us,
                           const std::function<double(std::size_t stage)>& resample);
   // Once the measurement returned: the cache state the timed calls left, or, for a callable

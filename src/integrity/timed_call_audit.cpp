@@ -84,11 +84,16 @@ void TimedCallAudit::audit(std::size_t sample) {
   failure_ = fmt::format("timed sample {} (an audited call, on inputs drawn for it): {}", sample, why);
 }
 
+void TimedCallAudit::judge_samples(std::span<const double> rule_samples_us) {
+  likeness_ = judge_call_likeness(rule_samples_us);
+}
+
 void TimedCallAudit::record(Integrity& integ) const {
   integ.record(check::fresh_inputs, CheckOutcome::passed,
                fmt::format("each of {} calls before and during timing ran on input values drawn for it, its outputs "
                            "poisoned (drawing took {:.3f} ms)",
                            calls_, draw_ms_));
+  if (likeness_) integ.record(check::calls_alike, likeness_->outcome, likeness_->detail);
   if (!failure_.empty()) {
     integ.record(check::audited_calls, CheckOutcome::failed, failure_);
     return;

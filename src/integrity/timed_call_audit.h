@@ -16,11 +16,13 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "caliber/contract.h"
 #include "caliber/integrity.h"
+#include "integrity/call_likeness.h"
 #include "integrity/subject_checks.h"
 
 namespace caliber::integrity {
@@ -50,8 +52,11 @@ class TimedCallAudit {
   // for record().
   void audit(std::size_t sample);
   std::size_t audits() const { return audited_.size(); }
-  // The fresh_inputs and audited_calls checks of the measurement (recorded once it is over, after
-  // the verified samples' checks).
+  // Once every sample is taken: the stopping rule's samples (per-call durations, in order),
+  // judged against each other (integrity/call_likeness.h).
+  void judge_samples(std::span<const double> rule_samples_us);
+  // The fresh_inputs, audited_calls and calls_alike checks of the measurement (recorded once it
+  // is over, after the verified samples' checks).
   void record(Integrity& integ) const;
 
  private:
@@ -66,6 +71,7 @@ class TimedCallAudit {
   std::size_t next_ = 0;         // the next audited sample
   std::vector<std::size_t> audited_;
   std::string failure_;  // the first audit that failed, "" while none did
+  std::optional<CallLikeness> likeness_;
 };
 
 }  // namespace caliber::integrity

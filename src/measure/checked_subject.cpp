@@ -20,16 +20,16 @@ EngineHooks hooks_for(integrity::MeasurementChecks& checks) {
     if (checks.poisons_between_calls()) hooks.poison_between_calls = [&checks] { checks.poison_between_calls(); };
     if (checks.input_sets()) hooks.input_sets = checks.input_sets();
   }
-  if (checks.verified_samples() == 0) return hooks;
-  hooks.verified_samples = checks.verified_samples();
-  hooks.before_verified_sample = [&checks](std::size_t stage) { checks.before_verified_sample(stage); };
-  hooks.after_verified_sample = [&checks](std::size_t stage) { checks.after_verified_sample(stage); };
-  if (checks.judges_sample_times()) {
+  if (checks.audits_timed_calls() || checks.judges_sample_times()) {
     hooks.on_samples = [&checks](const std::vector<double>& samples,
                                  const std::function<double(std::size_t)>& resample) {
       checks.check_sample_times(samples, resample);
     };
   }
+  if (checks.verified_samples() == 0) return hooks;
+  hooks.verified_samples = checks.verified_samples();
+  hooks.before_verified_sample = [&checks](std::size_t stage) { checks.before_verified_sample(stage); };
+  hooks.after_verified_sample = [&checks](std::size_t stage) { checks.after_verified_sample(stage); };
   return hooks;
 }
 

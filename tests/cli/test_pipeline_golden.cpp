@@ -64,6 +64,9 @@ std::string masked_detail(const json& check, const std::string& tmp) {
   // audited is drawn at random (and so whether one fell after a drift began).
   if (check.value("name", "") == "fresh_inputs") return std::regex_replace(d, std::regex(R"(\d+)"), "#");
   if (check.value("name", "") == "audited_calls") return "(audit)";
+  // Whether a cheater's samples also look unlike (one that is already refused) depends on how
+  // many of its calls fit the time budget: tests/integrity/test_call_likeness.cpp pins the check.
+  if (check.value("name", "") == "calls_alike") return "(timing)";
   // A rate's unit prefix follows its (masked) value: 900 MB/s one day, 1.1 GB/s the next.
   if (check.value("name", "") == "physically_possible") {
     return std::regex_replace(d, std::regex(R"(# [kMGTP]?(B|FLOP)/s)"), "# $1/s");
@@ -77,6 +80,7 @@ std::string masked_detail(const json& check, const std::string& tmp) {
 // calls fit the time budget on this machine (passed or not_run); a failure is kept.
 json masked_outcome(const json& check) {
   if (check.value("name", "") == "audited_calls") return "(audit)";
+  if (check.value("name", "") == "calls_alike") return "(timing)";
   if (check.value("name", "") != "verified_call_time" || check.value("outcome", "") == "failed") {
     return check.at("outcome");
   }

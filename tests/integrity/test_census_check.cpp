@@ -69,6 +69,22 @@ TEST(CensusCheck, WorkOffTheStreamIsRefusedForEventsOnly) {
   EXPECT_EQ(cupti.find(check::device_work)->detail, "the untimed call issued 2 kernels, 0 copies, 0 fills");
 }
 
+TEST(CensusCheck, WorkOnAnotherDeviceOrContextIsRefusedForEveryInstrument) {
+  for (const Instrument i : {Instrument::event, Instrument::cupti}) {
+    Integrity integ;
+    DeviceWorkCensus c = observed(3, true);
+    c.off_device = 1;
+    EXPECT_THROW(judge_census(integ, c, cuda(i, Schedule::per_iter)), IntegrityError);
+    EXPECT_EQ(integ.find(check::work_on_device)->outcome, CheckOutcome::failed);
+    EXPECT_EQ(integ.find(check::work_on_device)->detail,
+              "1 of 3 operations of the call ran on another device or in another context than the measured stream's");
+  }
+  Integrity same;
+  judge_census(same, observed(3, true), cuda(Instrument::event, Schedule::per_iter));
+  EXPECT_EQ(same.find(check::work_on_device)->outcome, CheckOutcome::passed);
+  EXPECT_EQ(same.find(check::work_on_device)->detail, "all 3 operations on the measured stream's device and context");
+}
+
 TEST(CensusCheck, UnderTheGraphScheduleTheGraphCheckJudgesTheStream) {
   Integrity integ;
   judge_census(integ, observed(1, false), cuda(Instrument::event, Schedule::graph));
@@ -84,6 +100,7 @@ TEST(CensusCheck, AnUnobservedCensusLeavesBothChecksNotRun) {
   judge_census(integ, c, cuda(Instrument::event, Schedule::per_iter));
   EXPECT_EQ(integ.find(check::device_work)->outcome, CheckOutcome::not_run);
   EXPECT_EQ(integ.find(check::work_on_stream)->detail, "no tracer");
+  EXPECT_EQ(integ.find(check::work_on_device)->outcome, CheckOutcome::not_run);
 }
 
 TEST(CensusCheck, AShortGraphIsJudgedAgainstASteadyCallBeforeItIsRefused) {

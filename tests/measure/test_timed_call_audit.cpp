@@ -108,6 +108,7 @@ TEST(TimedCallAudit, AnHonestCallableOnFreshInputsIsVerified) {
   EXPECT_EQ(h.draws, 25u);
   EXPECT_NE(r.integrity.find(check::fresh_inputs)->detail.find("each of 25 calls"), std::string::npos);
   EXPECT_DOUBLE_EQ(r.value_us, kComputeUs);
+  EXPECT_EQ(r.integrity.find(check::calls_alike)->outcome, CheckOutcome::passed);
 }
 
 TEST(TimedCallAudit, WithoutADrawTheInputsAreFixedAndTheVerdictPartial) {
@@ -159,6 +160,25 @@ TEST(TimedCallAudit, AContentMemoNeverHitsOnFreshInputs) {
   EXPECT_EQ(r.integrity.verdict(), IntegrityVerdict::verified) << r.integrity.first_failure();
   EXPECT_DOUBLE_EQ(r.value_us, kComputeUs);  // every timed call did its work
   EXPECT_LE(hits, 1u);                        // at most the verified call, on the original inputs again
+}
+
+// Right outputs on every call, but one call in four does its work where the timer does not look
+// (it posts kSkipUs): the audits pass whatever calls they judge; the calls' times give it away.
+TEST(TimedCallAudit, CallsFarFasterThanTheirSiblingsFailTheRowThoughTheirOutputsAreRight) {
+  Harness h;
+  std::size_t calls = 0;
+  const Result r = h.measure_with(
+      [&] {
+        for (std::size_t i = 0; i < kN; ++i) h.y[i] = 2.0f * h.x[i];
+        h.clock.advance_us(++calls % 4 == 0 ? kSkipUs : kComputeUs);
+      },
+      true);
+  EXPECT_EQ(r.integrity.find(check::audited_calls)->outcome, CheckOutcome::passed) << "the gap this closes";
+  const IntegrityCheck* alike = r.integrity.find(check::calls_alike);
+  ASSERT_NE(alike, nullptr);
+  EXPECT_EQ(alike->outcome, CheckOutcome::failed);
+  EXPECT_EQ(alike->detail.find("calls do not look alike: 6 of 23 timed samples"), 0u) << alike->detail;
+  EXPECT_EQ(r.integrity.verdict(), IntegrityVerdict::failed);
 }
 
 // The audited samples come from the entropy: gap = 1 + value mod (2 kMeanAuditGap - 1).

@@ -173,6 +173,8 @@ class Session {
           a.end_ns = k->end;
           a.correlation_id = k->correlationId;
           a.stream_id = k->streamId;
+          a.device_id = k->deviceId;
+          a.context_id = k->contextId;
           a.graph_node_id = k->graphNodeId;
           a.blocks = static_cast<std::uint64_t>(k->gridX) * static_cast<std::uint64_t>(k->gridY) *
                      static_cast<std::uint64_t>(k->gridZ);
@@ -189,6 +191,8 @@ class Session {
           a.correlation_id = m->correlationId;
           a.runtime_correlation_id = m->runtimeCorrelationId;
           a.stream_id = m->streamId;
+          a.device_id = m->deviceId;
+          a.context_id = m->contextId;
           a.graph_node_id = m->graphNodeId;
           acts.push_back(std::move(a));
           break;
@@ -202,6 +206,8 @@ class Session {
           a.end_ns = m->end;
           a.correlation_id = m->correlationId;
           a.stream_id = m->streamId;
+          a.device_id = m->deviceId;
+          a.context_id = m->contextId;
           a.graph_node_id = m->graphNodeId;
           acts.push_back(std::move(a));
           break;

@@ -56,6 +56,7 @@ std::size_t tally_call_work(const std::vector<SampleActivity>& parts, DeviceWork
       case DeviceActivity::Kind::memcpy: ++c.copies; break;
       case DeviceActivity::Kind::memset: ++c.fills; break;
     }
+    if (a.device_id != before.device_id || a.context_id != before.context_id) ++c.off_device;
     if (a.stream_id != before.stream_id) {
       ++c.off_stream;
       if (a.end_ns > after.start_ns) ++late;

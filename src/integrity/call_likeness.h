@@ -1,0 +1,34 @@
+// calls_alike (docs/integrity.md, "Calls alike"): the timed calls of a measurement run the same
+// work on inputs drawn alike, so they take alike times; a timed sample that took far less than its
+// siblings is a call that did less than the work (or did it where the timer does not look),
+// wherever it stood, even when no audit fell on it. Judged on the samples' durations, so it needs
+// no tracer: it holds for every instrument and backend. Only the fast side is judged: a slow
+// sample of honest work (preemption, a clock step) is common, one at half the typical time is not.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <string>
+
+#include "caliber/integrity.h"
+
+namespace caliber::integrity {
+
+// A timed sample faster than the typical one by more than this factor did not do the same work.
+// Not 2: honest multi-threaded host calls on a loaded machine come in two modes about 2x apart
+// (both cores or one), and the median can fall in the slow one. Skipped work is far faster
+// (a skipped host call: 0.1 us against 585 us; a skipped device call: a launch's few us).
+inline constexpr double kUnlikeCallFactor = 4.0;
+// Below this many timed samples, nothing is judged (too few to say what is typical).
+inline constexpr std::size_t kLikenessMinSamples = 4;
+
+struct CallLikeness {
+  CheckOutcome outcome = CheckOutcome::not_run;
+  std::string detail;
+};
+
+// `samples_us`: the stopping rule's samples, in order (per-call durations). The typical time is
+// their median; a sample below typical / kUnlikeCallFactor fails the check.
+CallLikeness judge_call_likeness(std::span<const double> samples_us);
+
+}  // namespace caliber::integrity
