@@ -1,5 +1,5 @@
 // The integrity checks on a real device (ctest label gpu): C++ callables with declared buffers that
-// compute once, escape the measured stream (never joined, or from another thread), launch nothing
+// compute once, escape the measured stream (never joined, or from another thread) or its context, launch nothing
 // while captured, or leave a persisting L2 window are refused or flagged; honest ones, including a
 // fork-join over two streams and a memset inside the call, are verified; and a failed capture
 // leaves the process clean for the next measurement (docs/integrity.md, docs/cupti.md).
@@ -126,7 +126,61 @@ TEST_F(IntegrityCuda, AnHonestKernelIsVerifiedUnderEveryInstrumentAndSchedule) {
     EXPECT_EQ(r.integrity.verdict(), IntegrityVerdict::verified)
         << to_string(c.instrument) << "/" << to_string(c.schedule) << ": " << r.integrity.first_failure();
     EXPECT_EQ(r.integrity.find(check::device_work)->outcome, CheckOutcome::passed);
+    EXPECT_EQ(r.integrity.find(check::work_on_device)->outcome, CheckOutcome::passed);
+    const IntegrityCheck* alike = r.integrity.find(check::calls_alike);
+    ASSERT_NE(alike, nullptr);
+    EXPECT_EQ(alike->outcome, CheckOutcome::passed) << alike->detail;
   }
+}
+
+// Driver entry points, fetched through the runtime (the test binary links no libcuda).
+template <typename F>
+F driver_entry(const char* name) {
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult status{};
+  cuda_ok(cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &status), name);
+  if (!fn || status != cudaDriverEntryPointSuccess) throw DeviceError(std::string("no driver entry point ") + name);
+  return reinterpret_cast<F>(fn);
+}
+
+// The honest work on the measured stream, plus a kernel in a second context of the same device:
+// no timer of the measured stream's context sees it.
+TEST_F(IntegrityCuda, WorkInAnotherContextIsRefusedUnderEveryInstrument) {
+  const auto device_get = driver_entry<int (*)(int*, int)>("cuDeviceGet");
+  const auto create = driver_entry<int (*)(void**, unsigned, int)>("cuCtxCreate");
+  const auto push = driver_entry<int (*)(void*)>("cuCtxPushCurrent");
+  const auto pop = driver_entry<int (*)(void**)>("cuCtxPopCurrent");
+  const auto destroy = driver_entry<int (*)(void*)>("cuCtxDestroy");
+  const auto ctx_sync = driver_entry<int (*)()>("cuCtxSynchronize");
+  int ordinal = 0;
+  cuda_ok(cudaGetDevice(&ordinal), "device");
+  int device = 0;
+  ASSERT_EQ(device_get(&device, ordinal), 0);
+  void* other = nullptr;
+  ASSERT_EQ(create(&other, 0, device), 0);  // current from here
+  float* there = nullptr;
+  cuda_ok(cudaMalloc(&there, sizeof(float)), "malloc in the other context");
+  void* popped = nullptr;
+  ASSERT_EQ(pop(&popped), 0);
+  auto elsewhere = [&](cudaStream_t s) {
+    launch(s);
+    push(other);
+    touch_kernel<<<1, 32>>>(there);
+    ctx_sync();
+    pop(&popped);
+  };
+  for (Instrument i : {Instrument::event, Instrument::cupti}) {
+    try {
+      measure_call(elsewhere, contract(i, Schedule::per_iter));
+      ADD_FAILURE() << to_string(i) << ": work in another context was timed";
+    } catch (const IntegrityError& e) {
+      EXPECT_EQ(e.check(), "work_on_device") << to_string(i) << ": " << e.what();
+    }
+  }
+  push(other);
+  cudaFree(there);
+  pop(&popped);
+  destroy(other);
 }
 
 TEST_F(IntegrityCuda, ForkJoinAcrossStreamsAndAMemsetInsideTheCallAreVerified) {
