@@ -38,14 +38,19 @@ done
 python3 - "$D" "$ROUNDS" > "$OUT/audit_cost.md" <<'PY'
 import json, statistics, sys
 d = sys.argv[1]
+rounds = int(sys.argv[2])
 def load(label):
-    rows = [json.loads(l) for l in open(f"{d}/{label}/run/benchmark_results.jsonl") if l.strip()]
+    path = f"{d}/{label}/run/benchmark_results.jsonl"
+    try:
+        rows = [json.loads(l) for l in open(path) if l.strip()]
+    except OSError:
+        sys.exit(f"audit_cost: {label}: no merged results ({open(f'{d}/{label}/batch_exit.txt').read().strip()}; "
+                 f"see {label}/batch.log)")
     return {(r["shape_id"], r["provider"]): r for r in rows}, float(open(f"{d}/{label}/batch_wall_s.txt").read())
 print(f"# What fresh inputs and audits cost: one campaign, --integrity on vs fixed-inputs, {rounds} A-B pair(s)\n")
 print("| runs | rows ok in both | kernel-only: median ratio on/fixed | eager: median ratio | "
       "wall on / inside its contracts | wall fixed / inside | fresh_inputs phase s (on) | reference + correctness s (on vs fixed) |")
 print("|---|---|---|---|---|---|---|---|")
-rounds = int(sys.argv[2])
 for a, b in [(f"on_{i}", f"fixed_{i}") for i in range(1, rounds + 1)]:
     on, wall_on = load(a)
     fx, wall_fx = load(b)
@@ -73,4 +78,6 @@ print("\nRows of shipped (honest) providers that did not end ok with fresh input
 for line in bad[:20]:
     print(f"- {line}")
 PY
+summary_rc=$?
 cat "$OUT/audit_cost.md"
+exit $summary_rc

@@ -235,6 +235,10 @@ void summarize(CompareReport& report, const Thresholds& thresholds) {
     }
   }
   const bool refused = refused_contract || refused_config;
+  // A gate that gated nothing (rules for another architecture only, or rules that match no row)
+  // proves nothing: under --strict it fails, otherwise the summary line says so.
+  const bool gated_nothing = !thresholds.file.empty() && s.gated == 0;
+  failed = failed || (gated_nothing && report.strict);
   report.result = refused ? GateResult::refused : failed ? GateResult::fail : GateResult::pass;
   if (refused) {
     report.refusal = refused_contract && refused_config ? "contract and config mismatch"

@@ -64,6 +64,13 @@ class CsvRow {
     }
     return x;
   }
+  // A cell that is empty or any finite number (a difference may be negative).
+  void finite_cell(const std::string& column) const {
+    const std::string& v = cell(column);
+    if (v.empty()) return;
+    const auto x = parse_decimal(v);
+    if (!x || !std::isfinite(*x)) fail(column, fmt::format("expected a finite number, got '{}'", v));
+  }
   long line() const { return rec_.line; }
 
  private:
@@ -71,6 +78,10 @@ class CsvRow {
   const std::vector<std::string>& columns_;
   const std::string& file_;
 };
+
+// The summary's columns: durations and a relative spread, never negative.
+constexpr const char* kSummaryColumns[] = {"min_us", "p10_us", "p25_us", "median_us", "p75_us",
+                                           "p90_us", "max_us", "mean_us", "stdev_us", "rel_iqr"};
 
 }  // namespace
 
@@ -118,6 +129,11 @@ std::vector<CompareRow> import_caliber_csv(const std::string& text, const std::s
     row.device_name = c.cell("device_name");
     for (const ContractField& field : contract_field_table()) row.contract[field.name] = c.contract_cell(field);
     row.value_us = c.microseconds_cell("value_us");
+    // The summary is not compared, but a file whose summary holds what no measurement writes
+    // (a negative, non-finite or non-numeric time) is not a results file to trust.
+    for (const char* column : kSummaryColumns) c.microseconds_cell(column);
+    c.finite_cell("instrument_perturbation_us");
+    c.finite_cell("instrument_perturbation_pct");
     c.integer_cell("n", &row.n);
     row.integrity = c.cell("integrity");
     if (!row.integrity.empty()) {

@@ -18,6 +18,10 @@ std::string gate_summary_line(const CompareReport& r) {
   std::string line = fmt::format("{}: {} of {} gated rows failed ({} passed, {} skipped, {} unknown); "
                                  "{} report-only rows",
                                  head, s.failed, s.gated, s.passed, s.skipped, s.unknown, s.report_only);
+  if (s.gated == 0 && !r.thresholds_file.empty()) {
+    line += fmt::format("; nothing was gated: no row matched a rule of an architecture {} declares{}",
+                        r.thresholds_file, r.strict ? " (--strict: a gate that gated nothing fails)" : "");
+  }
   if (s.contract_refused > 0) {
     line += fmt::format("; {} rows not compared: contract differs", s.contract_refused);
   }

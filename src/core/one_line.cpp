@@ -33,4 +33,11 @@ std::string one_line(std::string_view text) {
   return out;
 }
 
+std::string quoted_text(std::string_view text, std::size_t max) {
+  if (text.size() <= max) return one_line(text);
+  std::size_t cut = max;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // not inside a character
+  return fmt::format("{}... ({} bytes)", one_line(text.substr(0, cut)), text.size());
+}
+
 }  // namespace caliber

@@ -12,4 +12,10 @@ namespace caliber {
 // (\n, \r, \t, \xNN); everything else as it is.
 std::string one_line(std::string_view text);
 
+// one_line of at most the first `max` bytes of `text` (cut at a UTF-8 character boundary), with
+// "... (N bytes)" appended when it was longer: a value quoted in a message never makes the
+// message longer than a line.
+inline constexpr std::size_t kQuotedBytes = 120;
+std::string quoted_text(std::string_view text, std::size_t max = kQuotedBytes);
+
 }  // namespace caliber

@@ -378,7 +378,7 @@ Result result_from_json(const json& j, const std::string& file, long line, const
     r.median_ci95_us = Interval{ci[0], ci[1]};
   }
   r.stop_reason = f.str("stop_reason");
-  r.wall_time_ms = f.number("wall_time_ms");
+  r.wall_time_ms = f.non_negative("wall_time_ms");
   r.timed_calls = static_cast<std::uint64_t>(f.integer_in("timed_calls", 0, kMaxInt64));
   r.flush_bytes = static_cast<std::uint64_t>(f.integer_in("flush_bytes", 0, kMaxInt64));
   r.rotation_copies = static_cast<std::uint64_t>(f.integer_in("rotation_copies", 0, kMaxInt64));

@@ -77,8 +77,12 @@ class Engine {
     set_up_instrument(r);
     if (telemetry_source_) telemetry_ = telemetry_source_(backend_, clock_, contract_, options_, r);
     if (telemetry_) telemetry_->start();
+    // With one output set per captured call, every call's outputs are poisoned before each replay
+    // and an audit scans them all: no audit graph. (Its poison between calls would hit call 0's
+    // outputs after call 0 wrote them.)
+    const bool audit_graph = hooks_.audit && input_sets_ <= 1;
     schedule_ = make_schedule(site_, timer_.get(), hooks_.on_graph_captured,
-                              hooks_.audit ? hooks_.poison_between_calls : PoisonBetweenCalls{});
+                              audit_graph ? hooks_.poison_between_calls : PoisonBetweenCalls{});
     return r;
   }
 

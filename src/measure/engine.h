@@ -54,7 +54,9 @@ struct EngineHooks {
   // after an audited sample, and once the batch has synchronized calls audit(n), which judges
   // what that sample's last call left. Under the graph schedule, when audit_graph is set the
   // engine also captures an audit graph (its calls separated by poison_between_calls) and
-  // replays it, untimed, right before audit(n): audit then judges what that replay left.
+  // replays it, untimed, right before audit(n): audit then judges what that replay left. Not
+  // when the graph's calls have input sets of their own (input_sets): each call's outputs are
+  // poisoned before every replay, and audit judges the timed replay's sets.
   std::function<std::optional<std::size_t>(std::size_t sample)> next_audit;
   std::function<void(std::size_t sample)> audit;
   std::function<void()> poison_between_calls;

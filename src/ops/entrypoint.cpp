@@ -2,17 +2,33 @@
 // symbol, and where plugin libraries and Python files are found.
 #include "ops/entrypoint.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <regex>
 
 #include <fmt/format.h>
 
 #include "caliber/errors.h"
+#include "core/one_line.h"
 
 namespace caliber {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+// A symbol's longest name: far above any real one, and a bound on what a matrix can make caliber
+// look up.
+constexpr std::size_t kMaxSymbolBytes = 256;
+
+// [A-Za-z_][A-Za-z0-9_]*, at most kMaxSymbolBytes long.
+bool is_symbol_name(std::string_view s) {
+  const auto letter = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; };
+  if (s.empty() || s.size() > kMaxSymbolBytes || !letter(s.front())) return false;
+  return std::all_of(s.begin(), s.end(), [&](char c) { return letter(c) || (c >= '0' && c <= '9'); });
+}
+
+}  // namespace
 
 Entrypoint Entrypoint::parse(const std::string& text) {
   Entrypoint e;
@@ -24,24 +40,25 @@ Entrypoint Entrypoint::parse(const std::string& text) {
     if (e.builtin.empty()) throw UsageError(fmt::format("'{}': builtin: needs a provider name", text));
     return e;
   }
-  static const std::regex symbol_re("[A-Za-z_][A-Za-z0-9_]*");
   const std::string python_prefix = "python:";
   const bool python = text.rfind(python_prefix, 0) == 0;
   const std::string rest = python ? text.substr(python_prefix.size()) : text;
   const std::size_t colon = rest.rfind(':');
   if (colon == std::string::npos || colon == 0 || colon + 1 == rest.size()) {
-    throw UsageError(fmt::format("'{}': expected {}", text,
+    throw UsageError(fmt::format("'{}': expected {}", quoted_text(text),
                                  python ? "python:path/to/file.py:NAME"
                                         : "builtin:NAME, python:path/to/file.py:NAME or path/to/lib.so:symbol"));
   }
   e.kind = python ? Kind::python : Kind::plugin;
   e.library = rest.substr(0, colon);
   e.symbol = rest.substr(colon + 1);
-  if (!std::regex_match(e.symbol, symbol_re)) {
-    throw UsageError(fmt::format("'{}': '{}' is not a {} name", text, e.symbol, python ? "Python" : "C symbol"));
+  if (!is_symbol_name(e.symbol)) {
+    throw UsageError(fmt::format("'{}': '{}' is not a {} name (letters, digits and '_', at most {} characters)",
+                                 quoted_text(text), quoted_text(e.symbol), python ? "Python" : "C symbol",
+                                 kMaxSymbolBytes));
   }
   if (python && !e.library.ends_with(".py")) {
-    throw UsageError(fmt::format("'{}': '{}' is not a Python file (expected a .py path)", text, e.library));
+    throw UsageError(fmt::format("'{}': '{}' is not a Python file (expected a .py path)", quoted_text(text), quoted_text(e.library)));
   }
   return e;
 }

@@ -6,6 +6,7 @@
 
 #include "caliber/contract.h"
 #include "compare/gate.h"
+#include "compare/report_renderers.h"
 
 namespace caliber::compare {
 namespace {
@@ -241,6 +242,26 @@ TEST(Gate, NotesRulesThatMatchNothingAndUndeclaredArchitectures) {
   ASSERT_EQ(r.notes.size(), 2u);
   EXPECT_EQ(r.notes[0], "sm_90 rule 0 (rmsnorm) matched no row in either file");
   EXPECT_EQ(r.notes[1], "architecture x86_64 is not declared in t.json: its rows are report-only");
+}
+
+TEST(Gate, AGateThatGatedNothingFailsUnderStrictAndSaysSoOtherwise) {
+  // every row 10x slower, but the thresholds declare another architecture only
+  const Thresholds other = thresholds({rule("copy", 20, 10, "sm_80")}, "sm_80");
+  const auto lenient = gate({row("copy", 100)}, {row("copy", 1000)}, other);
+  EXPECT_EQ(lenient.result, GateResult::pass);
+  EXPECT_EQ(lenient.summary.gated, 0u);
+  EXPECT_EQ(gate_summary_line(lenient),
+            "gate PASS: 0 of 0 gated rows failed (0 passed, 0 skipped, 0 unknown); 1 report-only rows; nothing was "
+            "gated: no row matched a rule of an architecture t.json declares");
+  const auto strict = gate({row("copy", 100)}, {row("copy", 1000)}, other, true);
+  EXPECT_EQ(strict.result, GateResult::fail);
+  EXPECT_NE(gate_summary_line(strict).find("(--strict: a gate that gated nothing fails)"), std::string::npos);
+  // the only rule matches no row
+  const auto unmatched = gate({row("copy", 100)}, {row("copy", 1000)}, thresholds({rule("gemm", 20, 10)}), true);
+  EXPECT_EQ(unmatched.result, GateResult::fail);
+  // one gated row that passes is a pass under --strict
+  EXPECT_EQ(gate({row("copy", 100)}, {row("copy", 100)}, thresholds({rule("copy", 20, 10)}), true).result,
+            GateResult::pass);
 }
 
 TEST(Gate, TheFirstMatchingRuleDecides) {

@@ -2,7 +2,11 @@
 // format comes from). Expected values are the numbers written in the fixtures.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
 
 #include "support/run_cli.h"
 #include "caliber/errors.h"
@@ -98,6 +102,49 @@ TEST(ImportCaliberCsv, BadFilesNameFileLineAndField) {
   EXPECT_EQ(error_of(data("duplicate.csv")),
             data("duplicate.csv") + ":4: field 'name': duplicate row copy size_bytes=4194304 "
                                     "[wallclock/isolated/warm] (first at line 2)");
+}
+
+// The cells of a CSV line that quotes no comma.
+std::vector<std::string> split_cells(const std::string& line) {
+  std::vector<std::string> cells(1);
+  for (const char ch : line) {
+    if (ch == ',') {
+      cells.emplace_back();
+    } else {
+      cells.back() += ch;
+    }
+  }
+  return cells;
+}
+
+// base.csv with one cell of its first row replaced, written to a file of its own.
+std::string base_csv_with(const std::string& column, const std::string& text) {
+  std::ifstream in(data("base.csv"));
+  std::string header, first, rest, line;
+  std::getline(in, header);
+  std::getline(in, first);
+  while (std::getline(in, line)) rest += line + "\n";
+  const std::vector<std::string> names = split_cells(header);
+  std::vector<std::string> cells = split_cells(first);
+  const auto at = std::find(names.begin(), names.end(), column);
+  cells.at(static_cast<std::size_t>(at - names.begin())) = text;
+  std::string row;
+  for (std::size_t i = 0; i < cells.size(); ++i) row += (i ? "," : "") + cells[i];
+  const std::string path =
+      ::testing::TempDir() + "/base_" + std::to_string(std::hash<std::string>{}(column + text)) + ".csv";
+  std::ofstream(path) << header << "\n" << row << "\n" << rest;
+  return path;
+}
+
+TEST(ImportCaliberCsv, ASummaryThatNoMeasurementWritesIsRefused) {
+  for (const char* bad : {"-Infinity", "nan", "-3", "0x10", "null", "{}"}) {
+    const std::string file = base_csv_with("median_us", bad);
+    EXPECT_EQ(error_of(file), file + ":2: field 'median_us': expected a non-negative number of microseconds, got '" +
+                                  bad + "'");
+  }
+  const std::string spread = base_csv_with("rel_iqr", "inf");
+  EXPECT_NE(error_of(spread).find("field 'rel_iqr'"), std::string::npos) << error_of(spread);
+  EXPECT_EQ(error_of(base_csv_with("median_us", "12.5")), "(no error)");
 }
 
 TEST(ImportCaliberCsv, RefusesAnotherHeaderAndShortRows) {

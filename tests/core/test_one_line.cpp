@@ -17,5 +17,13 @@ TEST(OneLine, ControlCharactersAndInvalidUtf8AreEscaped) {
   EXPECT_EQ(one_line("\x7f"), "\\x7f");
 }
 
+TEST(QuotedText, AQuotedValueIsBounded) {
+  EXPECT_EQ(quoted_text("short"), "short");
+  EXPECT_EQ(quoted_text(std::string(5'000'000, 'x'), 4), "xxxx... (5000000 bytes)");
+  EXPECT_EQ(quoted_text("ab\ncd", 3), "ab\\n... (5 bytes)");
+  // never cut inside a UTF-8 character: "é" is 2 bytes
+  EXPECT_EQ(quoted_text("a\xc3\xa9" "b", 2), "a... (4 bytes)");
+}
+
 }  // namespace
 }  // namespace caliber

@@ -5,6 +5,7 @@
 // leaves the process clean for the next measurement (docs/integrity.md, docs/cupti.md).
 #include <gtest/gtest.h>
 
+#include <cuda.h>
 #include <cuda_runtime.h>
 
 #include <chrono>
@@ -133,12 +134,13 @@ TEST_F(IntegrityCuda, AnHonestKernelIsVerifiedUnderEveryInstrumentAndSchedule) {
   }
 }
 
-// Driver entry points, fetched through the runtime (the test binary links no libcuda).
+// Driver entry points of this toolkit's ABI (cuda.h's declarations), fetched through the runtime:
+// the test binary links no libcuda.
 template <typename F>
 F driver_entry(const char* name) {
   void* fn = nullptr;
   cudaDriverEntryPointQueryResult status{};
-  cuda_ok(cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &status), name);
+  cuda_ok(cudaGetDriverEntryPointByVersion(name, &fn, CUDART_VERSION, cudaEnableDefault, &status), name);
   if (!fn || status != cudaDriverEntryPointSuccess) throw DeviceError(std::string("no driver entry point ") + name);
   return reinterpret_cast<F>(fn);
 }
@@ -146,22 +148,22 @@ F driver_entry(const char* name) {
 // The honest work on the measured stream, plus a kernel in a second context of the same device:
 // no timer of the measured stream's context sees it.
 TEST_F(IntegrityCuda, WorkInAnotherContextIsRefusedUnderEveryInstrument) {
-  const auto device_get = driver_entry<int (*)(int*, int)>("cuDeviceGet");
-  const auto create = driver_entry<int (*)(void**, unsigned, int)>("cuCtxCreate");
-  const auto push = driver_entry<int (*)(void*)>("cuCtxPushCurrent");
-  const auto pop = driver_entry<int (*)(void**)>("cuCtxPopCurrent");
-  const auto destroy = driver_entry<int (*)(void*)>("cuCtxDestroy");
-  const auto ctx_sync = driver_entry<int (*)()>("cuCtxSynchronize");
+  const auto device_get = driver_entry<decltype(&cuDeviceGet)>("cuDeviceGet");
+  const auto create = driver_entry<decltype(&cuCtxCreate)>("cuCtxCreate");
+  const auto push = driver_entry<decltype(&cuCtxPushCurrent)>("cuCtxPushCurrent");
+  const auto pop = driver_entry<decltype(&cuCtxPopCurrent)>("cuCtxPopCurrent");
+  const auto destroy = driver_entry<decltype(&cuCtxDestroy)>("cuCtxDestroy");
+  const auto ctx_sync = driver_entry<decltype(&cuCtxSynchronize)>("cuCtxSynchronize");
   int ordinal = 0;
   cuda_ok(cudaGetDevice(&ordinal), "device");
-  int device = 0;
-  ASSERT_EQ(device_get(&device, ordinal), 0);
-  void* other = nullptr;
-  ASSERT_EQ(create(&other, 0, device), 0);  // current from here
+  CUdevice device = 0;
+  ASSERT_EQ(device_get(&device, ordinal), CUDA_SUCCESS);
+  CUcontext other = nullptr;
+  ASSERT_EQ(create(&other, nullptr, 0, device), CUDA_SUCCESS);  // current from here
   float* there = nullptr;
   cuda_ok(cudaMalloc(&there, sizeof(float)), "malloc in the other context");
-  void* popped = nullptr;
-  ASSERT_EQ(pop(&popped), 0);
+  CUcontext popped = nullptr;
+  ASSERT_EQ(pop(&popped), CUDA_SUCCESS);
   auto elsewhere = [&](cudaStream_t s) {
     launch(s);
     push(other);

@@ -89,6 +89,9 @@ TEST(ResultJson, StrictReadingNamesTheField) {
   j = to_json(sample_result());
   j["samples_us"][2] = nullptr;
   EXPECT_EQ(error_of(j), "runs/a.json: field 'results[1].samples_us[2]': expected a number");
+  j = to_json(sample_result());
+  j["wall_time_ms"] = -5;
+  EXPECT_EQ(error_of(j), "runs/a.json: field 'results[1].wall_time_ms': must be >= 0 (got -5)");
 }
 
 std::string write_temp(const std::string& name, const std::string& text) {

@@ -138,7 +138,14 @@ TEST(Entrypoint, ParsesPythonProvidersAndResolvesTheirFilesBesideTheMatrix) {
     return std::string("(accepted)");
   };
   EXPECT_EQ(message("python:mine.py:"), "'python:mine.py:': expected python:path/to/file.py:NAME");
-  EXPECT_EQ(message("python:mine.py:my-fn"), "'python:mine.py:my-fn': 'my-fn' is not a Python name");
+  EXPECT_EQ(message("python:mine.py:my-fn"),
+            "'python:mine.py:my-fn': 'my-fn' is not a Python name (letters, digits and '_', at most 256 characters)");
+  // a symbol of 30,000 characters: refused in one line, without a recursion over its length
+  const std::string huge = "libx.so:" + std::string(30'000, 'a');
+  EXPECT_EQ(message(huge), "'libx.so:" + std::string(112, 'a') + "... (30008 bytes)': '" + std::string(120, 'a') +
+                               "... (30000 bytes)' is not a C symbol name (letters, digits and '_', at most 256 "
+                               "characters)");
+  EXPECT_EQ(Entrypoint::parse("libx.so:" + std::string(256, 'a')).symbol.size(), 256u);
   EXPECT_EQ(message("python:libmine.so:fn"), "'python:libmine.so:fn': 'libmine.so' is not a Python file (expected a .py path)");
 }
 

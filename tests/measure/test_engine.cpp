@@ -117,6 +117,8 @@ TEST(Measure, GraphWithRotationCapturesEnoughGraphsToCoverEveryCopy) {
 struct InputSetsRun {
   std::vector<std::size_t> asked;
   std::vector<std::size_t> rotations;  // of the calls after warmup
+  std::size_t poisons_between_calls = 0;  // captured into an audit graph
+  std::size_t audits = 0;
   Result result;
 };
 
@@ -134,6 +136,9 @@ InputSetsRun run_with_input_sets(Schedule schedule, std::size_t held) {
     out.asked.push_back(n);
     return n == 1 ? std::size_t{1} : held;
   };
+  hooks.next_audit = [](std::size_t n) { return std::optional<std::size_t>(n); };
+  hooks.audit = [&out](std::size_t) { ++out.audits; };
+  hooks.poison_between_calls = [&out] { ++out.poisons_between_calls; };
   MeasureOptions o;
   o.clock = &b.clock;
   out.result = measurement::run_measurement(b, [&b](const LaunchContext& ctx) { b.run_call(ctx); }, c, o, hooks);
@@ -148,6 +153,10 @@ TEST(Measure, GraphGivesEachCapturedCallItsOwnInputSet) {
   EXPECT_EQ(std::vector<std::size_t>(r.rotations.begin(), r.rotations.begin() + 4),
             (std::vector<std::size_t>{0, 1, 2, 3}));
   EXPECT_TRUE(has_note(r.result, "each of the 4 calls of a graph replay ran on its own input")) << r.result.notes.size();
+  // every call's own outputs are poisoned before each replay: no audit graph, whose poison between
+  // calls would land on call 0's outputs after call 0 wrote them
+  EXPECT_GE(r.audits, 1u);
+  EXPECT_EQ(r.poisons_between_calls, 0u);
 }
 
 TEST(Measure, GraphCallsShareTheInputSetWhenTheSubjectHasNoRoomAndSaySo) {
@@ -155,6 +164,7 @@ TEST(Measure, GraphCallsShareTheInputSetWhenTheSubjectHasNoRoomAndSaySo) {
   EXPECT_EQ(r.asked, (std::vector<std::size_t>{4}));
   for (std::size_t k : r.rotations) EXPECT_EQ(k, 0u);
   EXPECT_TRUE(has_note(r.result, "the 4 calls of a graph replay shared one input set"));
+  EXPECT_EQ(r.poisons_between_calls, 4u);  // the audit graph: a captured poison before each of its calls
 }
 
 TEST(Measure, OnlyTheGraphScheduleAsksForInputSets) {

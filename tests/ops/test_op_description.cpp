@@ -338,6 +338,28 @@ TEST(OpDescription, WorkNamesUnitsAndVectorExtents) {
 }
 
 // ceil() and floor() beside muparser's built-ins.
+TEST(ArgFormula, IsOneExpressionThatSetsNothing) {
+  const auto error = [](const std::string& text) {
+    try {
+      ArgFormula f(text, {"m", "n"});
+      f.value({{"m", 8}, {"n", 8}});
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  EXPECT_EQ(error("m * (n=100000000)"), "formula 'm * (n=100000000)' assigns to 'n'; a formula reads its arguments, "
+                                        "never sets them");
+  EXPECT_NE(error("n = 1"), "(accepted)");  // assigns 1 to n (8): refused when evaluated
+  EXPECT_NE(error("n += 1"), "(accepted)");
+  EXPECT_EQ(error("m*n, 5"), "formula 'm*n, 5': 2 comma-separated results; a formula is one expression");
+  EXPECT_EQ(error("max(m, n) * 2"), "(accepted)");  // a comma inside a call is an argument list
+  EXPECT_EQ(error("m == n ? m : n"), "(accepted)");
+  // a huge formula is refused, and not echoed whole
+  const std::string huge(5'000'000, 'm');
+  EXPECT_EQ(error(huge), "formula '" + std::string(120, 'm') + "... (5000000 bytes)' is longer than 1024 bytes");
+}
+
 TEST(ArgFormula, HasCeilAndFloor) {
   EXPECT_EQ(ArgFormula("ceil(a / b)", {"a", "b"}).value({{"a", 129280}, {"b", 3}}), 43094.0);
   EXPECT_EQ(ArgFormula("floor(a / b)", {"a", "b"}).value({{"a", 129280}, {"b", 3}}), 43093.0);
