@@ -21,7 +21,9 @@ namespace caliber::ops {
 Tolerance tolerance_for(DType dtype) {
   switch (dtype) {
     case DType::fp32: return {1e-4, 1e-3, 1e-3, std::ldexp(1.0, -149)};
-    case DType::bf16: return {1e-2, 1.0 / 64, 1e-2, std::ldexp(1.0, -133)};  // 4u = 2^-6
+    // atol 2e-2 (about 5u): cuBLAS's default math may reduce split-K partial sums in bf16; on
+    // fresh inputs an honest cublas 1024x1024x1023 gemm exceeded 1e-2 rms(ref) by 1.04x (docs/ops.md)
+    case DType::bf16: return {1e-2, 1.0 / 64, 2e-2, std::ldexp(1.0, -133)};  // rtol 4u = 2^-6
     case DType::fp16: return {2e-3, 1.0 / 512, 2e-3, std::ldexp(1.0, -24)};  // 4u = 2^-9
   }
   return {};
