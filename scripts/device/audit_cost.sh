@@ -67,6 +67,27 @@ for a, b in [(f"on_{i}", f"fixed_{i}") for i in range(1, rounds + 1)]:
           f"{wall_on:.1f} / {inside(on):.1f} = {wall_on / max(inside(on), 1e-9):.2f}x | "
           f"{wall_fx:.1f} / {inside(fx):.1f} = {wall_fx / max(inside(fx), 1e-9):.2f}x | {phase(on, 'fresh_inputs'):.2f} | "
           f"{phase(on, 'reference', 'correctness'):.2f} vs {phase(fx, 'reference', 'correctness'):.2f} |")
+# Where the medians moved: rows whose graph calls had input sets of their own against rows that
+# shared one, and by the size of the kernel (its fixed-inputs kernel-only median).
+on, _ = load("on_1")
+fx, _ = load("fixed_1")
+groups = {}
+for k in on:
+    if k not in fx or on[k]["benchmark_status"] != "ok" or fx[k]["benchmark_status"] != "ok":
+        continue
+    a, b = on[k], fx[k]
+    if not (a.get("kernel_only") and b.get("kernel_only") and a.get("eager") and b.get("eager")):
+        continue
+    ko = a["kernel_only"]["value_us"] / b["kernel_only"]["value_us"]
+    ea = a["eager"]["value_us"] / b["eager"]["value_us"]
+    own = any("own input and output set" in n for n in a["kernel_only"].get("notes", []))
+    us = b["kernel_only"]["value_us"]
+    size = "< 10 us" if us < 10 else "10-50 us" if us < 50 else "50-200 us" if us < 200 else ">= 200 us"
+    for g in ("graph calls with sets of their own" if own else "graph calls sharing one set", "kernel-only " + size):
+        groups.setdefault(g, []).append((ko, ea))
+print("\n| rows of on_1 vs fixed_1 | count | kernel-only median ratio | eager median ratio |\n|---|---|---|---|")
+for g, v in groups.items():
+    print(f"| {g} | {len(v)} | {statistics.median(x for x, _ in v):.4f} | {statistics.median(y for _, y in v):.4f} |")
 bad = []
 for label in [f"on_{i}" for i in range(1, rounds + 1)]:
     rows, _ = load(label)
