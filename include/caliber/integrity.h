@@ -69,7 +69,7 @@ inline constexpr std::string_view work_after_timing = "work_after_timing";  // a
 inline constexpr std::string_view verified_call_time = "verified_call_time";  // the verified call is no slower
 inline constexpr std::string_view fresh_inputs = "fresh_inputs";            // every call ran on inputs drawn for it
 inline constexpr std::string_view audited_calls = "audited_calls";          // timed calls judged at random positions
-inline constexpr std::string_view calls_alike = "calls_alike";              // no timed call far faster than the audited ones
+inline constexpr std::string_view calls_alike = "calls_alike";              // no timed call far faster than its siblings
 inline constexpr std::string_view work_on_device = "work_on_device";        // all of the call's work on the measured device
 // cupti_value auto: the events read below CUPTI by no more than tracing can add (docs/cupti.md)
 inline constexpr std::string_view instruments_agree = "instruments_agree";

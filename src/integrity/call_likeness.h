@@ -3,7 +3,7 @@
 // siblings is a call that did less than the work (or did it where the timer does not look),
 // wherever it stood, even when no audit fell on it. Judged on the samples' durations, so it needs
 // no tracer: it holds for every instrument and backend. Only the fast side is judged: a slow
-// sample of honest work (preemption, a clock step) is common, one at half the typical time is not.
+// sample of honest work (preemption, a clock step) is common, one at a tenth of the typical time is not.
 #pragma once
 
 #include <cstddef>
