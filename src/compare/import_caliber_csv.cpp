@@ -7,6 +7,8 @@
 // The CSV carries no raw samples: rows from it get threshold-only verdicts.
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -55,21 +57,20 @@ class CsvRow {
     if (value) *value = *x;
     return v;
   }
-  std::optional<double> microseconds_cell(const std::string& column) const {
+  // A cell that is empty (nullopt) or a finite number; else the error says `expected`.
+  std::optional<double> finite_cell(const std::string& column,
+                                    std::string_view expected = "a finite number") const {
     const std::string& v = cell(column);
     if (v.empty()) return std::nullopt;
     const auto x = parse_decimal(v);
-    if (!x || !std::isfinite(*x) || *x < 0) {
-      fail(column, fmt::format("expected a non-negative number of microseconds, got '{}'", v));
-    }
+    if (!x || !std::isfinite(*x)) fail(column, fmt::format("expected {}, got '{}'", expected, v));
     return x;
   }
-  // A cell that is empty or any finite number (a difference may be negative).
-  void finite_cell(const std::string& column) const {
-    const std::string& v = cell(column);
-    if (v.empty()) return;
-    const auto x = parse_decimal(v);
-    if (!x || !std::isfinite(*x)) fail(column, fmt::format("expected a finite number, got '{}'", v));
+  std::optional<double> microseconds_cell(const std::string& column) const {
+    constexpr std::string_view expected = "a non-negative number of microseconds";
+    const auto x = finite_cell(column, expected);
+    if (x && *x < 0) fail(column, fmt::format("expected {}, got '{}'", expected, cell(column)));
+    return x;
   }
   long line() const { return rec_.line; }
 
