@@ -17,6 +17,8 @@ done
 NVCC=${CUDACXX:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 "$NVCC" -O2 -std=c++17 -arch=sm_90 -o .device/bin/cupti_span_probe scripts/device/cupti_span_probe.cu \
   -lcublas -lcupti -Xlinker -rpath=/usr/local/cuda/lib64
+# The fresh-inputs probe (scripts/device/fresh_inputs.sh): standalone, CUDA runtime only.
+"$NVCC" -O2 -std=c++17 -arch=sm_90 -o .device/bin/fresh_inputs_probe scripts/device/fresh_inputs_probe.cu
 # The op written from the docs alone (scripts/device/acceptance.sh): its plugins, built against include/.
 CALIBER_PREFIX=$PWD NVCC="$NVCC" bash scripts/device/acceptance/row_cumsum/build.sh .device/lib
 # Plugins and other shared objects built by the project travel too.

@@ -60,6 +60,15 @@ enum class CuptiValue { automatic, cupti, event };
 // What happens to samples taken while the device was throttling.
 enum class ThrottlePolicy { flag, discard, fail };
 
+// The input values of the timed calls (docs/integrity.md, "Fresh inputs"):
+//   fresh - every timed call runs on values drawn for it, so no call can reuse another's work;
+//   fixed - every timed call sees the same values (asked for, or the callable gives no way to
+//           draw them; the fresh_inputs check says why).
+// A result's contract records what its timed calls saw: a contract asking for fresh inputs that
+// could not have them says fixed. A warm small-kernel number differs between the two
+// (docs/integrity.md, "What it costs"), so two results compare only with the same value.
+enum class InputValues { fresh, fixed };
+
 // The reported statistic: median (default), mean, min, or a quantile pNN.
 struct Statistic {
   enum class Kind { median, mean, min, quantile };
@@ -102,6 +111,7 @@ struct Contract {
   CuptiReduction cupti_reduction = CuptiReduction::busy;  // used with instrument cupti
   CuptiValue cupti_value = CuptiValue::automatic;         // used with instrument cupti
   ThrottlePolicy throttle_policy = ThrottlePolicy::flag;
+  InputValues inputs = InputValues::fresh;
 
   friend bool operator==(const Contract&, const Contract&) = default;
 };
@@ -126,6 +136,7 @@ std::string_view to_string(CachePolicy v);
 std::string_view to_string(CuptiReduction v);
 std::string_view to_string(CuptiValue v);
 std::string_view to_string(ThrottlePolicy v);
+std::string_view to_string(InputValues v);
 
 // Parsers. Unknown names throw UsageError listing the accepted values.
 BackendKind parse_backend(std::string_view s);
@@ -136,6 +147,7 @@ CachePolicy parse_cache_policy(std::string_view s);
 CuptiReduction parse_cupti_reduction(std::string_view s);
 CuptiValue parse_cupti_value(std::string_view s);  // auto | cupti | event
 ThrottlePolicy parse_throttle_policy(std::string_view s);
+InputValues parse_input_values(std::string_view s);  // fresh | fixed
 Statistic parse_statistic(std::string_view s);  // median | mean | min | pNN (0 < NN < 100)
 // The inverse of IterationRule::describe(): "fixed:N" or "adaptive:min_samples=N,min_time_ms=T,
 // max_time_ms=T,target_rel_halfwidth=F" (keys in that order). Validity is why_invalid's business.

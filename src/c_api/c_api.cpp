@@ -180,13 +180,14 @@ struct IterationRequest {
 // (core/contract_fields.h) in its order: a field the table sets from text is given under its
 // own name, in caliber's spelling (a count as a JSON integer). Two are spelled as caliber bench
 // spells them: the quantity is `measure` (device | host-dispatch), the iteration rule its numbers.
-// The backend and the instrument are chosen apart (auto, and the instrument's recorded reason).
+// The backend and the instrument are chosen apart (auto, and the instrument's recorded reason);
+// `inputs` names the request's input buffers: the result's contract says whether they were drawn.
 // Used to build the request's contract, and to find which given fields a refusal is about.
 class ContractRequest {
  public:
   explicit ContractRequest(Request& req) {
     for (const ContractField& f : contract_field_table()) {
-      if (f.name == "backend" || f.name == "instrument") continue;
+      if (f.name == "backend" || f.name == "instrument" || f.name == "inputs") continue;
       if (f.name == "quantity") {
         measure_ = req.text("measure");
       } else if (f.type == ContractFieldType::iteration_rule) {

@@ -10,6 +10,8 @@
 #include <optional>
 #include <string_view>
 
+#include <utility>
+
 #include <fmt/format.h>
 
 #include "caliber/contract.h"
@@ -23,14 +25,54 @@
 namespace caliber::compare {
 namespace {
 
+// A file's columns, and the contract fields added since it was written that it lacks, each with
+// the value its rows mean by leaving it out (core/contract_fields.h).
+struct CsvHeader {
+  std::vector<std::string> columns;
+  std::vector<std::pair<std::string, std::string>> absent;
+};
+
+CsvHeader read_header(const CsvRecord& header, const std::string& file) {
+  CsvHeader h;
+  std::size_t j = 0;
+  for (const std::string& want : results_csv_columns()) {
+    const std::string have = j < header.fields.size() ? header.fields[j] : "(none)";
+    if (have == want) {
+      h.columns.push_back(want);
+      ++j;
+      continue;
+    }
+    const ContractField* field = find_contract_field(want);
+    if (field && !field->absent.empty()) {
+      h.absent.emplace_back(want, std::string(field->absent));
+      continue;
+    }
+    throw InputError(file, header.line, have,
+                     fmt::format("header column {} is '{}', expected '{}' (not a caliber results CSV of this version)",
+                                 j + 1, have, want));
+  }
+  if (j < header.fields.size()) {
+    throw InputError(file, header.line, header.fields[j],
+                     fmt::format("header column {} is '{}', expected '(none)' (not a caliber results CSV of this "
+                                 "version)",
+                                 j + 1, header.fields[j]));
+  }
+  return h;
+}
+
 class CsvRow {
  public:
-  CsvRow(const CsvRecord& rec, const std::vector<std::string>& columns, const std::string& file)
-      : rec_(rec), columns_(columns), file_(file) {}
+  CsvRow(const CsvRecord& rec, const CsvHeader& header, const std::string& file)
+      : rec_(rec), header_(header), file_(file) {}
 
   const std::string& cell(const std::string& column) const {
-    for (std::size_t i = 0; i < columns_.size(); ++i) {
-      if (columns_[i] == column) return rec_.fields[i];
+    for (std::size_t i = 0; i < header_.columns.size(); ++i) {
+      if (header_.columns[i] == column) return rec_.fields[i];
+    }
+    // A row that recorded no contract (an empty backend cell) leaves the missing field unrecorded too.
+    static const std::string unrecorded;
+    for (const auto& [name, value] : header_.absent) {
+      if (name == column) return cell("backend").empty() ? unrecorded : value;
     }
     throw std::logic_error("unknown CSV column " + column);
   }
@@ -76,7 +118,7 @@ class CsvRow {
 
  private:
   const CsvRecord& rec_;
-  const std::vector<std::string>& columns_;
+  const CsvHeader& header_;
   const std::string& file_;
 };
 
@@ -92,19 +134,9 @@ std::vector<CompareRow> import_caliber_csv(const std::string& text, const std::s
                      "the last line has no newline (truncated file?)");
   }
   const std::vector<CsvRecord> records = parse_csv_records(text, file);
-  const std::vector<std::string>& columns = results_csv_columns();
   if (records.empty()) throw InputError(file, 1, "", "no header row");
-  const CsvRecord& header = records.front();
-  for (std::size_t i = 0; i < std::max(columns.size(), header.fields.size()); ++i) {
-    const std::string have = i < header.fields.size() ? header.fields[i] : "(none)";
-    const std::string want = i < columns.size() ? columns[i] : "(none)";
-    if (have != want) {
-      throw InputError(file, header.line, have,
-                       fmt::format("header column {} is '{}', expected '{}' (not a caliber results CSV "
-                                   "of this version)",
-                                   i + 1, have, want));
-    }
-  }
+  const CsvHeader header = read_header(records.front(), file);
+  const std::vector<std::string>& columns = header.columns;
   std::vector<CompareRow> rows;
   for (std::size_t r = 1; r < records.size(); ++r) {
     const CsvRecord& rec = records[r];
@@ -114,7 +146,7 @@ std::vector<CompareRow> import_caliber_csv(const std::string& text, const std::s
                        fmt::format("expected {} fields, got {} (truncated row?)", columns.size(),
                                    rec.fields.size()));
     }
-    const CsvRow c(rec, columns, file);
+    const CsvRow c(rec, header, file);
     CompareRow row;
     row.line = rec.line;
     row.name = c.cell("name");

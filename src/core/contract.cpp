@@ -35,6 +35,7 @@ constexpr NameTable<CuptiValue, 3> kCuptiValues{
 constexpr NameTable<ThrottlePolicy, 3> kThrottle{{{ThrottlePolicy::flag, "flag"},
                                                   {ThrottlePolicy::discard, "discard"},
                                                   {ThrottlePolicy::fail, "fail"}}};
+constexpr NameTable<InputValues, 2> kInputValues{{{InputValues::fresh, "fresh"}, {InputValues::fixed, "fixed"}}};
 
 std::string format_number(double v) { return fmt::format("{:g}", v); }
 
@@ -48,6 +49,7 @@ std::string_view to_string(CachePolicy v) { return name_of(kCaches, v); }
 std::string_view to_string(CuptiReduction v) { return name_of(kReductions, v); }
 std::string_view to_string(CuptiValue v) { return name_of(kCuptiValues, v); }
 std::string_view to_string(ThrottlePolicy v) { return name_of(kThrottle, v); }
+std::string_view to_string(InputValues v) { return name_of(kInputValues, v); }
 
 BackendKind parse_backend(std::string_view s) { return parse_name(kBackends, s, "backend"); }
 Quantity parse_quantity(std::string_view s) { return parse_name(kQuantities, s, "quantity"); }
@@ -61,6 +63,7 @@ CuptiValue parse_cupti_value(std::string_view s) { return parse_name(kCuptiValue
 ThrottlePolicy parse_throttle_policy(std::string_view s) {
   return parse_name(kThrottle, s, "throttle policy");
 }
+InputValues parse_input_values(std::string_view s) { return parse_name(kInputValues, s, "inputs"); }
 
 std::string Statistic::name() const {
   switch (kind) {

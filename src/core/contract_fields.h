@@ -31,6 +31,9 @@ struct ContractField {
   std::string (*text)(const Contract&);
   // Sets the field from that text; throws UsageError naming the accepted values.
   void (*set)(Contract&, std::string_view text);
+  // What a results file written before the field existed means by leaving it out (its readers
+  // set this value); empty: the field is required.
+  std::string_view absent{};
 };
 
 // In Contract's declaration order.

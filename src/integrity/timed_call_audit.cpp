@@ -39,6 +39,9 @@ Entropy system_entropy() {
 
 std::string why_inputs_fixed(const SubjectChecks& subject, const Contract& contract) {
   const Subject& s = subject.subject();
+  if (contract.inputs == InputValues::fixed) {
+    return s.fixed_inputs_reason.empty() ? "the contract asks for fixed inputs" : s.fixed_inputs_reason;
+  }
   if (!s.draw_inputs || !s.judge_drawn) {
     return s.fixed_inputs_reason.empty() ? "the callable gives no way to draw its inputs (every timed call saw the same "
                                            "input values)"

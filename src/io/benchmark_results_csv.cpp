@@ -32,6 +32,11 @@ struct Column {
   ColumnType type;
   std::function<json(const BenchmarkResultRow&)> value;  // null -> empty cell
   CellCheck check = nullptr;
+  // A column added since files were first written may be missing from a file's header: its cells
+  // then read as `absent`, in rows whose `absent_beside` cell is not empty (the measurement was
+  // taken), else empty. Null: the column is required.
+  json absent = nullptr;
+  std::string absent_beside{};
 };
 
 // Runs an enum parser of caliber's (which throws UsageError) as a cell check.
@@ -90,7 +95,8 @@ void add_measurement_columns(std::vector<Column>& cols, const std::string& prefi
                       } catch (const UsageError& e) {
                         return e.what();
                       }
-                    }});
+                    },
+                    f.absent.empty() ? json(nullptr) : json(std::string(f.absent)), prefix + "backend"});
   }
   cols.push_back({prefix + "value_us", T::number, field([](const Result& m) { return json(m.value_us); })});
   cols.push_back({prefix + "n", T::integer, field([](const Result& m) { return json(m.summary.n); })});
@@ -300,26 +306,52 @@ void write_benchmark_results_csv(std::ostream& out, const std::vector<BenchmarkR
   }
 }
 
+namespace {
+
+// How a file's header maps onto the columns: the columns it has, in order, and those it lacks
+// (a column with an `absent` value, or the integrity/config columns a version 1 or 2 file ends
+// before). Throws InputError at the first column that is neither.
+struct HeaderMap {
+  std::vector<const Column*> present;
+  std::vector<const Column*> missing;
+};
+
+HeaderMap map_header(const CsvRecord& header, const std::string& file) {
+  const auto& all = columns();
+  const std::vector<std::string>& have = header.fields;
+  HeaderMap m;
+  std::size_t j = 0;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const Column& c = all[i];
+    if (j < have.size() && have[j] == c.name) {
+      m.present.push_back(&c);
+      ++j;
+    } else if (!c.absent.is_null()) {
+      m.missing.push_back(&c);
+    } else if (j == have.size() &&
+               (i == all.size() - kConfigColumns || i == all.size() - kConfigColumns - kIntegrityColumns)) {
+      for (; i < all.size(); ++i) m.missing.push_back(&all[i]);
+    } else {
+      throw InputError(file, header.line, fmt::format("column {}", j + 1),
+                       fmt::format("header has '{}' where benchmark_results.csv has '{}'",
+                                   j < have.size() ? have[j] : "(nothing)", c.name));
+    }
+  }
+  if (j < have.size()) {
+    throw InputError(file, header.line, fmt::format("column {}", j + 1),
+                     fmt::format("header has '{}' where benchmark_results.csv has '(nothing)'", have[j]));
+  }
+  return m;
+}
+
+}  // namespace
+
 std::vector<json> parse_benchmark_results_csv(const std::string& text, const std::string& file,
                                               std::vector<long>* lines) {
   const std::vector<CsvRecord> records = parse_csv_records(text, file);
   if (records.empty()) throw InputError(file, 1, "", "empty file: expected the CSV header");
-  const auto& all = columns();
-  const CsvRecord& header = records.front();
-  // A version 1 or 2 file: the columns up to the integrity (1) or config (2) ones, in order.
-  std::size_t present = all.size();
-  for (const std::size_t older : {all.size() - kConfigColumns, all.size() - kConfigColumns - kIntegrityColumns}) {
-    if (header.fields.size() == older) present = older;
-  }
-  const std::vector<Column> cols(all.begin(), all.begin() + static_cast<long>(present));
-  for (std::size_t i = 0; i < std::max(header.fields.size(), cols.size()); ++i) {
-    const std::string got = i < header.fields.size() ? header.fields[i] : "(nothing)";
-    const std::string want = i < cols.size() ? cols[i].name : "(nothing)";
-    if (got != want) {
-      throw InputError(file, header.line, fmt::format("column {}", i + 1),
-                       fmt::format("header has '{}' where benchmark_results.csv has '{}'", got, want));
-    }
-  }
+  const HeaderMap header = map_header(records.front(), file);
+  const std::vector<const Column*>& cols = header.present;
   std::vector<json> rows;
   ResultCells cells(file);
   for (std::size_t r = 1; r < records.size(); ++r) {
@@ -330,10 +362,11 @@ std::vector<json> parse_benchmark_results_csv(const std::string& text, const std
                                    cols.size()));
     }
     json row = json::object();
-    for (std::size_t i = 0; i < cols.size(); ++i) {
-      row[cols[i].name] = typed_cell(rec.fields[i], cols[i], file, rec.line);
+    for (std::size_t i = 0; i < cols.size(); ++i) row[cols[i]->name] = typed_cell(rec.fields[i], *cols[i], file, rec.line);
+    for (const Column* c : header.missing) {
+      const bool taken = !c->absent.is_null() && row.contains(c->absent_beside) && !row[c->absent_beside].is_null();
+      row[c->name] = taken ? c->absent : json(nullptr);
     }
-    for (std::size_t i = cols.size(); i < all.size(); ++i) row[all[i].name] = nullptr;
     check_row(row, cells, file, rec.line);
     rows.push_back(std::move(row));
     if (lines) lines->push_back(rec.line);

@@ -227,6 +227,10 @@ Contract contract_from_json(const json& j, const std::string& file, long line,
   for (const ContractField& field : contract_field_table()) {
     if (!field.applies(c)) continue;
     const std::string key(field.name);
+    if (!field.absent.empty() && !f.has(key)) {
+      field.set(c, field.absent);
+      continue;
+    }
     switch (field.type) {
       case ContractFieldType::text:
         f.parse(key, [&](const std::string& s) {

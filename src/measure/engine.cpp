@@ -67,6 +67,8 @@ class Engine {
     r.params = options_.params;
     r.device = backend_.device();
     r.contract = contract_;
+    // What the timed calls saw: values drawn for each only where the integrity layer draws them.
+    r.contract.inputs = hooks_.before_call ? InputValues::fresh : InputValues::fixed;
     const CacheSetup cache = set_up_cache_policy(backend_, contract_, options_);
     if (contract_.cache == CachePolicy::cold) r.flush_bytes = cache.flush_bytes;
     if (contract_.cache == CachePolicy::rotate) {
@@ -118,7 +120,8 @@ class Engine {
       r.instrument.requested = std::string(to_string(contract_.instrument));
       r.instrument.reason = "requested";
     }
-    if (contract_.quantity == Quantity::device_time) timer_ = backend_.make_timer_for(contract_);
+    // The contract as measured: the timer may depend on what the timed calls' inputs are.
+    if (contract_.quantity == Quantity::device_time) timer_ = backend_.make_timer_for(r.contract);
     if (options_.keep_activity_tracing_on && contract_.instrument != Instrument::cupti) {
       tracing_ = backend_.keep_activity_tracing_on();
     }

@@ -169,6 +169,7 @@ RunContracts make_run_contracts(const RunOptions& o, BackendKind backend) {
   base.iterations.min_time_ms = o.min_time_ms;
   base.iterations.max_time_ms = o.max_time_ms;
   base.iterations.target_rel_halfwidth = o.target_precision;
+  base.inputs = o.integrity_checks && o.fresh_inputs ? InputValues::fresh : InputValues::fixed;
   c.kernel_only = base;
   c.eager = base;
   if (backend == BackendKind::cuda) {

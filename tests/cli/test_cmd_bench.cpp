@@ -139,10 +139,10 @@ TEST(CliBench, HostRunWritesSchemaValidJsonAndContractCsv) {
   ASSERT_EQ(lines.size(), 5u);
   EXPECT_EQ(lines[0],
             "name,params,device_name,arch,backend,quantity,instrument,schedule,cache,statistic,warmup,"
-            "iterations,graph_calls,cupti_reduction,cupti_value,throttle_policy,value_us,n,min_us,p10_us,p25_us,"
+            "iterations,graph_calls,cupti_reduction,cupti_value,throttle_policy,inputs,value_us,n,min_us,p10_us,p25_us,"
             "median_us,p75_us,p90_us,max_us,mean_us,stdev_us,rel_iqr,stable,stop_reason,flush_bytes,"
             "rotation_copies,flags,warnings,instrument_perturbation_us,instrument_perturbation_pct,integrity,integrity_failure");
-  // Keep the contract columns (4-15) and n (17); replace the measured numbers (16, 18-27), the
+  // Keep the contract columns (4-16) and n (18); replace the measured numbers (17, 19-28), the
   // machine-dependent stability, flags and warnings.
   auto normalize = [](const std::string& row) {
     std::vector<std::string> f;
@@ -160,11 +160,11 @@ TEST(CliBench, HostRunWritesSchemaValidJsonAndContractCsv) {
     f.push_back(cur);
     f[2] = "CPU";
     f[3] = "ARCH";
-    for (int i : {16, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27}) f[static_cast<std::size_t>(i)] = "N";
-    f[28] = "STABLE";
-    f[30] = f[30] == "0" ? "0" : "FLUSH";
-    f[32] = "F";
-    f[33] = "W";
+    for (int i : {17, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28}) f[static_cast<std::size_t>(i)] = "N";
+    f[29] = "STABLE";
+    f[31] = f[31] == "0" ? "0" : "FLUSH";
+    f[33] = "F";
+    f[34] = "W";
     std::string out;
     for (std::size_t i = 0; i < f.size(); ++i) out += (i ? "," : "") + f[i];
     return out;
@@ -172,13 +172,13 @@ TEST(CliBench, HostRunWritesSchemaValidJsonAndContractCsv) {
   const std::string params_copy = "\"{\"\"dtype\"\":\"\"float32\"\",\"\"elements\"\":16384,\"\"size_bytes\"\":65536}\"";
   const std::string params_tiny = "\"{\"\"dtype\"\":\"\"float32\"\",\"\"elements\"\":256,\"\"size_bytes\"\":1024}\"";
   EXPECT_EQ(normalize(lines[1]), "copy," + params_copy +
-                                     ",CPU,ARCH,host,device_time,wallclock,isolated,warm,median,10,fixed:20,,,,flag,N,20,"
+                                     ",CPU,ARCH,host,device_time,wallclock,isolated,warm,median,10,fixed:20,,,,flag,fixed,N,20,"
                                      "N,N,N,N,N,N,N,N,N,N,STABLE,fixed count,0,0,F,W,,,verified,");
   EXPECT_EQ(normalize(lines[2]), "copy," + params_copy +
-                                     ",CPU,ARCH,host,device_time,wallclock,isolated,cold,median,10,fixed:20,,,,flag,N,20,"
+                                     ",CPU,ARCH,host,device_time,wallclock,isolated,cold,median,10,fixed:20,,,,flag,fixed,N,20,"
                                      "N,N,N,N,N,N,N,N,N,N,STABLE,fixed count,FLUSH,0,F,W,,,verified,");
   EXPECT_EQ(normalize(lines[4]), "tiny," + params_tiny +
-                                     ",CPU,ARCH,host,device_time,wallclock,isolated,cold,median,10,fixed:20,,,,flag,N,20,"
+                                     ",CPU,ARCH,host,device_time,wallclock,isolated,cold,median,10,fixed:20,,,,flag,fixed,N,20,"
                                      "N,N,N,N,N,N,N,N,N,N,STABLE,fixed count,FLUSH,0,F,W,,,verified,");
 }
 

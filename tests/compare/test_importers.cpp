@@ -47,7 +47,7 @@ TEST(ImportCaliberJson, ReadsRowsWithContractSamplesAndLines) {
   EXPECT_EQ(r.contract, fields({{"backend", "host"}, {"quantity", "device_time"},
                    {"instrument", "wallclock"}, {"schedule", "isolated"}, {"cache", "warm"},
                    {"statistic", "median"}, {"warmup", "10"}, {"iterations", "fixed:5"},
-                   {"throttle_policy", "flag"}}));
+                   {"throttle_policy", "flag"}, {"inputs", "fixed"}}));
   ASSERT_TRUE(r.value_us.has_value());
   EXPECT_DOUBLE_EQ(*r.value_us, 102);
   EXPECT_EQ(r.samples_us, (std::vector<double>{100, 101, 102, 103, 104}));
@@ -79,7 +79,7 @@ TEST(ImportCaliberCsv, ReadsEveryRowWithItsLine) {
   EXPECT_EQ(r.contract, fields({{"backend", "host"}, {"quantity", "device_time"},
                    {"instrument", "wallclock"}, {"schedule", "isolated"}, {"cache", "warm"},
                    {"statistic", "median"}, {"warmup", "10"}, {"iterations", "fixed:50"},
-                   {"throttle_policy", "flag"}}));
+                   {"throttle_policy", "flag"}, {"inputs", "fixed"}}));
   EXPECT_DOUBLE_EQ(*r.value_us, 5);
   EXPECT_TRUE(r.samples_us.empty());
   EXPECT_EQ(r.n, 50);

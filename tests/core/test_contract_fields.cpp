@@ -11,6 +11,9 @@
 #include <set>
 #include <sstream>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "results/benchmark_results.h"
 #include "caliber/caliber_check.h"
 #include "caliber/errors.h"
@@ -19,6 +22,7 @@
 #include "compare/compare_row.h"
 #include "compare/importers.h"
 #include "core/contract_fields.h"
+#include "core/csv_records.h"
 #include "identity/contract_description.h"
 #include "support/report_rows.h"
 #include "support/sample_identity.h"
@@ -47,6 +51,7 @@ Contract every_field_set() {
   c.cupti_reduction = CuptiReduction::span;
   c.cupti_value = CuptiValue::event;
   c.throttle_policy = ThrottlePolicy::discard;
+  c.inputs = InputValues::fixed;
   return c;
 }
 
@@ -85,7 +90,8 @@ std::vector<std::string> table_names() {
 TEST(ContractFields, TheTableHasEveryFieldOfContractOnce) {
   EXPECT_EQ(table_names(),
             (std::vector<std::string>{"backend", "quantity", "instrument", "schedule", "cache", "statistic", "warmup",
-                                      "iterations", "graph_calls", "cupti_reduction", "cupti_value", "throttle_policy"}));
+                                      "iterations", "graph_calls", "cupti_reduction", "cupti_value", "throttle_policy",
+                                      "inputs"}));
   const Contract all = every_field_set();
   for (const ContractField& f : contract_field_table()) {
     EXPECT_TRUE(f.applies(all)) << f.name;
@@ -97,11 +103,11 @@ TEST(ContractFields, TheTableHasEveryFieldOfContractOnce) {
     EXPECT_EQ(find_contract_field(f.name), &f);
   }
   EXPECT_EQ(find_contract_field("bogus"), nullptr);
-  // Compiles only while Contract has exactly these twelve members: a member added to Contract
+  // Compiles only while Contract has exactly these thirteen members: a member added to Contract
   // stops the build here until it is added to the table (and to every_field_set()).
   [[maybe_unused]] const auto& [backend, quantity, instrument, schedule, cache, statistic, warmup, iterations,
-                                graph_calls, cupti_reduction, cupti_value, throttle_policy] = all;
-  EXPECT_EQ(contract_field_table().size(), 12u);
+                                graph_calls, cupti_reduction, cupti_value, throttle_policy, inputs] = all;
+  EXPECT_EQ(contract_field_table().size(), 13u);
   // Field by field from the table's texts, a default contract becomes every_field_set().
   Contract rebuilt;
   for (const ContractField& f : contract_field_table()) f.set(rebuilt, f.text(all));
@@ -121,7 +127,7 @@ TEST(ContractFields, FieldsThatDoNotApplyAreWrittenNowhere) {
   std::vector<std::string> names;
   for (const auto& [name, text] : contract_field_texts(c)) names.push_back(name);
   EXPECT_EQ(names, (std::vector<std::string>{"backend", "quantity", "instrument", "schedule", "cache", "statistic",
-                                             "warmup", "iterations", "throttle_policy"}));
+                                             "warmup", "iterations", "throttle_policy", "inputs"}));
   EXPECT_FALSE(to_json(c).contains("graph_calls"));
   EXPECT_TRUE(compare::contract_fields(c)["cupti_reduction"].empty());
 }
@@ -135,6 +141,27 @@ TEST(ContractFields, ResultsJsonWritesAndReadsEveryField) {
   EXPECT_EQ(std::set<std::string>(keys.begin(), keys.end()), std::set<std::string>(names.begin(), names.end()));
   EXPECT_EQ(contract_from_json(j, "mem", 0, "contract"), all);
   expect_every_field_shows([](const Contract& c) { return to_json(c); });
+}
+
+// A file written before `inputs` was recorded leaves it out: its timed calls may all have seen one
+// set of values, so it reads as fixed; every other field stays required.
+TEST(ContractFields, AResultsFileWithoutInputsReadsAsFixedInputs) {
+  nlohmann::json j = to_json(default_contract(BackendKind::cuda));
+  j.erase("inputs");
+  EXPECT_EQ(contract_from_json(j, "old.json", 3, "contract").inputs, InputValues::fixed);
+  j.erase("cache");
+  EXPECT_THROW(contract_from_json(j, "old.json", 3, "contract"), InputError);
+  for (const ContractField& f : contract_field_table()) EXPECT_EQ(f.absent.empty(), f.name != "inputs") << f.name;
+}
+
+// Two measurements alike but for their input values are not like for like.
+TEST(ContractFields, CompareSeesFreshAgainstFixedInputs) {
+  Contract fresh = default_contract(BackendKind::cuda);
+  Contract fixed = fresh;
+  fixed.inputs = InputValues::fixed;
+  const auto diffs = compare::contract_differences(compare::contract_fields(fixed), compare::contract_fields(fresh));
+  ASSERT_EQ(diffs.size(), 1u);
+  EXPECT_EQ(compare::describe_differences(diffs), "inputs fixed→fresh");
 }
 
 Result measured_under(const Contract& c) {
@@ -171,6 +198,36 @@ TEST(ContractFields, BenchmarkResultsCsvWritesEveryFieldOfEachMeasurementAndItsI
     return out.str();
   };
   expect_written_and_read_back(csv, compare::import_benchmark_results_csv);
+}
+
+// A benchmark_results.csv written before the inputs columns existed is still read: its measured
+// rows read as fixed inputs, a measurement not taken stays empty.
+TEST(ContractFields, ABenchmarkResultsCsvWithoutTheInputsColumnsReadsAsFixedInputs) {
+  BenchmarkResultRow row = testing_support::ok_result(testing_support::ledger_shape(8, 4096), "caliber", 20.0);
+  row.eager.reset();
+  std::ostringstream out;
+  write_benchmark_results_csv(out, {row});
+  const std::vector<std::string>& columns = benchmark_results_csv_columns();
+  std::vector<std::size_t> dropped;
+  for (std::size_t i = 0; i < columns.size(); ++i) {
+    if (columns[i] == "kernel_only.inputs" || columns[i] == "eager.inputs") dropped.push_back(i);
+  }
+  ASSERT_EQ(dropped.size(), 2u);
+  std::string old_file;
+  for (const CsvRecord& rec : parse_csv_records(out.str(), "new.csv")) {
+    std::vector<std::string> kept;
+    for (std::size_t i = 0; i < rec.fields.size(); ++i) {
+      if (std::find(dropped.begin(), dropped.end(), i) == dropped.end()) kept.push_back(csv_escape(rec.fields[i]));
+    }
+    old_file += fmt::format("{}\n", fmt::join(kept, ","));
+  }
+  const std::vector<nlohmann::json> rows = parse_benchmark_results_csv(old_file, "old.csv");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].at("kernel_only.inputs"), "fixed");
+  EXPECT_TRUE(rows[0].at("eager.inputs").is_null());
+  const auto imported = compare::import_benchmark_results_csv(old_file, "old.csv");
+  ASSERT_EQ(imported.size(), 1u);
+  EXPECT_EQ(imported[0].contract["inputs"], "fixed");
 }
 
 TEST(ContractFields, CompareChecksEveryField) {

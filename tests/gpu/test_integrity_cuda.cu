@@ -131,7 +131,27 @@ TEST_F(IntegrityCuda, AnHonestKernelIsVerifiedUnderEveryInstrumentAndSchedule) {
     const IntegrityCheck* alike = r.integrity.find(check::calls_alike);
     ASSERT_NE(alike, nullptr);
     EXPECT_EQ(alike->outcome, CheckOutcome::passed) << alike->detail;
+    EXPECT_EQ(r.contract.inputs, InputValues::fresh);
   }
+}
+
+// The draws caliber enqueues between per_iter's calls would let the device drain the queue, and
+// each event window would then hold the call's launch latency: the windows are gated instead.
+TEST_F(IntegrityCuda, PerIterEventWindowsAreGatedWhenCaliberDrawsInputsBetweenTheCalls) {
+  auto gated = [](const Result& r) {
+    bool noted = false;
+    for (const std::string& n : r.notes) noted = noted || n.find("a launch gate held the stream") != std::string::npos;
+    return noted;
+  };
+  const Contract c = contract(Instrument::event, Schedule::per_iter);
+  const Result fresh = measure_call([&](cudaStream_t s) { launch(s); }, c);
+  EXPECT_EQ(fresh.contract.inputs, InputValues::fresh);
+  EXPECT_TRUE(gated(fresh));
+  for (const std::string& w : fresh.warnings) EXPECT_EQ(w.find("launch gates opened"), std::string::npos) << w;
+  const Result fixed = caliber::measure(
+      *backend_, [&](const LaunchContext& ctx) { launch(static_cast<cudaStream_t>(ctx.stream)); }, c, MeasureOptions{});
+  EXPECT_EQ(fixed.contract.inputs, InputValues::fixed);
+  EXPECT_FALSE(gated(fixed));
 }
 
 // Driver entry points of this toolkit's ABI (cuda.h's declarations), fetched through the runtime:

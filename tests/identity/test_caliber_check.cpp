@@ -81,7 +81,7 @@ TEST(CaliberCheck, EveryContractFieldMismatchIsRefusedByName) {
   EXPECT_NE(out.find("!!! [caliber] contracts[eager]: A=eager{backend=cuda,quantity=device_time,instrument=event,"
                      "schedule=per_iter,"
                      "cache=cold,statistic=median,warmup=10,iterations=adaptive:min_samples=20,min_time_ms=20,"
-                     "max_time_ms=1000,target_rel_halfwidth=0.005,throttle_policy=flag}, B=<absent>\n"),
+                     "max_time_ms=1000,target_rel_halfwidth=0.005,throttle_policy=flag,inputs=fresh}, B=<absent>\n"),
             std::string::npos)
       << out;
 }

@@ -690,6 +690,27 @@ TEST(Measure, ABatchEndsAfterAnAuditedSampleWhichIsAuditedAfterItsSync) {
   EXPECT_EQ(*(audit - 1), "sync");     // after the batch synchronized
   EXPECT_EQ(*(audit - 2), "stop2");    // which ended with sample 2
   EXPECT_EQ(std::count(b.events.begin(), b.events.end(), "draw"), 6);  // warmup + 5 timed calls
+  EXPECT_EQ(r.contract.inputs, InputValues::fresh);
+  // The timer is made for the contract as measured (the cuda backend gates per_iter's event
+  // windows when caliber draws inputs between the calls).
+  ASSERT_EQ(b.timer_contracts.size(), 1u);
+  EXPECT_EQ(b.timer_contracts[0].inputs, InputValues::fresh);
+}
+
+// The result's contract says what the timed calls saw: without a draw before each call, the same
+// values, whatever the contract asked.
+TEST(Measure, AResultWhoseCallsGotNoDrawnInputsSaysItsInputsWereFixed) {
+  RecordingBackend b;
+  Contract c = fixed(Schedule::per_iter, CachePolicy::warm, 5, 1);
+  ASSERT_EQ(c.inputs, InputValues::fresh);
+  MeasureOptions o;
+  o.clock = &b.clock;
+  const Result r = measurement::run_measurement(b, [&b](const LaunchContext& ctx) { b.run_call(ctx); }, c, o,
+                                                measurement::EngineHooks{});
+  EXPECT_EQ(r.contract.inputs, InputValues::fixed);
+  EXPECT_EQ(r.contract.schedule, Schedule::per_iter);
+  ASSERT_EQ(b.timer_contracts.size(), 1u);
+  EXPECT_EQ(b.timer_contracts[0].inputs, InputValues::fixed);
 }
 
 TEST(Measure, WithoutADrawnAuditTheLastSampleIsAudited) {

@@ -50,6 +50,12 @@ class RecordingBackend : public Backend {
   std::uint64_t flush_bytes() const override { return 2 * device_.llc_bytes; }
 
   std::unique_ptr<SampleTimer> make_timer(Instrument instrument) override;
+  // Records the contract each timer was made for (a real backend's timer may depend on all of it).
+  std::unique_ptr<SampleTimer> make_timer_for(const Contract& contract) override {
+    timer_contracts.push_back(contract);
+    return make_timer(contract.instrument);
+  }
+  std::vector<Contract> timer_contracts;
   bool supports_graphs() const override { return kind_ == BackendKind::cuda; }
   // Telemetry: the test's reader when set, else "none" like a backend without telemetry.
   TelemetryReader* telemetry(std::string* why_unavailable) override {

@@ -178,9 +178,14 @@ class CudaBackend final : public Backend {
   std::unique_ptr<SampleTimer> make_timer_for(const Contract& contract) override {
     own_nodes_.reset();
     switch (contract.instrument) {
-      case Instrument::event:
-        if (contract.schedule == Schedule::isolated && !launch_gate_) launch_gate_ = std::make_unique<LaunchGate>();
-        return make_event_timer(stream_, contract.schedule == Schedule::isolated ? launch_gate_.get() : nullptr);
+      case Instrument::event: {
+        // per_iter with fresh inputs: the draws caliber enqueues between calls let the device drain
+        // the queue, so without the gate each window would hold the call's launch latency.
+        const bool gated = contract.schedule == Schedule::isolated ||
+                           (contract.schedule == Schedule::per_iter && contract.inputs == InputValues::fresh);
+        if (gated && !launch_gate_) launch_gate_ = std::make_unique<LaunchGate>();
+        return make_event_timer(stream_, gated ? launch_gate_.get() : nullptr);
+      }
       case Instrument::wallclock: return std::make_unique<HostClockTimer>(steady_clock());
       case Instrument::cupti: break;
     }
@@ -349,7 +354,7 @@ class CudaBackend final : public Backend {
   RowGather row_gather_;
   cudaAccessPolicyWindow opened_window_{};
   std::size_t opened_persisting_limit_ = 0;
-  std::unique_ptr<LaunchGate> launch_gate_;  // event timers of the isolated schedule
+  std::unique_ptr<LaunchGate> launch_gate_;  // event timers of isolated, and of per_iter with fresh inputs
 };
 
 }  // namespace

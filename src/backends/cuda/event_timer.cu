@@ -47,7 +47,7 @@ class EventTimer final : public SampleTimer {
     if (!gate_ || gate_->held() == 0) return;
     const std::size_t expired = gate_->expired();
     r.notes.push_back(str_cat("events: a launch gate held the stream before each of the ", gate_->held(),
-                              " isolated samples until the call and its stop event were enqueued, so no "
+                              " samples until the call and its stop event were enqueued, so no "
                               "window holds the host's launch latency"));
     if (expired > 0) {
       r.warnings.push_back(str_cat(expired, " of ", gate_->held(), " launch gates opened at their ",

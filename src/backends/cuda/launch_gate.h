@@ -1,4 +1,5 @@
-// The launch gate of an isolated event sample (docs/contract.md, Schedules): a one-thread kernel
+// The launch gate of an event sample under isolated, and under per_iter when caliber draws fresh
+// inputs between the calls (docs/contract.md, Schedules): a one-thread kernel
 // that holds the stream until the host has enqueued the sample's start event, the call and the
 // stop event, then lets them run back to back. Without it, on a device the schedule left idle,
 // the start event completes the moment it is recorded and the window holds the host's launch
