@@ -30,6 +30,14 @@ struct LaunchContext {
 
 using Callable = std::function<void(const LaunchContext&)>;
 
+// The calls inside the timed samples, where a timer can tell them apart (cupti: the N calls of a
+// graph replay; docs/integrity.md, "Calls alike").
+struct CallsWithinSamples {
+  std::vector<std::vector<double>> call_us;  // per sample told apart: each call's device time, in launch order
+  std::size_t not_told_apart = 0;            // samples whose calls could not be told apart
+  std::string unlike_work;                   // the first call that ran other kernels than its sample's first ("": none)
+};
+
 // Produces one duration per sample. start/stop mark the window of sample i; durations are read
 // with collect_us once the device has been synchronized.
 class SampleTimer {
@@ -48,6 +56,8 @@ class SampleTimer {
   // Adds what the timer learned over all batches to the result (cupti: the per-kernel breakdown,
   // the kernel-set check, notes on attribution). Called once, after the last collect_us.
   virtual void annotate(Result&) const {}
+  // What the timer saw of the calls inside its samples over all batches (empty: samples only).
+  virtual CallsWithinSamples calls_within_samples() const { return {}; }
 };
 
 // While alive, the backend's kernel activity tracing (CUPTI on cuda) stays on, whatever the

@@ -49,4 +49,46 @@ CallLikeness judge_call_likeness(std::span<const double> samples_us) {
                       fast.size() > named ? ", ..." : "")};
 }
 
+namespace {
+
+// The first call of `sample` outside [median / factor, median x factor], described; "" when none.
+std::string unlike_call(const std::vector<double>& sample, std::size_t index) {
+  if (sample.size() < 2) return {};
+  const double typical = median(sample);
+  for (std::size_t j = 0; j < sample.size(); ++j) {
+    if (sample[j] < typical / kUnlikeCallFactor || sample[j] > typical * kUnlikeCallFactor) {
+      return fmt::format("call {} of sample {} took {:.4g} us where its {} calls' median took {:.4g} us", j, index,
+                         sample[j], sample.size(), typical);
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+std::optional<CallLikeness> judge_calls_within_samples(const CallsWithinSamples& calls) {
+  if (!calls.unlike_work.empty()) {
+    return CallLikeness{CheckOutcome::failed,
+                        "calls do not look alike: " + calls.unlike_work + " (the calls of one sample ran different work)"};
+  }
+  for (std::size_t i = 0; i < calls.call_us.size(); ++i) {
+    if (std::string why = unlike_call(calls.call_us[i], i); !why.empty()) {
+      return CallLikeness{CheckOutcome::failed,
+                          fmt::format("calls do not look alike: {} (more than {:g}x apart: one call did work its "
+                                      "siblings did not)",
+                                      why, kUnlikeCallFactor)};
+    }
+  }
+  if (calls.call_us.empty()) {
+    if (calls.not_told_apart == 0) return std::nullopt;
+    return CallLikeness{CheckOutcome::not_run, fmt::format("the calls inside {} samples could not be told apart",
+                                                           calls.not_told_apart)};
+  }
+  std::string detail = fmt::format("the {} calls inside each of {} samples took within {:g}x of their sample's "
+                                   "median, and ran the same kernels",
+                                   calls.call_us.front().size(), calls.call_us.size(), kUnlikeCallFactor);
+  if (calls.not_told_apart > 0) detail += fmt::format(" ({} more samples could not be split)", calls.not_told_apart);
+  return CallLikeness{CheckOutcome::passed, std::move(detail)};
+}
+
 }  // namespace caliber::integrity

@@ -10,6 +10,9 @@
 #include <span>
 #include <string>
 
+#include <optional>
+
+#include "caliber/backend.h"
 #include "caliber/integrity.h"
 
 namespace caliber::integrity {
@@ -31,5 +34,12 @@ struct CallLikeness {
 // `samples_us`: the stopping rule's samples, in order (per-call durations). The typical time is
 // their median; a sample below typical / kUnlikeCallFactor fails the check.
 CallLikeness judge_call_likeness(std::span<const double> samples_us);
+
+// The calls inside each sample, where the timer told them apart (cupti: a graph replay's N calls,
+// which one window times together): a call that ran other kernels than the sample's first, or
+// took less than 1/kUnlikeCallFactor or more than kUnlikeCallFactor times the median of its
+// sample's calls (one call did the work, its siblings launched the same kernel and left early),
+// fails the check. nullopt when the timer saw no calls inside its samples.
+std::optional<CallLikeness> judge_calls_within_samples(const CallsWithinSamples& calls);
 
 }  // namespace caliber::integrity

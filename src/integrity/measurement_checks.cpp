@@ -86,8 +86,16 @@ void MeasurementChecks::check_sample_times(const std::vector<double>& samples_us
   check_verified_call_time(integ_, samples_us, from_end, [&] { return resample(stage); });
 }
 
+void MeasurementChecks::check_calls_within_samples(const CallsWithinSamples& calls) {
+  within_samples_ = judge_calls_within_samples(calls);
+}
+
 void MeasurementChecks::finish() {
   if (audit_) audit_->record(integ_);
+  // A failure inside a sample fails the check; otherwise the samples' own judgement stands.
+  if (within_samples_ && (within_samples_->outcome == CheckOutcome::failed || !integ_.find(check::calls_alike))) {
+    integ_.record(check::calls_alike, within_samples_->outcome, within_samples_->detail);
+  }
   if (subject_.buffers().declared()) {
     subject_.check_cache_state(integ_, "the last timed call");
     return;

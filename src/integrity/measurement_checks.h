@@ -23,6 +23,7 @@
 #include "caliber/backend.h"
 #include "caliber/contract.h"
 #include "caliber/integrity.h"
+#include "integrity/call_likeness.h"
 #include "integrity/subject_checks.h"
 #include "integrity/timed_call_audit.h"
 
@@ -65,6 +66,8 @@ class MeasurementChecks {
   // exactly as before and returns its duration (microseconds).
   void check_sample_times(const std::vector<double>& samples_us,
                           const std::function<double(std::size_t stage)>& resample);
+  // The calls inside the samples, where the timer told them apart (calls_alike, recorded by finish).
+  void check_calls_within_samples(const CallsWithinSamples& calls);
   // Once the measurement returned: the cache state the timed calls left, or, for a callable
   // without declared buffers, one more traced call (does it still launch anything?).
   void finish();
@@ -82,6 +85,7 @@ class MeasurementChecks {
   Integrity integ_;
   std::vector<Stage> stages_;
   std::optional<TimedCallAudit> audit_;
+  std::optional<CallLikeness> within_samples_;
   bool fresh_loaded_ = false;
   std::vector<std::uint64_t> fresh_sums_;  // of the fresh inputs, while they are loaded
 };

@@ -13,6 +13,7 @@ namespace {
 EngineHooks hooks_for(integrity::MeasurementChecks& checks) {
   EngineHooks hooks;
   hooks.on_graph_captured = [&checks](const GraphExec& g, std::size_t calls) { checks.check_graph(g, calls); };
+  hooks.on_calls_within_samples = [&checks](const CallsWithinSamples& c) { checks.check_calls_within_samples(c); };
   if (checks.audits_timed_calls()) {
     hooks.before_call = [&checks] { checks.before_call(); };
     hooks.next_audit = [&checks](std::size_t sample) { return checks.next_audit(sample); };

@@ -215,6 +215,7 @@ class Engine {
     summarize_samples(r, samples, contract_, too_many_flagged);
     add_schedule_notes(r, contract_);
     if (timer_) timer_->annotate(r);
+    if (timer_ && hooks_.on_calls_within_samples) hooks_.on_calls_within_samples(timer_->calls_within_samples());
     if (options_.keep_samples) r.samples_us = std::move(samples);
   }
 

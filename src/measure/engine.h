@@ -60,6 +60,9 @@ struct EngineHooks {
   std::function<std::optional<std::size_t>(std::size_t sample)> next_audit;
   std::function<void(std::size_t sample)> audit;
   std::function<void()> poison_between_calls;
+  // Once the last sample was timed: the calls inside the samples, where the timer told them apart
+  // (SampleTimer::calls_within_samples).
+  std::function<void(const CallsWithinSamples&)> on_calls_within_samples;
   // Under the graph schedule with N > 1 calls per graph (cache not rotate): asked for N input
   // sets before the capture and for 1 after the measurement; returns how many it holds. With
   // more than one, call j of a graph gets LaunchContext::rotation = j (its own inputs and outputs).

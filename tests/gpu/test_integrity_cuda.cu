@@ -1,6 +1,7 @@
 // The integrity checks on a real device (ctest label gpu): C++ callables with declared buffers that
 // compute once, escape the measured stream (never joined, or from another thread) or its context, launch nothing
-// while captured, or leave a persisting L2 window are refused or flagged; honest ones, including a
+// while captured, do the work in only one call of a captured replay, or leave a persisting L2 window are
+// refused or flagged; honest ones, including a
 // fork-join over two streams and a memset inside the call, are verified; and a failed capture
 // leaves the process clean for the next measurement (docs/integrity.md, docs/cupti.md).
 #include <gtest/gtest.h>
@@ -36,6 +37,14 @@ __global__ void touch_kernel(float* y) {
 __global__ void scale_kernel(const float* x, float* y, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) y[i] = 2.0f * x[i];
+}
+
+// `iters` dependent multiply-adds per thread, or nothing (skip).
+__global__ void busy_kernel(float* y, int iters, int skip) {
+  if (skip) return;
+  float v = y[threadIdx.x];
+  for (int i = 0; i < iters; ++i) v = v * 0.999f + 0.5f;
+  y[threadIdx.x] = v;
 }
 
 void cuda_ok(cudaError_t e, const char* what) {
@@ -222,6 +231,40 @@ TEST_F(IntegrityCuda, ForkJoinAcrossStreamsAndAMemsetInsideTheCallAreVerified) {
   EXPECT_NE(stream->detail.find("joined back"), std::string::npos) << stream->detail;
   EXPECT_NE(r.integrity.find(check::device_work)->detail.find("1 kernel, 0 copies, 1 fill"), std::string::npos)
       << r.integrity.find(check::device_work)->detail;
+}
+
+// Captured calls that do the work only in the first call of each capture, the others launching the
+// same kernel that returns at once: the replay's output is right and, without declared buffers,
+// nothing is poisoned, so only the calls' own times inside the replay tell them apart (cupti).
+TEST_F(IntegrityCuda, CapturedCallsThatLeaveEarlyAreToldApartInsideTheReplayUnderCupti) {
+  const Contract c = contract(Instrument::cupti, Schedule::graph);  // 4 calls per replay
+  auto measure_busy = [&](bool skip_after_first) {
+    unsigned long long last_capture = 0;
+    return caliber::measure(
+        *backend_,
+        [&](const LaunchContext& ctx) {
+          const auto s = static_cast<cudaStream_t>(ctx.stream);
+          cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+          unsigned long long capture = 0;
+          cuda_ok(cudaStreamGetCaptureInfo(s, &status, &capture), "capture info");
+          const bool active = status == cudaStreamCaptureStatusActive;
+          const bool skip = skip_after_first && active && capture == last_capture;  // not the capture's first call
+          if (active) last_capture = capture;
+          busy_kernel<<<1, 32, 0, s>>>(y_, 20000, skip ? 1 : 0);
+          cuda_ok(cudaGetLastError(), "busy launch");
+        },
+        c, MeasureOptions{});
+  };
+  const Result skipping = measure_busy(true);
+  const IntegrityCheck* unlike = skipping.integrity.find(check::calls_alike);
+  ASSERT_NE(unlike, nullptr);
+  EXPECT_EQ(unlike->outcome, CheckOutcome::failed) << unlike->detail;
+  EXPECT_NE(unlike->detail.find("calls' median took"), std::string::npos) << unlike->detail;
+  const Result honest = measure_busy(false);
+  const IntegrityCheck* alike = honest.integrity.find(check::calls_alike);
+  ASSERT_NE(alike, nullptr);
+  EXPECT_EQ(alike->outcome, CheckOutcome::passed) << alike->detail;
+  EXPECT_NE(alike->detail.find("the 4 calls inside each of"), std::string::npos) << alike->detail;
 }
 
 TEST_F(IntegrityCuda, ALazyKernelFailsAfterTimingAndItsEmptyGraphIsRefused) {

@@ -2,6 +2,7 @@
 // siblings fails, slow samples do not.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <vector>
 
 #include "integrity/call_likeness.h"
@@ -48,6 +49,50 @@ TEST(CallLikeness, TooFewSamplesAreNotJudged) {
   const CallLikeness l = judge_call_likeness(few);
   EXPECT_EQ(l.outcome, CheckOutcome::not_run);
   EXPECT_EQ(l.detail, "3 timed samples: too few to say what a call typically takes");
+}
+
+// Inside a sample (a graph replay's calls, told apart by the tracer): one call did the work and
+// its siblings launched the same kernel and left early; the replay's output is right.
+TEST(CallLikeness, OneCallOfAReplayDoingTheWorkFailsTheCheck) {
+  CallsWithinSamples c;
+  c.call_us = {{50, 52, 49, 51}, {260, 3, 3, 3}};
+  const std::optional<CallLikeness> l = judge_calls_within_samples(c);
+  ASSERT_TRUE(l.has_value());
+  EXPECT_EQ(l->outcome, CheckOutcome::failed);
+  EXPECT_EQ(l->detail, "calls do not look alike: call 0 of sample 1 took 260 us where its 4 calls' median took 3 us "
+                       "(more than 10x apart: one call did work its siblings did not)");
+}
+
+TEST(CallLikeness, CallsOfAReplayWithinTenfoldAndAlikeInWorkPass) {
+  CallsWithinSamples c;
+  c.call_us = {{30, 10, 10, 10}, {10, 10, 11, 9}};  // the first call of a replay may pay for the cache
+  c.not_told_apart = 1;
+  const std::optional<CallLikeness> l = judge_calls_within_samples(c);
+  ASSERT_TRUE(l.has_value());
+  EXPECT_EQ(l->outcome, CheckOutcome::passed) << l->detail;
+  EXPECT_EQ(l->detail, "the 4 calls inside each of 2 samples took within 10x of their sample's median, and ran the "
+                       "same kernels (1 more samples could not be split)");
+}
+
+TEST(CallLikeness, ACallThatRanOtherKernelsFailsWhateverItsTime) {
+  CallsWithinSamples c;
+  c.call_us = {{10, 10}};
+  c.unlike_work = "in sample 0, call 1 ran [early_exit] where call 0 ran [work]";
+  const std::optional<CallLikeness> l = judge_calls_within_samples(c);
+  ASSERT_TRUE(l.has_value());
+  EXPECT_EQ(l->outcome, CheckOutcome::failed);
+  EXPECT_EQ(l->detail, "calls do not look alike: in sample 0, call 1 ran [early_exit] where call 0 ran [work] (the "
+                       "calls of one sample ran different work)");
+}
+
+TEST(CallLikeness, NothingSeenInsideTheSamplesIsNoJudgement) {
+  EXPECT_FALSE(judge_calls_within_samples(CallsWithinSamples{}).has_value());
+  CallsWithinSamples unsplit;
+  unsplit.not_told_apart = 3;
+  const std::optional<CallLikeness> l = judge_calls_within_samples(unsplit);
+  ASSERT_TRUE(l.has_value());
+  EXPECT_EQ(l->outcome, CheckOutcome::not_run);
+  EXPECT_EQ(l->detail, "the calls inside 3 samples could not be told apart");
 }
 
 }  // namespace

@@ -713,6 +713,26 @@ TEST(Measure, AResultWhoseCallsGotNoDrawnInputsSaysItsInputsWereFixed) {
   EXPECT_EQ(b.timer_contracts[0].inputs, InputValues::fixed);
 }
 
+// What the timer saw inside its samples reaches the integrity layer once, after the last sample.
+TEST(Measure, TheCallsTheTimerToldApartInsideItsSamplesGoToTheHookOnce) {
+  RecordingBackend b(BackendKind::cuda);
+  b.calls_within_samples.call_us = {{3, 4}, {5, 6}};
+  measurement::EngineHooks hooks;
+  std::vector<CallsWithinSamples> seen;
+  hooks.on_calls_within_samples = [&](const CallsWithinSamples& c) {
+    b.log("calls_within");
+    seen.push_back(c);
+  };
+  Contract c = fixed(Schedule::graph, CachePolicy::warm, 4, 1);
+  c.graph_calls = 2;
+  MeasureOptions o;
+  o.clock = &b.clock;
+  measurement::run_measurement(b, [&b](const LaunchContext& ctx) { b.run_call(ctx); }, c, o, hooks);
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0].call_us, (std::vector<std::vector<double>>{{3, 4}, {5, 6}}));
+  EXPECT_EQ(b.events.back(), "calls_within");  // after every window and sync
+}
+
 TEST(Measure, WithoutADrawnAuditTheLastSampleIsAudited) {
   RecordingBackend b;
   measurement::EngineHooks hooks;

@@ -56,6 +56,8 @@ class RecordingBackend : public Backend {
     return make_timer(contract.instrument);
   }
   std::vector<Contract> timer_contracts;
+  // What its timers report of the calls inside their samples (a tracer's view, given by the test).
+  CallsWithinSamples calls_within_samples;
   bool supports_graphs() const override { return kind_ == BackendKind::cuda; }
   // Telemetry: the test's reader when set, else "none" like a backend without telemetry.
   TelemetryReader* telemetry(std::string* why_unavailable) override {
@@ -118,6 +120,7 @@ class RecordingTimer final : public SampleTimer {
     stop_.at(i) = backend_.clock.now_us();
   }
   bool reads_host_clock() const override { return host_clock_; }
+  CallsWithinSamples calls_within_samples() const override { return backend_.calls_within_samples; }
   std::vector<double> collect_us(std::size_t count) override {
     std::vector<double> d;
     for (std::size_t i = 0; i < count; ++i) d.push_back(stop_.at(i) - start_.at(i));

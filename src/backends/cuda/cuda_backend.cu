@@ -193,7 +193,8 @@ class CudaBackend final : public Backend {
       throw ContractError("instrument cupti is not available: " + *why);
     }
     auto own = std::make_shared<OwnGraphNodes>();
-    auto timer = make_cupti_timer(contract.cupti_reduction, own);
+    const auto calls = contract.schedule == Schedule::graph ? static_cast<std::size_t>(contract.graph_calls) : 1;
+    auto timer = make_cupti_timer(contract.cupti_reduction, own, calls);
     own_nodes_ = std::move(own);
     return timer;
   }

@@ -10,6 +10,7 @@
 #include "caliber/errors.h"
 #include "caliber/result.h"
 #include "core/kernel_attribution.h"
+#include "core/replay_calls.h"
 
 namespace caliber::cuda {
 namespace {
@@ -21,8 +22,8 @@ constexpr std::uint64_t kManyBlocks = 65536;
 
 class CuptiTimer final : public SampleTimer {
  public:
-  CuptiTimer(CuptiReduction reduction, std::shared_ptr<const OwnGraphNodes> own)
-      : reduction_(reduction), own_(std::move(own)) {}
+  CuptiTimer(CuptiReduction reduction, std::shared_ptr<const OwnGraphNodes> own, std::size_t calls_per_sample)
+      : reduction_(reduction), own_(std::move(own)), calls_per_sample_(calls_per_sample) {}
 
   Instrument instrument() const override { return Instrument::cupti; }
 
@@ -55,11 +56,14 @@ class CuptiTimer final : public SampleTimer {
     std::vector<double> us(count);
     for (std::size_t i = 0; i < count; ++i) {
       us[i] = reduce_sample_ns(samples[i], reduction_) / 1000.0;
+      split_calls(samples[i], static_cast<std::size_t>(breakdown_.samples()));
       breakdown_.add(samples[i]);
       excluded_ += samples[i].excluded.size();
     }
     return us;
   }
+
+  CallsWithinSamples calls_within_samples() const override { return within_; }
 
   void annotate(Result& r) const override {
     r.kernels = breakdown_.stats();
@@ -86,6 +90,22 @@ class CuptiTimer final : public SampleTimer {
   }
 
  private:
+  // A graph replay's calls, told apart (core/replay_calls.h), into within_.
+  void split_calls(const SampleActivity& sample, std::size_t index) {
+    if (calls_per_sample_ < 2) return;
+    SampleCalls calls = split_sample_calls(sample, calls_per_sample_, reduction_);
+    if (within_.unlike_work.empty() && !calls.unlike_work.empty()) {
+      within_.unlike_work = fmt::format("in sample {}, {}", index, calls.unlike_work);
+    }
+    if (!calls.call_ns) {
+      ++within_.not_told_apart;
+      return;
+    }
+    std::vector<double> call_us;
+    for (double ns : *calls.call_ns) call_us.push_back(ns / 1000.0);
+    within_.call_us.push_back(std::move(call_us));
+  }
+
   std::string reduction_note() const {
     switch (reduction_) {
       case CuptiReduction::busy: return "busy = union of the call's kernel, copy and fill intervals";
@@ -102,6 +122,8 @@ class CuptiTimer final : public SampleTimer {
   std::size_t count_ = 0;
   KernelBreakdown breakdown_;
   std::size_t excluded_ = 0;
+  std::size_t calls_per_sample_ = 1;  // graph: the calls captured per replay
+  CallsWithinSamples within_;
 };
 
 class CuptiTracing final : public ActivityTracing {
@@ -111,8 +133,9 @@ class CuptiTracing final : public ActivityTracing {
 }  // namespace
 
 std::unique_ptr<SampleTimer> make_cupti_timer(CuptiReduction reduction,
-                                              std::shared_ptr<const OwnGraphNodes> own_nodes) {
-  return std::make_unique<CuptiTimer>(reduction, std::move(own_nodes));
+                                              std::shared_ptr<const OwnGraphNodes> own_nodes,
+                                              std::size_t calls_per_sample) {
+  return std::make_unique<CuptiTimer>(reduction, std::move(own_nodes), calls_per_sample);
 }
 
 std::unique_ptr<ActivityTracing> keep_cupti_tracing_on() { return std::make_unique<CuptiTracing>(); }

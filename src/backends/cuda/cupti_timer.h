@@ -22,9 +22,11 @@ struct OwnGraphNodes {
   std::string method;                  // how template nodes were mapped to executed nodes
 };
 
-// Throws ContractError when CUPTI is unavailable or refuses to trace.
+// Throws ContractError when CUPTI is unavailable or refuses to trace. calls_per_sample: the calls
+// one sample holds (graph: the calls captured per replay), told apart in calls_within_samples().
 std::unique_ptr<SampleTimer> make_cupti_timer(CuptiReduction reduction,
-                                              std::shared_ptr<const OwnGraphNodes> own_nodes);
+                                              std::shared_ptr<const OwnGraphNodes> own_nodes,
+                                              std::size_t calls_per_sample = 1);
 
 // Keeps CUPTI tracing on while alive (bench --cupti-tracing on). Throws ContractError.
 std::unique_ptr<ActivityTracing> keep_cupti_tracing_on();
