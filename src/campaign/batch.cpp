@@ -7,6 +7,7 @@
 #include <ostream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/atomic_file.h"
 #include "core/entropy_seed.h"
@@ -23,6 +24,7 @@
 #include "core/utc_time.h"
 #include "identity/collect_run_identity.h"
 #include "io/baseline_matrix_yaml.h"
+#include "runner/out_lock.h"
 
 namespace caliber::campaign {
 namespace {
@@ -242,6 +244,14 @@ int run_batch(const BatchOptions& input, std::ostream& out, std::ostream& err) {
   BatchOptions o = input;
   const fs::path dir = o.run.out;
   const bool has_manifest = check_out_dir(o, dir);
+  // One writer per campaign directory, as caliber run has per --out: a second batch, or a resume
+  // while the campaign runs, is refused before it reads or writes anything there.
+  std::optional<runner::OutDirectoryLock> lock;
+  if (!o.dry_run) {
+    fs::create_directories(dir);
+    lock.emplace(dir.string(), fmt::format("pid {} since {}: {}", ::getpid(), utc_timestamp_now(),
+                                           fmt::join(current_command_line(), " ")));
+  }
   std::optional<Manifest> resumed;  // the stored manifest of a resumed campaign
   if (has_manifest) resumed = read_manifest(dir.string());
   if (!o.run.resume) resumed.reset();

@@ -45,7 +45,7 @@ OutDirectoryLock::OutDirectoryLock(const std::string& directory, const std::stri
       const std::string who = holder_of(fd);
       ::close(fd);
       if (err == EWOULDBLOCK) {
-        throw UsageError(fmt::format("--out {} is in use by another caliber run ({}); wait for it to finish, or "
+        throw UsageError(fmt::format("--out {} is in use by another caliber run or batch ({}); wait for it to finish, or "
                                      "choose another --out",
                                      directory, who));
       }

@@ -1,5 +1,5 @@
-// One writer per run directory: caliber run holds an exclusive lock on DIR/.caliber-run.lock for
-// as long as it writes into DIR. The file names its holder; a second run on the same directory
+// One writer per run directory: caliber run (and caliber batch, on its campaign directory) holds an
+// exclusive lock on DIR/.caliber-run.lock for as long as it writes into DIR. The file names its holder; a second run on the same directory
 // is refused with that name instead of interleaving rows of two runs.
 #pragma once
 

@@ -25,6 +25,7 @@
 #include "support/manual_row.h"
 #include "io/benchmark_results_json.h"
 #include "io/shape_ledger_json.h"
+#include "runner/out_lock.h"
 
 namespace caliber {
 namespace {
@@ -308,6 +309,30 @@ TEST(BatchCli, TheShardsOfADeviceAreMeasuredByOneProcess) {
   EXPECT_EQ(servers, 2u) << log;
   EXPECT_NE(log.find("run 2 done (exit code 0)"), std::string::npos) << log;
   EXPECT_NE(log.find("the run left threads running"), std::string::npos) << log;
+}
+
+// Two batches into one --out: the second is refused while the first holds the directory, and
+// writes nothing there.
+TEST(BatchCli, ASecondBatchIntoTheSameOutIsRefusedWhileTheFirstRuns) {
+  Campaign c = make_campaign("batch_locked");
+  fs::create_directories(c.out);
+  {
+    runner::OutDirectoryLock first(c.out, "pid 42 since 2026-12-01T00:00:00Z: caliber batch");
+    const auto r = run_caliber(c.args);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("is in use by another caliber run or batch (pid 42 since 2026-12-01T00:00:00Z: caliber "
+                         "batch)"),
+              std::string::npos)
+        << r.err;
+    EXPECT_FALSE(fs::exists(fs::path(c.out) / "campaign_manifest.json"));
+    // A resume while the campaign runs is refused before it reads the manifest.
+    write_text(c.out + "/campaign_manifest.json", "{}");
+    c.args.push_back("--resume");
+    const auto resumed = run_caliber(c.args);
+    EXPECT_EQ(resumed.exit_code, 2) << resumed.err;
+    EXPECT_NE(resumed.err.find("is in use by another caliber run or batch"), std::string::npos) << resumed.err;
+  }
+  EXPECT_FALSE(fs::exists(fs::path(c.out) / runner::kOutLockFileName));
 }
 
 TEST(BatchCli, ResumeRefusesOtherOptions) {

@@ -520,7 +520,7 @@ TEST(RunCli, OneWriterPerOut) {
   const auto r = run_caliber(run_args(dir));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "caliber: error: --out " + dir +
-                       "/out is in use by another caliber run (pid 42 since 2026-12-01T00:00:00Z: caliber run); wait "
+                       "/out is in use by another caliber run or batch (pid 42 since 2026-12-01T00:00:00Z: caliber run); wait "
                        "for it to finish, or choose another --out\n");
   EXPECT_FALSE(std::filesystem::exists(dir + "/out/benchmark_results.jsonl"));
 }
