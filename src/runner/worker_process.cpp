@@ -48,12 +48,15 @@ WorkerProcess::WorkerProcess(const std::string& executable, const std::vector<st
     ::signal(SIGINT, SIG_IGN);
     ::signal(SIGTERM, SIG_IGN);
     ::signal(SIGHUP, SIG_IGN);
+    // Its own process group: what the measured code forks ends with the worker (end_group).
+    ::setpgid(0, 0);
     ::dup2(to_child[0], STDIN_FILENO);
     ::dup2(from_child[1], events_fd);  // dup2 clears O_CLOEXEC on the new descriptor
     ::execv(executable.c_str(), argv.data());
     ::_exit(127);
   }
   pid_ = pid;
+  ::setpgid(pid, pid);  // as the child does, so that the group exists whichever runs first
   ::close(to_child[0]);
   ::close(from_child[1]);
   to_child_ = to_child[1];
@@ -167,9 +170,15 @@ WorkerProcess::~WorkerProcess() {
   if (to_child_ >= 0) ::close(to_child_);
   if (from_child_ >= 0) ::close(from_child_);
   if (!served_ && !reaped_ && pid_ > 0) {
-    ::kill(pid_, SIGKILL);
+    ::kill(-pid_, SIGKILL);
     ::waitpid(pid_, nullptr, 0);
   }
+}
+
+void WorkerProcess::end_group() {
+  // The worker's pid names its group until it is reaped (a zombie's pid is not reused), so only
+  // before the waitpid that reaps it.
+  if (!served_ && !reaped_ && pid_ > 0) ::kill(-pid_, SIGKILL);
 }
 
 bool WorkerProcess::send_line(const std::string& line) {
@@ -214,7 +223,12 @@ WorkerProcess::ReadResult WorkerProcess::read_line(std::string& line, double tim
       if (errno == EINTR) continue;
       throw Error(fmt::format("poll failed: {}", std::strerror(errno)));
     }
-    if (r == 0) continue;
+    if (r == 0) {
+      // Nothing to read and the worker has ended: what measured code it forked may hold the pipe
+      // open, but nothing of the worker's is left to come.
+      if (!served_ && pid_ > 0 && process_ended(pid_)) eof_ = true;
+      continue;
+    }
     char chunk[65536];
     const ssize_t n = ::read(from_child_, chunk, sizeof chunk);
     if (n < 0) {
@@ -229,7 +243,7 @@ WorkerProcess::ReadResult WorkerProcess::read_line(std::string& line, double tim
 }
 
 void WorkerProcess::kill_now() {
-  if (!reaped_ && pid_ > 0) ::kill(pid_, SIGKILL);
+  if (!reaped_ && pid_ > 0) ::kill(served_ ? pid_ : -pid_, SIGKILL);
   killed_ = true;
 }
 
@@ -267,6 +281,11 @@ std::string WorkerProcess::wait_exit() {
     }
     return exit_text_;
   }
+  // Once the worker has ended (not yet reaped), whatever it left running in its group ends too.
+  siginfo_t ended{};
+  while (::waitid(P_PID, static_cast<id_t>(pid_), &ended, WEXITED | WNOWAIT) < 0 && errno == EINTR) {
+  }
+  end_group();
   int status = 0;
   while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
   }

@@ -18,7 +18,8 @@ namespace caliber::runner {
 class WorkerProcess {
  public:
   // Forks and execs `executable` with `arguments`; the child gets the event pipe as descriptor
-  // `events_fd` and dies with the parent (PR_SET_PDEATHSIG). It ignores SIGINT, SIGTERM and
+  // `events_fd`, dies with the parent (PR_SET_PDEATHSIG) and leads its own process group, which
+  // ends with it (wait_exit, kill_now): processes the measured code forked do not outlive it. It ignores SIGINT, SIGTERM and
   // SIGHUP: a Ctrl-C reaches the whole process group, and the parent decides what a stop means
   // (finish the cell, then stop the worker). Throws Error when fork/exec fails.
   WorkerProcess(const std::string& executable, const std::vector<std::string>& arguments, int events_fd);
@@ -47,6 +48,8 @@ class WorkerProcess {
   // once a second and after every signal: `interrupted` as soon as it says true.
   ReadResult read_line(std::string& line, double timeout_s, const std::function<bool()>& give_up = nullptr);
 
+  // Kills the worker and everything in its process group (what the measured code forked); a served
+  // run's server alone.
   void kill_now();
   // Waits for the child to exit; returns a description: "exit code 3", "signal 11 (Segmentation fault)".
   std::string wait_exit();
@@ -57,6 +60,8 @@ class WorkerProcess {
   WorkerProcess() = default;
   // A served run's own lines (served, job_done, crashed): taken in, not returned by read_line.
   bool take_server_line(const std::string& line);
+  // Kills what is left in the worker's process group (not a served run's server).
+  void end_group();
   bool served_ = false;
   bool killed_ = false;
   int crash_signal_ = 0;

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 #include <thread>
@@ -205,6 +206,43 @@ TEST(RunCli, AHangingCellIsKilledAndRecorded) {
   EXPECT_EQ(st.at(fine.shape_id + "/hangs"), BenchmarkStatus::ok);
   EXPECT_NE(r.err.find("no result within --cell-timeout-s 1.5 s"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(dir + "/out/" + runner::kCellInFlightFileName));  // no cell runs any more
+}
+
+// A provider that forks a child holding the worker's descriptors, then aborts: its cell fails as
+// soon as the worker has ended (not at --cell-timeout-s, though the child keeps the event pipe
+// open), and the child does not outlive the run (the worker's process group ends with it).
+TEST(RunCli, AProvidersChildrenEndWithItsWorker) {
+  const std::string dir = fresh_dir("run_fork_crash");
+  const ShapeRow crash = rms_row(13, 8, DType::fp32), fine = rms_row(4, 8, DType::fp32);
+  write_shape_ledger(dir + "/shape_ledger.jsonl", {crash, fine});
+  write_text(dir + "/baseline_matrix.yaml", matrix(plugin_entry("forks", "caliber_test_fork_crash") +
+                                                   "  caliber: {enabled: true, entrypoint: \"builtin:caliber\", "
+                                                   "provider: caliber}\n"));
+  const std::string pid_file = dir + "/child.pid";
+  ::setenv("CALIBER_TEST_FORK_PID_FILE", pid_file.c_str(), 1);
+  const auto start = std::chrono::steady_clock::now();
+  const auto r = run_caliber(run_args(dir, {"--cell-timeout-s", "60"}));
+  ::unsetenv("CALIBER_TEST_FORK_PID_FILE");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(40));  // not the 60 s timeout
+  const auto st = statuses_by_cell(read_benchmark_results(dir + "/out/benchmark_results.jsonl"));
+  EXPECT_EQ(st.at(crash.shape_id + "/forks"), BenchmarkStatus::failed);
+  EXPECT_EQ(st.at(fine.shape_id + "/forks"), BenchmarkStatus::ok);
+  const pid_t child = static_cast<pid_t>(std::stol(slurp(pid_file)));
+  ASSERT_GT(child, 0);
+  // Gone, or a zombie nobody has reaped yet (its parent, the worker, is gone): not running.
+  auto running = [child] {
+    std::ifstream stat("/proc/" + std::to_string(child) + "/stat");
+    std::string line;
+    if (!std::getline(stat, line)) return false;
+    const std::size_t close = line.rfind(')');
+    return close != std::string::npos && close + 2 < line.size() && line[close + 2] != 'Z' && line[close + 2] != 'X';
+  };
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (running() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_FALSE(running()) << "the provider's child " << child << " outlived the run";
 }
 
 // Killed with its worker while a cell hangs (as caliber batch's shard timeout ends a shard), the

@@ -6,6 +6,9 @@
  *   caliber_test_fail         run() returns CALIBER_ERROR
  *   caliber_test_crash        run() aborts the process when m == 13, else correct
  *   caliber_test_hang         run() sleeps for an hour when m == 13, else correct
+ *   caliber_test_fork_crash   run() forks a child that keeps the worker's descriptors and sleeps
+ *                             for an hour (its pid written to $CALIBER_TEST_FORK_PID_FILE), then
+ *                             aborts, when m == 13; else correct
  *   caliber_test_flaky        run() aborts the process when m == 13 and the file named by
  *                             $CALIBER_TEST_FLAKY_FILE does not exist yet (it creates it first), else
  *                             correct: a failure on the first attempt only (caliber batch retries)
@@ -58,7 +61,7 @@
 #define EXPORT __attribute__((visibility("default")))
 
 enum behaviour { CORRECT, WRONG, FAIL, CRASH, HANG, FLAKY, FP32_ONLY, LEAVE_THREAD, LAZY, DRIFT, SAME_POINTER, MEMO_POINTER, SUBSET_ROWS,
-                 TOUCH_INPUTS, SNIFF_OUTPUT, CONTENT_MEMO, GAP_SKIP, MEMO_SEEN, CONFIGURABLE };
+                 TOUCH_INPUTS, SNIFF_OUTPUT, CONTENT_MEMO, GAP_SKIP, MEMO_SEEN, CONFIGURABLE, FORK_CRASH };
 
 /* Per-process memory of the cheaters: calls since prepare(), the last input pointer, the memo. */
 static long calls_since_prepare;
@@ -102,6 +105,20 @@ static caliber_status run_once(void* state, const caliber_problem_v1* p, const c
   }
   if (b == CRASH && p->m == 13) abort();
   if (b == HANG && p->m == 13) sleep(3600);
+  if (b == FORK_CRASH && p->m == 13) {
+    const pid_t child = fork();
+    if (child == 0) {
+      sleep(3600);
+      _exit(0);
+    }
+    const char* pid_file = getenv("CALIBER_TEST_FORK_PID_FILE");
+    FILE* f = pid_file ? fopen(pid_file, "w") : NULL;
+    if (f) {
+      fprintf(f, "%ld\n", (long)child);
+      fclose(f);
+    }
+    abort();
+  }
   if (b == FLAKY && p->m == 13) {
     const char* key = getenv("CALIBER_TEST_FLAKY_FILE");
     if (key && access(key, F_OK) != 0) {
@@ -430,6 +447,11 @@ EXPORT caliber_status caliber_test_crash(uint32_t abi, const char* op, caliber_p
 EXPORT caliber_status caliber_test_hang(uint32_t abi, const char* op, caliber_provider_v1* out, char* e, size_t s) {
   (void)abi, (void)op, (void)e, (void)s;
   return fill(out, HANG, CALIBER_BACKEND_HOST, "test plugin: hangs at m == 13");
+}
+EXPORT caliber_status caliber_test_fork_crash(uint32_t abi, const char* op, caliber_provider_v1* out, char* e,
+                                              size_t s) {
+  (void)abi, (void)op, (void)e, (void)s;
+  return fill(out, FORK_CRASH, CALIBER_BACKEND_HOST, "test plugin: forks a child, then aborts, at m == 13");
 }
 EXPORT caliber_status caliber_test_flaky(uint32_t abi, const char* op, caliber_provider_v1* out, char* e, size_t s) {
   (void)abi, (void)op, (void)e, (void)s;

@@ -26,7 +26,7 @@ TEST(OutDirectoryLock, ASecondWriterIsRefusedWithTheHolder) {
     } catch (const UsageError& e) {
       EXPECT_EQ(std::string(e.what()),
                 "--out " + dir +
-                    " is in use by another caliber run (pid 1 since 2026-12-01T00:00:00Z: caliber run --out D); wait "
+                    " is in use by another caliber run or batch (pid 1 since 2026-12-01T00:00:00Z: caliber run --out D); wait "
                     "for it to finish, or choose another --out");
     }
   }
