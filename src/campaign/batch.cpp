@@ -248,7 +248,10 @@ int run_batch(const BatchOptions& input, std::ostream& out, std::ostream& err) {
   // while the campaign runs, is refused before it reads or writes anything there.
   std::optional<runner::OutDirectoryLock> lock;
   if (!o.dry_run) {
-    fs::create_directories(dir);
+    require_writable_directory(dir.string(), "--out");
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) throw UsageError(fmt::format("--out {}: cannot create it: {}", dir.string(), ec.message()));
     lock.emplace(dir.string(), fmt::format("pid {} since {}: {}", ::getpid(), utc_timestamp_now(),
                                            fmt::join(current_command_line(), " ")));
   }

@@ -261,7 +261,7 @@ std::vector<PendingFile> identity_sidecars(const BenchOptions& o, const RunIdent
 }
 
 // The results so far and their identity sidecars, all or nothing (a full disk leaves the files
-// of the previous write, never a sidecar without results).
+// of the previous write, never a sidecar without results); the CSV only once complete.
 void write_outputs(const BenchOptions& o, const std::vector<Result>& results, bool complete) {
   std::vector<PendingFile> files = o.identity_sidecars;
   if (o.json_path) {
@@ -269,10 +269,15 @@ void write_outputs(const BenchOptions& o, const std::vector<Result>& results, bo
     write_results_json(out, results, complete, o.samples);
     files.push_back({*o.json_path, out.str()});
   }
-  if (o.csv_path) {
+  // The CSV has no completeness mark (compare would read a partial one as the whole run): it is
+  // written once every measurement is done, and none stands beside an incomplete JSON.
+  if (o.csv_path && complete) {
     std::ostringstream out;
     write_results_csv(out, results);
     files.push_back({*o.csv_path, out.str()});
+  } else if (o.csv_path) {
+    std::error_code ec;
+    std::filesystem::remove(*o.csv_path, ec);
   }
   if (!files.empty()) write_files_atomically(files);
 }
@@ -480,7 +485,8 @@ const RegisterCommand registration{20, [](CLI::App& root, int& exit_code) {
   cmd->add_option("--json", o->json_path,
                   "Write results as JSON (schemas/results.schema.json), and the run identity beside it as "
                   "<stem>.run_identity.json");
-  cmd->add_option("--csv", o->csv_path, "Write results as CSV (with the same run identity sidecar)");
+  cmd->add_option("--csv", o->csv_path,
+                  "Write results as CSV (with the same run identity sidecar) once every measurement is done");
   cmd->callback([o, &exit_code] { exit_code = run_bench(*o); });
 }};
 

@@ -335,6 +335,21 @@ TEST(BatchCli, ASecondBatchIntoTheSameOutIsRefusedWhileTheFirstRuns) {
   EXPECT_FALSE(fs::exists(fs::path(c.out) / runner::kOutLockFileName));
 }
 
+// An --out that cannot be written is a usage error naming it, as for caliber run: exit 2, one line.
+TEST(BatchCli, AnOutThatCannotBeWrittenIsAUsageError) {
+  Campaign c = make_campaign("batch_unwritable");
+  write_text(c.dir + "/a_file", "not a directory\n");
+  const auto out = std::find(c.args.begin(), c.args.end(), "--out");
+  ASSERT_NE(out, c.args.end());
+  *(out + 1) = c.dir + "/a_file/campaign";
+  const auto r = run_caliber(c.args);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--out " + c.dir + "/a_file/campaign: " + c.dir + "/a_file is not a directory"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("filesystem error"), std::string::npos) << r.err;
+}
+
 TEST(BatchCli, ResumeRefusesOtherOptions) {
   Campaign c = make_campaign("batch_other_options");
   c.args.insert(c.args.end(), {"--limit", "1"});

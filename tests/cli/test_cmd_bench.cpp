@@ -1,12 +1,19 @@
 // caliber bench through the built binary: exit codes, refusals, and the files it writes.
-#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
 
+#include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <regex>
+#include <thread>
+
+#include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
 #include "caliber/backend.h"
+#include "support/cli_run.h"
 #include "support/json_schema.h"
 #include "support/run_cli.h"
 
@@ -96,6 +103,38 @@ TEST(CliBench, CudaWithoutADeviceFailsPreflight) {
     EXPECT_NE(r.err.find("the cuda backend is not built"), std::string::npos) << r.err;
   }
   EXPECT_EQ(r.out, "");
+}
+
+// Cut short after its first measurements, bench leaves the JSON it wrote so far (marked
+// incomplete) and no CSV: the CSV has no completeness mark, so compare would read a partial one
+// as the whole run.
+TEST(CliBench, ARunCutShortLeavesAnIncompleteJsonAndNoCsv) {
+  const std::string dir = testing_support::fresh_dir("bench_cut_short");
+  const std::string json = dir + "/b.json", csv = dir + "/b.csv";
+  testing_support::write_text(csv, "a stale file of an earlier run\n");
+  const pid_t pid = testing_support::start_caliber(
+      {"bench", "--backend", "host", "--kernel", "copy,scale,tiny", "--size", "64KiB", "--cache",
+       "warm,cold", "--min-time-ms", "300", "--max-time-ms", "300", "--json", json, "--csv", csv},
+      dir);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  int status = 0;
+  bool ended = false;
+  while (!std::filesystem::exists(json) && std::chrono::steady_clock::now() < deadline) {
+    if (::waitpid(pid, &status, WNOHANG) == pid) {
+      ended = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_FALSE(ended) << testing_support::slurp(dir + "/stderr.txt");
+  ::kill(pid, SIGKILL);
+  testing_support::wait_exit_code(pid);
+  ASSERT_TRUE(std::filesystem::exists(json));
+  std::ifstream in(json);
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  EXPECT_EQ(doc["complete"], false);
+  EXPECT_FALSE(doc["results"].empty());
+  EXPECT_FALSE(std::filesystem::exists(csv));
 }
 
 TEST(CliBench, HostRunWritesSchemaValidJsonAndContractCsv) {
