@@ -9,7 +9,6 @@
 #include <cmath>
 #include <optional>
 #include <string_view>
-
 #include <utility>
 
 #include <fmt/format.h>
