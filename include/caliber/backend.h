@@ -31,11 +31,14 @@ struct LaunchContext {
 using Callable = std::function<void(const LaunchContext&)>;
 
 // The calls inside the timed samples, where a timer can tell them apart (cupti: the N calls of a
-// graph replay; docs/integrity.md, "Calls alike").
+// graph replay; events: the N calls of a marked replay; docs/integrity.md, "Calls alike").
 struct CallsWithinSamples {
   std::vector<std::vector<double>> call_us;  // per sample told apart: each call's device time, in launch order
   std::size_t not_told_apart = 0;            // samples whose calls could not be told apart
   std::string unlike_work;                   // the first call that ran other kernels than its sample's first ("": none)
+  // How the calls were told apart, for the record ("CUPTI's records of each replay").
+  std::string told_apart_by;
+  bool work_compared = false;  // the kernels each call ran were compared (unlike_work applies)
 };
 
 // Produces one duration per sample. start/stop mark the window of sample i; durations are read
@@ -58,6 +61,13 @@ class SampleTimer {
   virtual void annotate(Result&) const {}
   // What the timer saw of the calls inside its samples over all batches (empty: samples only).
   virtual CallsWithinSamples calls_within_samples() const { return {}; }
+  // Marks that tell the calls of a graph replay apart where the timer cannot otherwise (events).
+  // Inside a capture, mark_call(j, false) comes right before call j and mark_call(j, true) right
+  // after it; once a replay of that graph has synchronized, read_marked_replay(n) adds its n
+  // calls' durations to calls_within_samples(). false: the timer has none.
+  virtual bool marks_calls() const { return false; }
+  virtual void mark_call(std::size_t /*call*/, bool /*after*/) {}
+  virtual void read_marked_replay(std::size_t /*calls*/) {}
 };
 
 // While alive, the backend's kernel activity tracing (CUPTI on cuda) stays on, whatever the

@@ -64,6 +64,28 @@ std::string unlike_call(const std::vector<double>& sample, std::size_t index) {
   return {};
 }
 
+// The call farthest from its sample's median, as a factor >= 1 (either side): what honest calls
+// inside one sample spread over, recorded so that the factor can be set from measured spreads.
+struct Spread {
+  std::size_t sample = 0;
+  std::size_t call = 0;
+  double ratio = 1;
+};
+Spread widest_spread(const std::vector<std::vector<double>>& call_us) {
+  Spread w;
+  for (std::size_t i = 0; i < call_us.size(); ++i) {
+    if (call_us[i].empty()) continue;
+    const double typical = median(call_us[i]);
+    for (std::size_t j = 0; j < call_us[i].size(); ++j) {
+      const double x = call_us[i][j];
+      const double ratio = x <= 0 || typical <= 0 ? (x == typical ? 1.0 : kUnlikeCallFactor)
+                                                  : std::max(x / typical, typical / x);
+      if (ratio > w.ratio) w = {i, j, ratio};
+    }
+  }
+  return w;
+}
+
 }  // namespace
 
 std::optional<CallLikeness> judge_calls_within_samples(const CallsWithinSamples& calls) {
@@ -84,9 +106,13 @@ std::optional<CallLikeness> judge_calls_within_samples(const CallsWithinSamples&
     return CallLikeness{CheckOutcome::not_run, fmt::format("the calls inside {} samples could not be told apart",
                                                            calls.not_told_apart)};
   }
-  std::string detail = fmt::format("the {} calls inside each of {} samples took within {:g}x of their sample's "
-                                   "median, and ran the same kernels",
-                                   calls.call_us.front().size(), calls.call_us.size(), kUnlikeCallFactor);
+  const Spread widest = widest_spread(calls.call_us);
+  std::string detail = fmt::format("the {} calls inside each of {} samples{} took within {:g}x of their sample's "
+                                   "median{} (the widest: call {} of sample {} at {:.3g}x)",
+                                   calls.call_us.front().size(), calls.call_us.size(),
+                                   calls.told_apart_by.empty() ? "" : " (" + calls.told_apart_by + ")",
+                                   kUnlikeCallFactor, calls.work_compared ? ", and ran the same kernels" : "",
+                                   widest.call, widest.sample, widest.ratio);
   if (calls.not_told_apart > 0) detail += fmt::format(" ({} more samples could not be split)", calls.not_told_apart);
   return CallLikeness{CheckOutcome::passed, std::move(detail)};
 }

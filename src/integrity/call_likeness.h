@@ -36,10 +36,12 @@ struct CallLikeness {
 CallLikeness judge_call_likeness(std::span<const double> samples_us);
 
 // The calls inside each sample, where the timer told them apart (cupti: a graph replay's N calls,
-// which one window times together): a call that ran other kernels than the sample's first, or
+// which one window times together; events: the calls of the marked replays at the audits): a
+// call that ran other kernels than the sample's first, or
 // took less than 1/kUnlikeCallFactor or more than kUnlikeCallFactor times the median of its
 // sample's calls (one call did the work, its siblings launched the same kernel and left early),
-// fails the check. nullopt when the timer saw no calls inside its samples.
+// fails the check; a pass records the widest spread seen. nullopt when the timer saw no calls
+// inside its samples.
 std::optional<CallLikeness> judge_calls_within_samples(const CallsWithinSamples& calls);
 
 }  // namespace caliber::integrity

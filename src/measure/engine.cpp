@@ -84,7 +84,8 @@ class Engine {
     // outputs after call 0 wrote them.)
     const bool audit_graph = hooks_.audit && input_sets_ <= 1;
     schedule_ = make_schedule(site_, timer_.get(), hooks_.on_graph_captured,
-                              audit_graph ? hooks_.poison_between_calls : PoisonBetweenCalls{});
+                              audit_graph ? hooks_.poison_between_calls : PoisonBetweenCalls{},
+                              static_cast<bool>(hooks_.audit));
     return r;
   }
 

@@ -6,7 +6,7 @@
 namespace caliber::measurement {
 
 std::unique_ptr<ScheduleUnit> make_schedule(CallSite& site, SampleTimer* timer, GraphCaptured on_graph_captured,
-                                            PoisonBetweenCalls poison) {
+                                            PoisonBetweenCalls poison, bool audited) {
   if (site.contract().quantity == Quantity::host_dispatch) return host_dispatch_schedule(site);
   if (!timer) throw std::logic_error("measure: a device-time schedule without a timer");
   switch (site.contract().schedule) {
@@ -17,7 +17,7 @@ std::unique_ptr<ScheduleUnit> make_schedule(CallSite& site, SampleTimer* timer, 
     case Schedule::pipelined:
       return pipelined_schedule(site, *timer);
     case Schedule::graph:
-      return graph_schedule(site, *timer, std::move(on_graph_captured), std::move(poison));
+      return graph_schedule(site, *timer, std::move(on_graph_captured), std::move(poison), audited);
   }
   throw std::logic_error("measure: unknown schedule");
 }

@@ -29,7 +29,8 @@ class ScheduleUnit {
   // call uses input copy 0).
   virtual std::vector<double> run(std::size_t count, bool verified) = 0;
   // Graph with an audit graph: replays it once, untimed, and synchronizes (true); the other
-  // schedules have nothing to replay (false): an audit judges their last timed call.
+  // schedules have nothing to replay (false): an audit judges their last timed call. (A graph
+  // whose timer marks calls replays its marked copy here, after the audit: false too.)
   virtual bool replay_audit() { return false; }
 };
 
@@ -43,15 +44,16 @@ using GraphCaptured = std::function<void(const GraphExec& graph, std::size_t cal
 using PoisonBetweenCalls = std::function<void()>;
 
 // The unit for the contract at `site`: host dispatch for the quantity host_dispatch (timer
-// unused, may be null), else the contract's schedule timed by `timer`.
+// unused, may be null), else the contract's schedule timed by `timer`. `audited`: audits will
+// replay (replay_audit), so a graph gets the timer's marks between its calls there.
 std::unique_ptr<ScheduleUnit> make_schedule(CallSite& site, SampleTimer* timer, GraphCaptured on_graph_captured,
-                                            PoisonBetweenCalls poison = {});
+                                            PoisonBetweenCalls poison = {}, bool audited = false);
 
 std::unique_ptr<ScheduleUnit> isolated_schedule(CallSite& site, SampleTimer& timer);
 std::unique_ptr<ScheduleUnit> per_iter_schedule(CallSite& site, SampleTimer& timer);
 std::unique_ptr<ScheduleUnit> pipelined_schedule(CallSite& site, SampleTimer& timer);
 std::unique_ptr<ScheduleUnit> graph_schedule(CallSite& site, SampleTimer& timer, GraphCaptured on_graph_captured,
-                                             PoisonBetweenCalls poison = {});
+                                             PoisonBetweenCalls poison = {}, bool audited = false);
 std::unique_ptr<ScheduleUnit> host_dispatch_schedule(CallSite& site);
 
 // Closes window `sample`; a timer that reads the host clock sees the device's work only once the

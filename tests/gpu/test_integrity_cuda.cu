@@ -10,6 +10,7 @@
 #include <cuda_runtime.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -37,6 +38,23 @@ __global__ void touch_kernel(float* y) {
 __global__ void scale_kernel(const float* x, float* y, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) y[i] = 2.0f * x[i];
+}
+
+// y = 2 x after `iters` dependent multiply-adds per thread (their result kept only in the
+// impossible case, so the loop stays); with `cache`, y is also written there.
+__global__ void heavy_scale_kernel(const float* x, float* y, float* cache, int n, int iters) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float v = x[i];
+  for (int k = 0; k < iters; ++k) v = v * 0.999f + 0.5f;
+  const float out = v == -12345.0f ? v : 2.0f * x[i];
+  y[i] = out;
+  if (cache) cache[i] = out;
+}
+
+__global__ void copy_kernel(const float* from, float* to, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) to[i] = from[i];
 }
 
 // `iters` dependent multiply-adds per thread, or nothing (skip).
@@ -265,6 +283,52 @@ TEST_F(IntegrityCuda, CapturedCallsThatLeaveEarlyAreToldApartInsideTheReplayUnde
   ASSERT_NE(alike, nullptr);
   EXPECT_EQ(alike->outcome, CheckOutcome::passed) << alike->detail;
   EXPECT_NE(alike->detail.find("the 4 calls inside each of"), std::string::npos) << alike->detail;
+}
+
+// Under events, the calls of the replays at the audits are timed one by one (event marks around
+// each captured call). The cheat computes in the first call of each capture, keeping a copy, and
+// its other captured calls copy that back: every output the audits judge is right (the calls of a
+// replay share its inputs), every replay is alike, each captured call launches one kernel; only
+// the calls' own times tell them apart.
+TEST_F(IntegrityCuda, CapturedCallsThatCopyTheFirstCallsResultAreToldApartAtTheAuditsUnderEvents) {
+  float* cache = nullptr;
+  cuda_ok(cudaMalloc(&cache, kN * sizeof(float)), "malloc cache");
+  auto measure_heavy = [&](bool copy_after_first) {
+    unsigned long long last_capture = 0;
+    return caliber::measure(
+        *backend_,
+        [&](const LaunchContext& ctx) {
+          const auto s = static_cast<cudaStream_t>(ctx.stream);
+          cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+          unsigned long long capture = 0;
+          cuda_ok(cudaStreamGetCaptureInfo(s, &status, &capture), "capture info");
+          const bool active = status == cudaStreamCaptureStatusActive;
+          const bool copy = copy_after_first && active && capture == last_capture;
+          if (active) last_capture = capture;
+          if (copy) {
+            copy_kernel<<<(kN + 255) / 256, 256, 0, s>>>(cache, y_, kN);
+          } else {
+            heavy_scale_kernel<<<(kN + 255) / 256, 256, 0, s>>>(x_, y_, copy_after_first ? cache : nullptr, kN, 2000);
+          }
+          cuda_ok(cudaGetLastError(), "heavy launch");
+        },
+        contract(Instrument::event, Schedule::graph), options());
+  };
+  const Result copying = measure_heavy(true);
+  EXPECT_EQ(copying.integrity.find(check::audited_calls)->outcome, CheckOutcome::passed)
+      << "the gap this closes: " << copying.integrity.find(check::audited_calls)->detail;
+  const IntegrityCheck* unlike = copying.integrity.find(check::calls_alike);
+  ASSERT_NE(unlike, nullptr);
+  EXPECT_EQ(unlike->outcome, CheckOutcome::failed) << unlike->detail;
+  EXPECT_NE(unlike->detail.find("calls' median took"), std::string::npos) << unlike->detail;
+  const Result honest = measure_heavy(false);
+  const IntegrityCheck* alike = honest.integrity.find(check::calls_alike);
+  ASSERT_NE(alike, nullptr);
+  EXPECT_EQ(alike->outcome, CheckOutcome::passed) << alike->detail;
+  EXPECT_NE(alike->detail.find("events around each call"), std::string::npos) << alike->detail;
+  EXPECT_EQ(honest.integrity.verdict(), IntegrityVerdict::verified) << honest.integrity.first_failure();
+  std::printf("within-replay spread, honest heavy scale under events: %s\n", alike->detail.c_str());
+  cudaFree(cache);
 }
 
 TEST_F(IntegrityCuda, ALazyKernelFailsAfterTimingAndItsEmptyGraphIsRefused) {

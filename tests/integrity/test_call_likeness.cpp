@@ -67,11 +67,28 @@ TEST(CallLikeness, CallsOfAReplayWithinTenfoldAndAlikeInWorkPass) {
   CallsWithinSamples c;
   c.call_us = {{30, 10, 10, 10}, {10, 10, 11, 9}};  // the first call of a replay may pay for the cache
   c.not_told_apart = 1;
+  c.told_apart_by = "CUPTI's records of each replay";
+  c.work_compared = true;
   const std::optional<CallLikeness> l = judge_calls_within_samples(c);
   ASSERT_TRUE(l.has_value());
   EXPECT_EQ(l->outcome, CheckOutcome::passed) << l->detail;
-  EXPECT_EQ(l->detail, "the 4 calls inside each of 2 samples took within 10x of their sample's median, and ran the "
-                       "same kernels (1 more samples could not be split)");
+  EXPECT_EQ(l->detail, "the 4 calls inside each of 2 samples (CUPTI's records of each replay) took within 10x of "
+                       "their sample's median, and ran the same kernels (the widest: call 0 of sample 0 at 3x) (1 "
+                       "more samples could not be split)");
+}
+
+// Events tell the calls apart by time only: the detail does not claim their kernels were compared.
+TEST(CallLikeness, CallsToldApartByMarksAreJudgedOnTimeAndSaySo) {
+  CallsWithinSamples c;
+  c.call_us = {{4, 4, 5}, {4, 2, 4}};
+  c.told_apart_by = "events around each call of the replays at the audits";
+  const std::optional<CallLikeness> l = judge_calls_within_samples(c);
+  ASSERT_TRUE(l.has_value());
+  EXPECT_EQ(l->outcome, CheckOutcome::passed) << l->detail;
+  EXPECT_EQ(l->detail, "the 3 calls inside each of 2 samples (events around each call of the replays at the audits) "
+                       "took within 10x of their sample's median (the widest: call 1 of sample 1 at 2x)");
+  c.call_us.push_back({40, 3, 3});
+  EXPECT_EQ(judge_calls_within_samples(c)->outcome, CheckOutcome::failed);
 }
 
 TEST(CallLikeness, ACallThatRanOtherKernelsFailsWhateverItsTime) {

@@ -192,5 +192,58 @@ TEST(ScheduleGraph, TheAuditGraphPoisonsBeforeEveryCallAndIsReplayedOnlyForAnAud
   EXPECT_FALSE(without->replay_audit());
 }
 
+// A timer that tells a replay's calls apart only by marks (events): the audit graph holds each
+// call between two marks, after its poison, and its replay at an audit gives each call's time.
+TEST(ScheduleGraph, AMarkingTimerTimesEachCallOfTheAuditReplayBetweenMarksAfterItsPoison) {
+  ScheduleHarness h(graph_contract(CachePolicy::warm, 3));
+  h.backend.event_marks = true;
+  auto unit = graph_schedule(h.site, *h.timer, {}, [&h] { h.backend.log("poison"); }, /*audited=*/true);
+  unit->set_up();
+  const std::vector<std::string> audit_capture = {
+      "begin_capture", "poison",        "capture:mark0", "capture:call", "capture:mark1", "poison",
+      "capture:mark2", "capture:call",  "capture:mark3", "poison",       "capture:mark4", "capture:call",
+      "capture:mark5", "end_capture"};
+  EXPECT_NE(std::search(h.backend.events.begin(), h.backend.events.end(), audit_capture.begin(), audit_capture.end()),
+            h.backend.events.end());
+  // the timed graph holds no marks
+  EXPECT_EQ(std::count_if(h.backend.events.begin(), h.backend.events.end(),
+                          [](const std::string& e) { return e.rfind("capture:mark", 0) == 0; }),
+            6);
+  unit->run(1, false);
+  EXPECT_TRUE(h.timer->calls_within_samples().call_us.empty());  // a timed replay is not split
+  EXPECT_TRUE(unit->replay_audit());
+  EXPECT_EQ(h.timer->calls_within_samples().call_us, (std::vector<std::vector<double>>{{5, 5, 5}}));
+}
+
+// Calls with input sets of their own have no audit graph: a marked copy of the graph is replayed
+// after the audit judged the timed replay, for the calls' times only (nothing more to judge).
+TEST(ScheduleGraph, WithoutAnAuditGraphAMarkedCopyIsReplayedAtTheAuditForTheTimesOnly) {
+  ScheduleHarness h(graph_contract(CachePolicy::warm, 2));
+  h.backend.event_marks = true;
+  auto unit = graph_schedule(h.site, *h.timer, {}, {}, /*audited=*/true);
+  unit->set_up();
+  EXPECT_EQ(std::count(h.backend.events.begin(), h.backend.events.end(), "begin_capture"), 2);
+  h.backend.events.clear();
+  EXPECT_FALSE(unit->replay_audit());
+  EXPECT_EQ(std::count(h.backend.events.begin(), h.backend.events.end(), "graph_launch"), 1);
+  EXPECT_EQ(h.backend.events.back(), "sync");
+  EXPECT_EQ(h.timer->calls_within_samples().call_us, (std::vector<std::vector<double>>{{5, 5}}));
+  EXPECT_EQ(h.site.timed_calls(), 0u);  // the marked replay is no sample
+}
+
+TEST(ScheduleGraph, NoMarksWhereNoAuditReplaysAndNoneForOneCallPerGraph) {
+  ScheduleHarness unaudited(graph_contract(CachePolicy::warm, 3));
+  unaudited.backend.event_marks = true;
+  auto unit = graph_schedule(unaudited.site, *unaudited.timer, {});
+  unit->set_up();
+  EXPECT_EQ(std::count(unaudited.backend.events.begin(), unaudited.backend.events.end(), "begin_capture"), 1);
+  EXPECT_FALSE(unit->replay_audit());
+  ScheduleHarness single(graph_contract(CachePolicy::warm, 1));
+  single.backend.event_marks = true;
+  auto one = graph_schedule(single.site, *single.timer, {}, {}, /*audited=*/true);
+  one->set_up();
+  EXPECT_EQ(std::count(single.backend.events.begin(), single.backend.events.end(), "begin_capture"), 1);
+}
+
 }  // namespace
 }  // namespace caliber::measurement

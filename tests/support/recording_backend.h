@@ -85,6 +85,18 @@ class RecordingBackend : public Backend {
 
   void log(const std::string& what) { events.push_back(what); }
 
+  // Marks between captured calls (an event timer's): when set, its timers mark calls; a mark
+  // captured as `k` records the clock into marks[k] when replayed.
+  bool event_marks = false;
+  std::vector<double> marks;
+  void mark(std::size_t k) {
+    log("capture:mark" + std::to_string(k));
+    captured_.back()->ops.push_back([this, k] {
+      if (marks.size() <= k) marks.resize(k + 1, -1);
+      marks[k] = clock.now_us();
+    });
+  }
+
   ManualClock clock;
   std::vector<std::string> events;
   std::vector<LaunchContext> calls;
@@ -120,7 +132,16 @@ class RecordingTimer final : public SampleTimer {
     stop_.at(i) = backend_.clock.now_us();
   }
   bool reads_host_clock() const override { return host_clock_; }
-  CallsWithinSamples calls_within_samples() const override { return backend_.calls_within_samples; }
+  CallsWithinSamples calls_within_samples() const override {
+    return backend_.event_marks ? marked_ : backend_.calls_within_samples;
+  }
+  bool marks_calls() const override { return backend_.event_marks; }
+  void mark_call(std::size_t call, bool after) override { backend_.mark(2 * call + (after ? 1 : 0)); }
+  void read_marked_replay(std::size_t calls) override {
+    std::vector<double> us;
+    for (std::size_t j = 0; j < calls; ++j) us.push_back(backend_.marks.at(2 * j + 1) - backend_.marks.at(2 * j));
+    marked_.call_us.push_back(std::move(us));
+  }
   std::vector<double> collect_us(std::size_t count) override {
     std::vector<double> d;
     for (std::size_t i = 0; i < count; ++i) d.push_back(stop_.at(i) - start_.at(i));
@@ -132,6 +153,7 @@ class RecordingTimer final : public SampleTimer {
   Instrument instrument_;
   bool host_clock_;
   std::vector<double> start_, stop_;
+  CallsWithinSamples marked_;
 };
 
 class RecordingGraph final : public GraphExec {

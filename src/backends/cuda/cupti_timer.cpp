@@ -94,6 +94,8 @@ class CuptiTimer final : public SampleTimer {
   void split_calls(const SampleActivity& sample, std::size_t index) {
     if (calls_per_sample_ < 2) return;
     SampleCalls calls = split_sample_calls(sample, calls_per_sample_, reduction_);
+    within_.told_apart_by = "CUPTI's records of each replay";
+    within_.work_compared = true;
     if (within_.unlike_work.empty() && !calls.unlike_work.empty()) {
       within_.unlike_work = fmt::format("in sample {}, {}", index, calls.unlike_work);
     }

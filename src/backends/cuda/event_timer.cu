@@ -16,6 +16,7 @@ class EventTimer final : public SampleTimer {
   }
   ~EventTimer() override {
     for (cudaEvent_t e : events_) cudaEventDestroy(e);
+    for (cudaEvent_t e : marks_) cudaEventDestroy(e);
   }
   Instrument instrument() const override { return Instrument::event; }
   void reset(std::size_t count) override {
@@ -34,6 +35,27 @@ class EventTimer final : public SampleTimer {
     if (gate_) gate_->release();
   }
   bool reads_host_clock() const override { return false; }
+  // External event-record nodes in the graph being captured, around each call.
+  bool marks_calls() const override { return true; }
+  void mark_call(std::size_t call, bool after) override {
+    while (marks_.size() < 2 * call + 2) {
+      cudaEvent_t e{};
+      CALIBER_CUDA_CHECK(cudaEventCreate(&e));
+      marks_.push_back(e);
+    }
+    CALIBER_CUDA_CHECK(cudaEventRecordWithFlags(marks_[2 * call + (after ? 1 : 0)], stream_, cudaEventRecordExternal));
+  }
+  void read_marked_replay(std::size_t calls) override {
+    std::vector<double> us(calls);
+    for (std::size_t j = 0; j < calls; ++j) {
+      float ms = 0;
+      CALIBER_CUDA_CHECK(cudaEventElapsedTime(&ms, marks_.at(2 * j), marks_.at(2 * j + 1)));
+      us[j] = static_cast<double>(ms) * 1000.0;
+    }
+    within_.call_us.push_back(std::move(us));
+    within_.told_apart_by = "events around each call of the replays at the audits";
+  }
+  CallsWithinSamples calls_within_samples() const override { return within_; }
   std::vector<double> collect_us(std::size_t count) override {
     std::vector<double> d(count);
     for (std::size_t i = 0; i < count; ++i) {
@@ -61,6 +83,8 @@ class EventTimer final : public SampleTimer {
   cudaStream_t stream_;
   LaunchGate* gate_;
   std::vector<cudaEvent_t> events_;
+  std::vector<cudaEvent_t> marks_;  // before and after each call of a marked graph
+  CallsWithinSamples within_;
 };
 
 }  // namespace
