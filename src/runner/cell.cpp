@@ -13,7 +13,13 @@
 namespace caliber::runner {
 
 Cell::Cell(CellContext& ctx, BoundProvider& provider, const ShapeRow& shape, ShapeInputs& inputs)
-    : ctx_(ctx), bp_(provider), shape_row_(shape), shape_(inputs.shape()), inputs_(inputs), judge_(ctx.backend, inputs) {
+    : ctx_(ctx),
+      bp_(provider),
+      shape_row_(shape),
+      shape_(inputs.shape()),
+      inputs_(inputs),
+      rows_seed_(cell_rows_seed(inputs.seeds(), provider.entry->name)),
+      judge_(ctx.backend, inputs) {
   resumed_ms_ = now_ms();
   row_ = base_row(ctx_.identity, shape_row_, shape_, provider.entry->name);
 }
@@ -48,6 +54,7 @@ void Cell::prepare() {
     // The fp64 references of the checked rows, before the untimed call: the description says
     // where they were computed, and no reference work runs inside a measurement. The fresh set
     // is judged only when the integrity checks are on.
+    inputs_.select_rows(rows_seed_);
     phases_.reference_ms += inputs_.ensure_reference(inputs_.original());
     if (inputs_.fresh().present() && ctx_.options.integrity_checks) {
       phases_.reference_ms += inputs_.ensure_reference(inputs_.fresh());
@@ -175,7 +182,8 @@ void Cell::declare_buffers(integrity::Subject& subject) const {
 // keeps the first check's numbers, or the first failing one's.
 std::string Cell::judge(bool fresh) {
   InputSet& set = fresh ? inputs_.fresh() : inputs_.original();
-  phases_.reference_ms += inputs_.ensure_reference(set);  // already there, unless a judge no one foresaw asks
+  inputs_.select_rows(rows_seed_);  // the shape's other cells judge theirs in between
+  phases_.reference_ms += inputs_.ensure_reference(set);  // already there, unless another cell's rows replaced it
   const double from = now_ms();
   const Judgement judgement = judge_.judge(set, buffers_.outputs);
   phases_.correctness_ms += now_ms() - from;
@@ -185,7 +193,7 @@ std::string Cell::judge(bool fresh) {
 
 // The judge of an audited timed call: its outputs against the reference of the inputs drawn for it.
 void Cell::record_seeds() {
-  integrity_.verification_seed = inputs_.seeds().rows;
+  integrity_.verification_seed = rows_seed_;
   integrity_.input_seed = inputs_.seeds().inputs;
 }
 

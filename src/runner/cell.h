@@ -87,6 +87,7 @@ class Cell {
   const ShapeRow& shape_row_;
   const ops::OpShape& shape_;
   ShapeInputs& inputs_;
+  const std::uint64_t rows_seed_;  // the rows its checks compare (cell_rows_seed)
   BenchmarkResultRow row_;
   CellPhases phases_;
   bool provider_called_ = false;

@@ -25,9 +25,10 @@ void check_run_options(const RunOptions& o) {
 
 std::vector<std::string> RunOptions::worker_arguments() const {
   std::vector<std::string> a = {"--op", op, "--shape-ledger", shape_ledger, "--baseline-matrix", baseline_matrix,
-                                "--out", out, "--backend", backend, "--device", std::to_string(device),
-                                "--seed", std::to_string(seed),
-                                "--verification-seed", fmt::format("{:016x}", verification_seed)};
+                                "--out", out, "--backend", backend, "--device", std::to_string(device)};
+  // Not the seeds: a command line is readable by the measured code (/proc/self/cmdline); they come
+  // with each command, on the channel the worker reads (seeds_command).
+
   auto add = [&](const char* name, const std::optional<std::string>& v) {
     if (v) {
       a.push_back(name);

@@ -18,7 +18,7 @@ ShapeCells::ShapeCells(CellContext& ctx, std::vector<BoundProvider>& providers, 
       providers_(providers),
       job_(job),
       shape_(parse(*job.shape)),
-      inputs_(ctx.backend, shape_, shape_seeds(job.shape->shape_id, ctx.options.seed, ctx.options.verification_seed),
+      inputs_(ctx.backend, shape_, shape_seeds(job.shape->shape_id, job.seed, job.verification_seed),
               ctx.described_reference),
       trace_bytes_(untimed_trace_bytes()),
       shares_trace_(trace_bytes_.has_value()) {}

@@ -31,6 +31,9 @@ struct ShapeJob {
   const ShapeRow* shape = nullptr;
   std::vector<std::string> providers;
   ShapeEvents events;
+  // The run's seeds (--seed, --verification-seed, or drawn by the parent), sent with the command.
+  std::uint64_t seed = 0;
+  std::uint64_t verification_seed = 0;
 };
 
 class ShapeCells {

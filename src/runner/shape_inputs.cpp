@@ -42,6 +42,12 @@ ShapeSeeds shape_seeds(const std::string& shape_id, std::uint64_t seed, std::uin
   return s;
 }
 
+std::uint64_t cell_rows_seed(const ShapeSeeds& seeds, const std::string& provider) {
+  std::uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a of the name, then mixed
+  for (const unsigned char c : provider) h = (h ^ c) * 0x100000001b3ull;
+  return ops::mix64(seeds.rows ^ ops::mix64(h));
+}
+
 ShapeInputs::ShapeInputs(Backend& backend, const ops::OpShape& shape, ShapeSeeds seeds,
                          std::unique_ptr<providers::DescribedReference>& described_reference)
     : backend_(backend),
@@ -52,7 +58,8 @@ ShapeInputs::ShapeInputs(Backend& backend, const ops::OpShape& shape, ShapeSeeds
       seeds_(seeds),
       provider_reference_(shape.op_description().row_reference() == nullptr),
       described_reference_(described_reference),
-      device_math_(ops::make_device_reference_math(backend)) {}
+      device_math_(ops::make_device_reference_math(backend)),
+      rows_seed_(seeds.rows) {}
 
 bool ShapeInputs::updates_in_place() const {
   return std::any_of(output_specs_.begin(), output_specs_.end(),
@@ -91,7 +98,7 @@ void ShapeInputs::build() {
   }
   std::uint64_t in_bytes = 0;
   for (const ops::TensorSpec& t : input_specs_) in_bytes += tensor_bytes(t, shape_.dtype);
-  rows_ = ops::rows_to_check(op_, shape_, seeds_.rows);
+  rows_ = ops::rows_to_check(op_, shape_, rows_seed_);
   const bool device_copies = backend_.asynchronous();
   const bool room_for_three = have == 0 || need + 2 * in_bytes <= have;
   // Drawn on the device: nothing crosses from the host (the host draw of a large shape and its
@@ -195,6 +202,7 @@ InputSet& ShapeInputs::audit_set(std::uint64_t seed, double& reference_ms) {
   audit_.reference.reset();
   audit_.device_reference.reset();
   audit_.output_references.clear();
+  audit_.provider_values.clear();
   audit_.host.clear();
   if (refill) {
     draw_into(audit_.device, seed);  // drawn there before, so the backend draws on its device
@@ -222,10 +230,20 @@ const std::vector<ops::HostTensor>& ShapeInputs::host_tensors(InputSet& set) {
   return set.host;
 }
 
+void ShapeInputs::select_rows(std::uint64_t rows_seed) {
+  if (rows_seed == rows_seed_) return;
+  rows_seed_ = rows_seed;
+  rows_ = ops::rows_to_check(op_, shape_, rows_seed_);
+}
+
 double ShapeInputs::ensure_reference(InputSet& set) {
-  if (set.has_reference()) return 0;
+  if (set.has_reference() && set.reference_rows_seed == rows_seed_) return 0;
+  set.reference.reset();
+  set.device_reference.reset();
+  set.output_references.clear();
   const double from = now_ms();
-  compute_reference(set, rows_, seeds_.rows);
+  compute_reference(set, rows_, rows_seed_);
+  set.reference_rows_seed = rows_seed_;
   return now_ms() - from;
 }
 
@@ -234,10 +252,11 @@ void ShapeInputs::compute_reference(InputSet& set, const std::vector<std::int64_
     if (!described_reference_) {
       described_reference_ = std::make_unique<providers::DescribedReference>(*shape_.described, &backend_);
     }
-    const std::vector<std::vector<double>> values = described_reference_->compute(shape_, host_tensors(set));
+    if (set.provider_values.empty()) set.provider_values = described_reference_->compute(shape_, host_tensors(set));
     for (std::size_t k = 0; k < output_specs_.size(); ++k) {
-      // The original and fresh sets: the rows of the verification seed; an audit set: its own.
-      set.output_references.push_back(checked_rows_of(output_specs_[k], values[k], ops::mix64(rows_seed + k + 1)));
+      // The original and fresh sets: the cell's rows; an audit set: its own.
+      set.output_references.push_back(
+          checked_rows_of(output_specs_[k], set.provider_values[k], ops::mix64(rows_seed + k + 1)));
     }
     return;
   }
@@ -281,9 +300,9 @@ std::string ShapeInputs::judge_description() const {
   const std::string what =
       provider_reference_
           ? fmt::format("reference {}, on {} (rows drawn at random where an output exceeds {} elements, seed {:016x})",
-                        reference_origin(), checked_outputs(), ops::kCheckedElementsBudget, seeds_.rows)
+                        reference_origin(), checked_outputs(), ops::kCheckedElementsBudget, rows_seed_)
           : fmt::format("fp64 reference {}, on {} of {} rows, drawn at random (seed {:016x})", reference_origin(),
-                        rows_.size(), shape_.m, seeds_.rows);
+                        rows_.size(), shape_.m, rows_seed_);
   return what + (no_fresh_reason_.empty() ? "" : "; " + no_fresh_reason_);
 }
 

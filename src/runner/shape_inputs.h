@@ -32,6 +32,10 @@ struct InputSet {
   std::optional<ops::DeviceReference> device_reference;
   // A described op: every row of every output, from its reference provider (docs/user-ops.md).
   std::vector<ops::Reference> output_references;
+  std::uint64_t reference_rows_seed = 0;  // the rows seed the reference above is of
+  // A described op: every output's values from its reference provider, kept so that other rows
+  // are picked without running it again.
+  std::vector<std::vector<double>> provider_values;
   bool present() const { return !host.empty() || !device.empty(); }
   bool has_reference() const { return reference || device_reference || !output_references.empty(); }
 };
@@ -43,10 +47,13 @@ struct ShapeSeeds {
   std::uint64_t inputs = 0;  // the original set's values
   std::uint64_t fresh = 0;   // the fresh set's
   // The rows compared with the reference: from the run's verification seed, which a provider
-  // cannot know in advance; recorded in every row.
+  // cannot know in advance; each cell draws its own from it (cell_rows_seed).
   std::uint64_t rows = 0;
 };
 ShapeSeeds shape_seeds(const std::string& shape_id, std::uint64_t seed, std::uint64_t verification_seed);
+// The rows seed of one cell: the shape's, mixed with the provider's name. A cell's row records
+// its own when the cell ends, which tells the next cells of the shape nothing about theirs.
+std::uint64_t cell_rows_seed(const ShapeSeeds& seeds, const std::string& provider);
 
 class ShapeInputs {
  public:
@@ -88,7 +95,10 @@ class ShapeInputs {
   // audit). Returns the milliseconds the reference took in
   // `reference_ms`.
   InputSet& audit_set(std::uint64_t seed, double& reference_ms);
-  // Computes the set's fp64 reference of the checked rows unless it has one: on the device when
+  // The rows the next references hold and the checks compare: a cell selects its own
+  // (cell_rows_seed) before it judges. A set whose reference is of other rows gets a new one.
+  void select_rows(std::uint64_t rows_seed);
+  // Computes the set's fp64 reference of the selected rows unless it has one: on the device when
   // its inputs are there and the backend has one (the host's, tens of milliseconds on a big
   // shape, is the last resort). Returns the milliseconds spent (0: it had one).
   double ensure_reference(InputSet& set);
@@ -100,8 +110,9 @@ class ShapeInputs {
   const std::vector<ops::TensorSpec>& input_specs() const { return input_specs_; }
   const std::vector<ops::TensorSpec>& output_specs() const { return output_specs_; }
   const ShapeSeeds& seeds() const { return seeds_; }
-  // The output rows compared with a shipped op's reference.
+  // The output rows compared with a shipped op's reference (the selected ones).
   const std::vector<std::int64_t>& rows() const { return rows_; }
+  std::uint64_t rows_seed() const { return rows_seed_; }
   // The reference is a provider the description names (an op of your own), not caliber's fp64
   // row reference (a shipped op's, ops/row_reference.h).
   bool provider_reference() const { return provider_reference_; }
@@ -136,6 +147,7 @@ class ShapeInputs {
   std::vector<ops::HostTensor> draw_scratch_;  // the host draw of draw_working, reused
   std::vector<DeviceBuffer> working_;
   std::vector<std::int64_t> rows_;
+  std::uint64_t rows_seed_ = 0;
   std::string no_fresh_reason_;  // why there is no fresh set ("" when there is one)
   bool built_ = false;
   std::optional<InputsFailure> failure_;

@@ -19,7 +19,7 @@ void ShapeRunner::set_calibrated_ceilings(const DeviceCeilings* calibrated) {
 }
 
 bool ShapeRunner::run(const ShapeRow& shape, const std::vector<std::string>& names, const ShapeEvents& events) {
-  return run_shapes({ShapeJob{&shape, names, events}});
+  return run_shapes({ShapeJob{&shape, names, events, ctx_.options.seed, ctx_.options.verification_seed}});
 }
 
 // Chain after chain: a chain takes shape after shape while they share its trace and fit (a shape

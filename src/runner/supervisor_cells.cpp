@@ -175,7 +175,9 @@ json Supervisor::group_command(const std::vector<PendingShape>& group) const {
     if (providers.empty()) continue;
     shapes.push_back({{"shape_index", index}, {"shape_id", plan_.shapes[index].shape_id}, {"providers", providers}});
   }
-  return {{"shapes", shapes}, {"capture_denied", capture_denied_}};
+  return {{"shapes", shapes},
+          {"capture_denied", capture_denied_},
+          {"seeds", {{"inputs", options_.seed}, {"verification", fmt::format("{:016x}", options_.verification_seed)}}}};
 }
 
 void Supervisor::record(const BenchmarkResultRow& row, const std::string& label) {

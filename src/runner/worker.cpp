@@ -291,6 +291,9 @@ std::optional<std::vector<ShapeJob>> shape_jobs(const nlohmann::json& cmd, const
   } else {
     shape_cmds.push_back(cmd);
   }
+  const JsonFields seeds = f.object("seeds");
+  const std::uint64_t seed = seeds.json().at("inputs").get<std::uint64_t>();
+  const std::uint64_t verification_seed = std::stoull(seeds.str("verification"), nullptr, 16);
   std::vector<ShapeJob> jobs;
   for (const nlohmann::json& one : shape_cmds) {
     JsonFields sf(one, "(worker command)", 0, "");
@@ -298,6 +301,8 @@ std::optional<std::vector<ShapeJob>> shape_jobs(const nlohmann::json& cmd, const
     if (index >= plan.shapes.size() || plan.shapes[index].shape_id != sf.str("shape_id")) return std::nullopt;
     ShapeJob job;
     job.shape = &plan.shapes[index];
+    job.seed = seed;
+    job.verification_seed = verification_seed;
     for (const auto& n : sf.array("providers")) job.providers.push_back(n.get<std::string>());
     const std::string shape_id = job.shape->shape_id;
     EventWriter* sink = &events;

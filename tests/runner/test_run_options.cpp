@@ -37,5 +37,19 @@ TEST(RunOptions, TheAdaptiveRulesBoundsAreNamedByTheirOptions) {
   EXPECT_EQ(refusal(with([](RunOptions& o) { o.min_samples = 0; })), "--min-samples must be >= 1 (got 0)");
 }
 
+// The worker's command line is readable by the code it measures (/proc/self/cmdline): the seeds
+// are not on it (they come with each command).
+TEST(RunOptions, TheWorkersCommandLineCarriesNoSeed) {
+  RunOptions o;
+  o.seed = 987654321;
+  o.verification_seed = 0xabcdef12345ull;
+  for (const std::string& a : o.worker_arguments()) {
+    EXPECT_NE(a, "--seed");
+    EXPECT_NE(a, "--verification-seed");
+    EXPECT_EQ(a.find("987654321"), std::string::npos) << a;
+    EXPECT_EQ(a.find("abcdef12345"), std::string::npos) << a;
+  }
+}
+
 }  // namespace
 }  // namespace caliber::runner

@@ -109,6 +109,37 @@ TEST(ShapeInputs, EachSetsReferenceIsComputedOnceAndDescribed) {
             fmt::format("fp64 reference on the host, on 64 of 64 rows, drawn at random (seed {:016x})", kSeeds.rows));
 }
 
+// Each cell selects the rows its checks compare; a set's reference follows the selection (and a
+// described op's reference provider is not run again for it).
+TEST(ShapeInputs, TheSelectedRowsAreTheOnesEachReferenceHolds) {
+  host::HostBackend backend(steady_clock(), testing_support::test_host_device());
+  const ops::OpShape shape =
+      ops::parse_shape("gemm", DType::fp32, "row_major", {{"m", 128}, {"n", 2048}, {"k", 2048}}, "(test)", 0, "args");
+  std::unique_ptr<providers::DescribedReference> described;
+  ShapeInputs inputs(backend, shape, kSeeds, described);
+  inputs.build_once();
+  EXPECT_EQ(inputs.rows_seed(), kSeeds.rows);
+  inputs.ensure_reference(inputs.original());
+  const std::vector<std::int64_t> shape_rows = inputs.original().reference->rows();
+  const std::uint64_t a = cell_rows_seed(kSeeds, "a");
+  const std::uint64_t b = cell_rows_seed(kSeeds, "b");
+  EXPECT_NE(a, b);
+  EXPECT_EQ(a, cell_rows_seed(kSeeds, "a"));
+  inputs.select_rows(a);
+  EXPECT_GT(inputs.ensure_reference(inputs.original()), -1.0);
+  const std::vector<std::int64_t> rows_a = inputs.original().reference->rows();
+  EXPECT_EQ(rows_a, inputs.rows());
+  EXPECT_NE(rows_a, shape_rows);
+  EXPECT_EQ(inputs.ensure_reference(inputs.original()), 0.0);  // kept while the selection stays
+  inputs.select_rows(b);
+  inputs.ensure_reference(inputs.original());
+  EXPECT_NE(inputs.original().reference->rows(), rows_a);
+  inputs.select_rows(a);
+  inputs.ensure_reference(inputs.original());
+  EXPECT_EQ(inputs.original().reference->rows(), rows_a);  // reproducible from the seed
+  EXPECT_NE(inputs.judge_description().find(fmt::format("seed {:016x}", a)), std::string::npos);
+}
+
 // An audited call is judged on rows drawn from its own seed, not the verification seed's: a
 // provider that learned the run's verification seed cannot compute only the rows it names.
 TEST(ShapeInputs, AnAuditSetIsJudgedOnRowsOfItsOwn) {

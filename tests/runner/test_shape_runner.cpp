@@ -114,6 +114,7 @@ class ShapeRunnerTest : public ::testing::Test {
       ShapeJob job;
       job.shape = &shape;
       job.providers = {"caliber", "vendor", "naive"};
+      job.verification_seed = options_.verification_seed;
       job.events.finished = [&](const BenchmarkResultRow& row) { rows.push_back(row); };
       jobs.push_back(std::move(job));
     }
@@ -143,6 +144,20 @@ class ShapeRunnerTest : public ::testing::Test {
   fs::path dir_;
   RunOptions options_;
 };
+
+// Each cell of a shape checks rows of its own (drawn from the shape's rows seed and its provider's
+// name) and records that seed: the row one cell writes when it ends names no row another cell
+// of the shape is checked on.
+TEST_F(ShapeRunnerTest, EachCellOfAShapeChecksAndRecordsRowsOfItsOwn) {
+  TracingHost backend;
+  const std::vector<BenchmarkResultRow> rows = run(backend);
+  ASSERT_EQ(rows.size(), 3u);
+  const ShapeSeeds seeds = shape_seeds(rows[0].shape_id, options_.seed, options_.verification_seed);
+  EXPECT_EQ(rows[0].integrity.verification_seed, cell_rows_seed(seeds, "caliber"));
+  EXPECT_EQ(rows[2].integrity.verification_seed, cell_rows_seed(seeds, "naive"));
+  EXPECT_NE(cell_rows_seed(seeds, "caliber"), cell_rows_seed(seeds, "naive"));
+  EXPECT_NE(rows[0].integrity.verification_seed, seeds.rows);
+}
 
 TEST_F(ShapeRunnerTest, TheShapesUntimedCallsShareOneTraceThatEndsBeforeAnythingIsTimed) {
   TracingHost backend;
@@ -221,6 +236,7 @@ TEST_F(ShapeRunnerTest, ConsecutiveShapesShareOneTraceAndAreTimedInOrder) {
     ShapeJob job;
     job.shape = &shape;
     job.providers = {"caliber", "vendor", "naive"};
+    job.verification_seed = options_.verification_seed;
     const std::string id = shape.shape_id;
     job.events.started = [&started, id](const std::string& p) { started.push_back(id + " " + p); };
     job.events.finished = [&](const BenchmarkResultRow& row) { rows.push_back(row); };
