@@ -66,6 +66,15 @@ struct MeasureOptions {
   // not_run and its verdict at best partial.
   std::function<void(std::uint64_t seed)> draw_inputs;
   std::function<std::string(std::uint64_t seed)> check_drawn;
+  // Under graph with N > 1 calls per graph (cache not rotate), with draw_inputs and check_drawn:
+  // caliber asks input_sets(N) before the capture and input_sets(1) after the measurement; the
+  // callable returns how many input and output sets it holds (1: its calls share the declared
+  // buffers, and the result says so). With more than one, call j of a graph gets
+  // LaunchContext::rotation = j and must read and write set j (set 0: the declared buffers), so no
+  // call of a replay sees the inputs another saw; draw_inputs(seed) then draws new values into
+  // every set and poisons the outputs of sets 1.. (NaN), and check_drawn(seed) judges every set
+  // against its own inputs.
+  std::function<std::size_t(std::size_t sets)> input_sets;
   // false: no integrity check runs at all (to measure what the checks cost); the result records
   // that nothing was verified.
   bool integrity_checks = true;

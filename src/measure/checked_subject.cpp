@@ -45,6 +45,7 @@ integrity::Subject subject_from_options(const Callable& call, const MeasureOptio
   s.checks = options.integrity_checks;
   s.draw_inputs = options.draw_inputs;
   s.judge_drawn = options.check_drawn;
+  s.input_sets = options.input_sets;
   return s;
 }
 

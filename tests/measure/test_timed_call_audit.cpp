@@ -9,6 +9,9 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory>
+#include <string>
+#include <limits>
 #include <vector>
 
 #include "backends/host/host_backend.h"
@@ -208,6 +211,121 @@ TEST(TimedCallAudit, AuditPositionsFollowTheEntropyAndEndAtTheCap) {
   audit.record(integ);
   EXPECT_FALSE(integ.failed());
   EXPECT_EQ(integ.find(check::audited_calls)->detail.find("16 timed samples"), 0u) << integ.find(check::audited_calls)->detail;
+}
+
+// A host backend that replays captured calls (the graph's calls run again at each launch), as
+// the scripted devices of the integrity tests do: enough for the graph schedule's input sets.
+class GraphHost : public host::HostBackend {
+ public:
+  explicit GraphHost(Clock& clock) : HostBackend(clock, cuda_like()) {}
+  BackendKind kind() const override { return BackendKind::cuda; }
+  bool asynchronous() const override { return true; }
+  DeviceWorkCensus census_call(const std::function<void()>& call) override {
+    call();
+    DeviceWorkCensus c;
+    c.why_not_observed = "test: no tracer";
+    return c;
+  }
+  std::unique_ptr<SampleTimer> make_timer(Instrument) override { return HostBackend::make_timer(Instrument::wallclock); }
+  bool supports_graphs() const override { return true; }
+  std::unique_ptr<GraphExec> capture_graph(const std::function<void()>& record) override {
+    record();
+    return std::make_unique<Replay>(record);
+  }
+
+ private:
+  struct Replay : GraphExec {
+    explicit Replay(std::function<void()> r) : record(std::move(r)) {}
+    void launch() override { record(); }
+    std::function<void()> record;
+  };
+  static DeviceInfo cuda_like() {
+    DeviceInfo d = testing_support::test_host_device();
+    d.backend = BackendKind::cuda;
+    return d;
+  }
+};
+
+// y = 2 x on one of 4 input and output sets (LaunchContext::rotation), each drawn from the audit's
+// seed and its index. The cheat remembers the last inputs it computed on and copies that result
+// when the next call sees the same values: the calls of a replay that share one set.
+struct SetsHarness {
+  static constexpr std::size_t kSets = 4;
+  ManualClock clock;
+  GraphHost backend{clock};
+  std::vector<std::vector<float>> x = std::vector<std::vector<float>>(kSets, std::vector<float>(kN, 1.0f));
+  std::vector<std::vector<float>> y = std::vector<std::vector<float>>(kSets, std::vector<float>(kN, 0.0f));
+  std::size_t held = 1;
+  std::vector<std::size_t> asked;
+  std::vector<float> last_x, last_y;
+
+  static std::uint64_t set_seed(std::uint64_t seed, std::size_t k) { return seed + 0x9e3779b97f4a7c15ull * k; }
+  void call(std::size_t k, bool memo) {
+    if (memo && x[k] == last_x) {
+      y[k] = last_y;
+      clock.advance_us(kSkipUs);
+      return;
+    }
+    for (std::size_t i = 0; i < kN; ++i) y[k][i] = 2.0f * x[k][i];
+    clock.advance_us(kComputeUs);
+    last_x = x[k];
+    last_y = y[k];
+  }
+  Result measure(bool own_sets, bool memo) {
+    MeasureOptions o;
+    o.clock = &clock;
+    o.telemetry = false;
+    o.buffers.inputs.push_back({"x", x[0].data(), kN * sizeof(float), DType::fp32});
+    o.buffers.outputs.push_back({"y", y[0].data(), kN * sizeof(float), DType::fp32});
+    o.draw_inputs = [this](std::uint64_t seed) {
+      for (std::size_t k = 0; k < held; ++k) {
+        for (std::size_t i = 0; i < kN; ++i) x[k][i] = Harness::drawn(set_seed(seed, k), i);
+        if (k > 0) std::fill(y[k].begin(), y[k].end(), std::numeric_limits<float>::quiet_NaN());
+      }
+    };
+    o.check_drawn = [this](std::uint64_t seed) -> std::string {
+      for (std::size_t k = 0; k < held; ++k) {
+        for (std::size_t i = 0; i < kN; ++i) {
+          if (!(y[k][i] == 2.0f * Harness::drawn(set_seed(seed, k), i))) return "set " + std::to_string(k) + " is wrong";
+        }
+      }
+      return "";
+    };
+    if (own_sets) {
+      o.input_sets = [this](std::size_t n) {
+        asked.push_back(n);
+        held = std::min(n, kSets);
+        return held;
+      };
+    }
+    Contract c = default_contract(BackendKind::cuda);
+    c.schedule = Schedule::graph;
+    c.cache = CachePolicy::warm;
+    c.graph_calls = kSets;
+    c.warmup = 2;
+    c.iterations.mode = IterationRule::Mode::fixed;
+    c.iterations.count = 12;
+    return caliber::measure(backend, [this, memo](const LaunchContext& ctx) { call(ctx.rotation, memo); }, c, o);
+  }
+};
+
+// Without sets of their own the calls of a replay share its inputs: the copying cheat passes every
+// audit and posts a replay of one computation and three copies. With them, no call of a replay
+// sees the values another saw, and it posts the work.
+TEST(TimedCallAudit, CapturedCallsThatCopyTheFirstCallsResultPostTheWorkWhenEachHasItsOwnSet) {
+  SetsHarness shared;
+  const Result copied = shared.measure(false, true);
+  EXPECT_FALSE(copied.integrity.failed()) << "the gap this closes: " << copied.integrity.first_failure();
+  EXPECT_DOUBLE_EQ(copied.value_us, (kComputeUs + 3 * kSkipUs) / 4);  // a number it did not earn
+  SetsHarness own;
+  const Result r = own.measure(true, true);
+  EXPECT_EQ(own.asked, (std::vector<std::size_t>{4, 1}));
+  EXPECT_EQ(r.integrity.find(check::audited_calls)->outcome, CheckOutcome::passed)
+      << r.integrity.find(check::audited_calls)->detail;
+  EXPECT_DOUBLE_EQ(r.value_us, kComputeUs);
+  EXPECT_TRUE(std::any_of(r.notes.begin(), r.notes.end(), [](const std::string& n) {
+    return n.find("each of the 4 calls of a graph replay ran on its own input and output set") != std::string::npos;
+  }));
 }
 
 }  // namespace
