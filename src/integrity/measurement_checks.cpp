@@ -90,12 +90,23 @@ void MeasurementChecks::check_calls_within_samples(const CallsWithinSamples& cal
   within_samples_ = judge_calls_within_samples(calls);
 }
 
+void MeasurementChecks::record_calls_within_samples(const CallLikeness& within) {
+  IntegrityCheck* samples = nullptr;
+  for (IntegrityCheck& c : integ_.checks) {
+    if (c.name == check::calls_alike) samples = &c;
+  }
+  if (within.outcome == CheckOutcome::failed || !samples) {
+    integ_.record(check::calls_alike, within.outcome, within.detail);
+  } else if (within.outcome == CheckOutcome::passed) {
+    samples->detail += "; " + within.detail;
+  }
+}
+
 void MeasurementChecks::finish() {
   if (audit_) audit_->record(integ_);
-  // A failure inside a sample fails the check; otherwise the samples' own judgement stands.
-  if (within_samples_ && (within_samples_->outcome == CheckOutcome::failed || !integ_.find(check::calls_alike))) {
-    integ_.record(check::calls_alike, within_samples_->outcome, within_samples_->detail);
-  }
+  // A failure inside a sample fails the check; otherwise the samples' own judgement stands, and a
+  // pass inside the samples adds its detail (the spread it saw).
+  if (within_samples_) record_calls_within_samples(*within_samples_);
   if (subject_.buffers().declared()) {
     subject_.check_cache_state(integ_, "the last timed call");
     return;

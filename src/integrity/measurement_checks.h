@@ -78,6 +78,7 @@ class MeasurementChecks {
   const Integrity& record() const { return integ_; }
 
  private:
+  void record_calls_within_samples(const CallLikeness& within);
   enum class Stage { poisoned, fresh };
 
   SubjectChecks& subject_;

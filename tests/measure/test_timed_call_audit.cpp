@@ -328,5 +328,40 @@ TEST(TimedCallAudit, CapturedCallsThatCopyTheFirstCallsResultPostTheWorkWhenEach
   }));
 }
 
+// A pass inside the samples (a timer that told a replay's calls apart) adds its detail to the
+// samples' own judgement; a failure inside them replaces it.
+TEST(TimedCallAudit, APassInsideTheSamplesIsRecordedWithTheSamplesJudgementAndAFailureReplacesIt) {
+  for (const bool fail_inside : {false, true}) {
+    Harness h;
+    MeasureOptions o;
+    o.buffers.inputs.push_back({"x", h.x.data(), kN * sizeof(float), DType::fp32});
+    o.buffers.outputs.push_back({"y", h.y.data(), kN * sizeof(float), DType::fp32});
+    o.draw_inputs = [](std::uint64_t) {};
+    o.check_drawn = [](std::uint64_t) { return std::string(); };
+    integrity::SubjectChecks subject(h.backend,
+                                     measurement::subject_from_options([&](const LaunchContext&) { h.compute(); }, o));
+    subject.run_untimed_check();
+    integrity::MeasurementChecks checks(subject, fixed_host(), [] { return std::uint64_t{3}; });
+    ASSERT_TRUE(checks.audits_timed_calls());
+    checks.check_sample_times({10, 10, 11, 10, 10, 10}, [](std::size_t) { return 10.0; });
+    CallsWithinSamples c;
+    c.call_us = {{5, 5, fail_inside ? 0.1 : 6.0}};
+    c.told_apart_by = "marks";
+    checks.check_calls_within_samples(c);
+    checks.finish();
+    const IntegrityCheck* alike = checks.record().find(check::calls_alike);
+    ASSERT_NE(alike, nullptr);
+    if (fail_inside) {
+      EXPECT_EQ(alike->outcome, CheckOutcome::failed);
+      EXPECT_EQ(alike->detail.find("calls do not look alike: call 2 of sample 0"), 0u) << alike->detail;
+    } else {
+      EXPECT_EQ(alike->outcome, CheckOutcome::passed);
+      EXPECT_EQ(alike->detail.find("every one of "), 0u) << alike->detail;
+      EXPECT_NE(alike->detail.find("; the 3 calls inside each of 1 samples (marks) took within 10x"), std::string::npos)
+          << alike->detail;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace caliber
