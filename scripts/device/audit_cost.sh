@@ -88,6 +88,27 @@ for k in on:
 print("\n| rows of on_1 vs fixed_1 | count | kernel-only median ratio | eager median ratio |\n|---|---|---|---|")
 for g, v in groups.items():
     print(f"| {g} | {len(v)} | {statistics.median(x for x, _ in v):.4f} | {statistics.median(y for _, y in v):.4f} |")
+# How far apart honest calls inside one replay are (calls_alike's detail: the widest call of the
+# replays told apart, as a factor of their median): what the within-replay factor can be set from.
+import re
+spreads = []
+for label in [f"on_{i}" for i in range(1, rounds + 1)]:
+    rows, _ = load(label)
+    for r in rows.values():
+        m = r.get("kernel_only") or {}
+        for c in (m.get("integrity") or {}).get("checks", []):
+            g = re.search(r"the widest: call (\d+) of sample \d+ at ([0-9.e+]+)x", c["detail"]) if c["name"] == "calls_alike" else None
+            if g:
+                spreads.append((float(g.group(2)), int(g.group(1)), r["op_type"], r["provider"], m["value_us"]))
+if spreads:
+    x = sorted(s[0] for s in spreads)
+    first = sum(1 for s in spreads if s[1] == 0)
+    print(f"\nCalls inside one replay (kernel-only rows whose replays were told apart: {len(x)}): the widest call of "
+          f"each row is {statistics.median(x):.2f}x its replay's median (median over rows), p90 {x[int(0.9 * (len(x) - 1))]:.2f}x, "
+          f"max {x[-1]:.2f}x; it is the replay's first call in {first} rows; rows above 2x: {sum(v > 2 for v in x)}, "
+          f"above 4x: {sum(v > 4 for v in x)}")
+    for s in sorted(spreads, reverse=True)[:5]:
+        print(f"- {s[0]:.2f}x: call {s[1]}, {s[2]} {s[3]} (kernel-only {s[4]:.2f} us)")
 bad = []
 for label in [f"on_{i}" for i in range(1, rounds + 1)]:
     rows, _ = load(label)
