@@ -71,6 +71,17 @@ struct HarnessIdentity {
   friend bool operator==(const HarnessIdentity&, const HarnessIdentity&) = default;
 };
 
+// How `caliber run` drew and checked its rows: what a resume of the run must keep (absent for the
+// other writers of an identity, and in identities written before it existed).
+struct RunChecks {
+  std::string integrity;       // "on", "fixed-inputs" or "off" (--integrity)
+  std::uint64_t input_seed = 0;  // --seed, or drawn by the run's first session
+  // "drawn" (kept nowhere: this file is readable by the code measured, and a resumed session
+  // draws its own), or "sha256:<hex>" of a pinned --verification-seed's 16 hex digits.
+  std::string verification_seed;
+  friend bool operator==(const RunChecks&, const RunChecks&) = default;
+};
+
 struct RunIdentity {
   std::string run_id;                // unique per run: "<UTC time>-<8 hex>"
   std::string created_at;            // UTC, ISO 8601
@@ -85,6 +96,7 @@ struct RunIdentity {
   std::vector<HashedFile> providers;         // each provider library loaded
   std::optional<HashedFile> shape_ledger;    // absent when the run had none
   std::optional<HashedFile> baseline_matrix;
+  std::optional<RunChecks> run_checks;
   friend bool operator==(const RunIdentity&, const RunIdentity&) = default;
 };
 

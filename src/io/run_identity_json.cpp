@@ -86,6 +86,10 @@ json to_json(const RunIdentity& id) {
   for (const HashedFile& f : id.providers) j["providers"].push_back(to_json(f));
   j["inputs"] = {{"shape_ledger", optional_file(id.shape_ledger)},
                  {"baseline_matrix", optional_file(id.baseline_matrix)}};
+  if (id.run_checks) {
+    const RunChecks& r = *id.run_checks;
+    j["run_checks"] = {{"integrity", r.integrity}, {"input_seed", r.input_seed}, {"verification_seed", r.verification_seed}};
+  }
   return j;
 }
 
@@ -133,6 +137,14 @@ RunIdentity run_identity_from_json(const json& j, const std::string& file) {
   const JsonFields inputs = root.object("inputs");
   id.shape_ledger = optional_file_from(inputs, "shape_ledger");
   id.baseline_matrix = optional_file_from(inputs, "baseline_matrix");
+  if (root.has("run_checks")) {
+    const JsonFields r = root.object("run_checks");
+    const json& seed = r.get("input_seed");
+    if (!seed.is_number_unsigned() && !(seed.is_number_integer() && seed.get<std::int64_t>() >= 0)) {
+      r.fail("input_seed", "expected an unsigned 64-bit integer");
+    }
+    id.run_checks = RunChecks{r.str("integrity"), seed.get<std::uint64_t>(), r.str("verification_seed")};
+  }
   return id;
 }
 

@@ -15,13 +15,16 @@ namespace {
 
 // Fields a resume must keep beyond the caliber of docs/identity.md: the rows already written were
 // measured with these providers and this matrix, and a resumed run is one run.
-constexpr const char* kResumeOnlyFields[] = {"inputs.baseline_matrix", "providers"};
+constexpr const char* kResumeOnlyFields[] = {"inputs.baseline_matrix", "providers", "run_checks.integrity",
+                                             "run_checks.input_seed", "run_checks.verification_seed"};
 
 void add_resume_differences(const RunIdentity& recorded, const RunIdentity& current, CaliberComparison& c) {
   for (const IdentityField& f : identity_fields()) {
     for (const char* name : kResumeOnlyFields) {
       if (f.name != name) continue;
       const std::string a = f.value(recorded), b = f.value(current);
+      // An identity written before run_checks existed has none to compare (the resume says so).
+      if (!recorded.run_checks && std::string_view(name).starts_with("run_checks.")) continue;
       if (a != b) c.differences.push_back({std::string(f.name), a, b});
     }
   }

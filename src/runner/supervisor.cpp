@@ -158,6 +158,8 @@ void Supervisor::settle_session_options() {
   // Drawn here unless pinned, not derived from anything a provider could know: the input values
   // and which output rows the reference check compares (docs/integrity.md). Every row records its
   // shape's seeds.
+  seed_pinned_ = options_.seed != 0;
+  verification_seed_pinned_ = options_.verification_seed != 0;
   options_.verification_seed = pinned_or_drawn(options_.verification_seed);
   options_.seed = pinned_or_drawn(options_.seed);
   rows_.run_id = options_.run_id;

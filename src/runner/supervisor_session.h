@@ -101,6 +101,9 @@ class Supervisor {
   // new run; for --resume, compared with the identity of the run being continued (the caliber
   // check of docs/identity.md: a difference, or a missing identity, refuses with exit 4).
   void settle_identity(RunIdentity identity);
+  // What this session draws and checks with (RunChecks); on resume, the run's input seed unless
+  // --seed is given.
+  RunChecks run_checks(const std::optional<RunIdentity>& recorded);
 
   // --- the cells, group by group: supervisor_cells.cpp
 
@@ -174,6 +177,8 @@ class Supervisor {
   std::optional<CellKey> named_in_flight_;  // the cell cell_in_flight.json names
   RowProvenance rows_;
   bool resuming_ = false;          // --resume continues a run whose rows are in --out
+  bool seed_pinned_ = false;       // --seed given (else drawn, or on resume the run's own)
+  bool verification_seed_pinned_ = false;
   bool identity_checked_ = false;  // the first worker's identity is settled
   WorkerCommand worker_command_;
   std::unique_ptr<BenchmarkResultsAppender> appender_;

@@ -11,6 +11,7 @@
 #include "caliber/run_identity_json.h"
 #include "core/json_fields.h"
 #include "core/one_line.h"
+#include "core/sha256.h"
 #include "core/subprocess.h"
 #include "identity/collect_run_identity.h"
 #include "preflight/preflight.h"
@@ -124,12 +125,35 @@ void Supervisor::settle_identity(RunIdentity identity) {
   identity.command = current_command_line();
   const std::string path = (fs::path(options_.out) / kRunIdentityFileName).string();
   if (!resuming_) {
+    identity.run_checks = run_checks(std::nullopt);
     write_run_identity(path, identity);
     return;
   }
   std::string why_missing;
   const std::optional<RunIdentity> recorded = find_run_identity(options_.out, &why_missing);
+  if (recorded && recorded->run_id != options_.run_id) {
+    throw CaliberMismatchError(fmt::format("--resume: {} belongs to run {}, {} to run {}: they are not one run", path,
+                                           recorded->run_id, results_file_, options_.run_id));
+  }
+  identity.run_checks = run_checks(recorded);
   check_resume_identity(recorded, why_missing, identity, options_.out, results_file_, std::cerr);
+}
+
+RunChecks Supervisor::run_checks(const std::optional<RunIdentity>& recorded) {
+  // A resumed session measures on the run's input values unless --seed says otherwise (then the
+  // resume check refuses the difference).
+  if (recorded && recorded->run_checks && !seed_pinned_) options_.seed = recorded->run_checks->input_seed;
+  if (recorded && !recorded->run_checks) {
+    progress_->note("caliber run: --resume: the run's identity predates run_checks: its seeds and --integrity "
+                    "cannot be compared with this session's");
+  }
+  RunChecks c;
+  c.integrity = !options_.integrity_checks ? "off" : options_.fresh_inputs ? "on" : "fixed-inputs";
+  c.input_seed = options_.seed;
+  c.verification_seed = verification_seed_pinned_
+                            ? "sha256:" + sha256_hex(fmt::format("{:016x}", options_.verification_seed))
+                            : "drawn";
+  return c;
 }
 
 }  // namespace caliber::runner
