@@ -21,6 +21,7 @@
 #include "caliber/run_identity.h"
 #include "core/json_fields.h"
 #include "ledger/importers.h"
+#include "runner/shape_inputs.h"
 #include "support/cli_run.h"
 #include "support/manual_row.h"
 #include "io/benchmark_results_json.h"
@@ -117,6 +118,14 @@ TEST(BatchCli, CrashAndHangCostTheirCellsTheFlakyCellIsRetried) {
   EXPECT_EQ(st.at("13/rmsnorm/crashes"), BenchmarkStatus::failed);
   EXPECT_EQ(st.at("13/softmax/hangs"), BenchmarkStatus::failed);
   EXPECT_EQ(st.at("13/rmsnorm/flaky"), BenchmarkStatus::ok);  // retried: ok on its second attempt
+  // Every shard measured on the campaign's input seed, the one its manifest records.
+  const auto manifest = nlohmann::json::parse(slurp(c.out + "/campaign_manifest.json"));
+  const auto seed = manifest.at("frozen").at("seeds").at("inputs").get<std::uint64_t>();
+  for (const auto& row : read_benchmark_results(c.out + "/benchmark_results.jsonl")) {
+    if (row.integrity.input_seed) {
+      EXPECT_EQ(*row.integrity.input_seed, runner::shape_seeds(row.shape_id, seed, 0).inputs) << row.shape_id;
+    }
+  }
   EXPECT_EQ(st.at("4/rmsnorm/crashes"), BenchmarkStatus::ok);
   EXPECT_EQ(st.at("13/rmsnorm/caliber"), BenchmarkStatus::ok);
   EXPECT_EQ(st.at("4/softmax/hangs"), BenchmarkStatus::ok);
