@@ -125,8 +125,14 @@ void caliber_free_string(char* s);
  * caliber_run_worker: what `caliber __run-worker` runs, with the same arguments (argv[0..argc),
  * no program name), in this process: `caliber run` starts it and speaks its protocol on stdin and
  * the --events-fd descriptor. Returns the worker's exit code.
+ *
+ * caliber_set_worker_token: the channel token of the first line `caliber run` sent on stdin
+ * ({"token": "..."}), for a process that read that line itself before it imported any provider
+ * code (the Python worker); caliber_run_worker then takes it instead of reading the line.
+ * Returns CALIBER_OK, or CALIBER_ERROR for a NULL or empty token.
  */
 int caliber_register_provider_entry(const char* file, const char* name, void* entry);
+int caliber_set_worker_token(const char* token);
 int caliber_run_worker(int argc, const char* const* argv);
 
 #ifdef __cplusplus

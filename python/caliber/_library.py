@@ -87,6 +87,9 @@ def library():
             lib.caliber_register_provider_entry.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_void_p]
             lib.caliber_run_worker.restype = ctypes.c_int
             lib.caliber_run_worker.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)]
+        if hasattr(lib, "caliber_set_worker_token"):
+            lib.caliber_set_worker_token.restype = ctypes.c_int
+            lib.caliber_set_worker_token.argtypes = [ctypes.c_char_p]
         _lib = lib
         _lib.caliber_path = path
         return _lib

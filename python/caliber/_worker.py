@@ -49,9 +49,25 @@ def register(lib, entry):
     _adapters.append(adapter)
 
 
-def _fatal(events_fd, message):
+def _read_token():
+    """The channel's token: the first line caliber run sends on stdin, read byte by byte (nothing
+    after it is taken from the core's commands) and before any provider file is imported."""
+    raw = b""
+    while not raw.endswith(b"\n"):
+        byte = os.read(0, 1)
+        if not byte:
+            break
+        raw += byte
+    try:
+        token = json.loads(raw.decode())["token"]
+    except (ValueError, KeyError, TypeError):
+        return None
+    return token if isinstance(token, str) and token else None
+
+
+def _fatal(events_fd, message, token):
     """Says why on the events descriptor (caliber run prints it) and on stderr."""
-    line = json.dumps({"event": "fatal", "exit_code": 2, "message": message}) + "\n"
+    line = json.dumps({"event": "fatal", "exit_code": 2, "message": message, "token": token or ""}) + "\n"
     try:
         os.write(events_fd, line.encode())
     except (OSError, TypeError):
@@ -70,17 +86,21 @@ def main(argv):
     if "--events-fd" in worker_args:
         i = worker_args.index("--events-fd")
         events_fd = int(worker_args[i + 1]) if i + 1 < len(worker_args) else None
+    token = _read_token()
     try:
+        if token is None:
+            raise RuntimeError("the first line on stdin must be the channel's token (caliber run sends it)")
         lib = library()
-        if not hasattr(lib, "caliber_run_worker"):
-            raise OSError("{} has no caliber_run_worker: it is older than this package".format(lib.caliber_path))
+        if not hasattr(lib, "caliber_run_worker") or not hasattr(lib, "caliber_set_worker_token"):
+            raise OSError("{} has no caliber_set_worker_token: it is older than this package".format(lib.caliber_path))
+        lib.caliber_set_worker_token(token.encode())
         for entry in entries:
             try:
                 register(lib, entry)
             except Exception as exc:  # noqa: BLE001  (reported as the run's error, one line)
                 raise RuntimeError("python provider {}: {}: {}".format(entry, type(exc).__name__, exc)) from exc
     except Exception as exc:  # noqa: BLE001
-        _fatal(events_fd, str(exc))
+        _fatal(events_fd, str(exc), token)
         return 2
     argv_c = (ctypes.c_char_p * len(worker_args))(*[a.encode() for a in worker_args])
     code = lib.caliber_run_worker(len(worker_args), argv_c)

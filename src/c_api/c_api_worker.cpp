@@ -8,6 +8,7 @@
 #include "caliber/c_api.h"
 #include "providers/registered_entries.h"
 #include "runner/worker_main.h"
+#include "runner/worker_token.h"
 
 extern "C" {
 
@@ -19,6 +20,12 @@ int caliber_register_provider_entry(const char* file, const char* name, void* en
   } catch (const std::exception&) {
     return CALIBER_ERROR;
   }
+}
+
+int caliber_set_worker_token(const char* token) {
+  if (!token || !*token) return CALIBER_ERROR;
+  caliber::runner::preset_worker_token(token);
+  return CALIBER_OK;
 }
 
 int caliber_run_worker(int argc, const char* const* argv) {

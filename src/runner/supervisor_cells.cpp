@@ -1,3 +1,4 @@
+#include "runner/worker_token.h"
 #include "runner/supervisor_session.h"
 
 #include <algorithm>
@@ -80,7 +81,14 @@ Supervisor::GroupStop Supervisor::follow_group(std::vector<PendingShape>& group,
       ended = "the worker process died";
       break;
     }
-    const json ev = parse_json_document(line, "(worker events)");
+    std::string forged;
+    const std::optional<json> authentic = authentic_event(line, token_, &forged);
+    if (!authentic) {
+      worker_->kill_now();
+      ended = forged + "; the worker was killed";
+      break;
+    }
+    const json& ev = *authentic;
     const std::string kind = ev.value("event", "");
     if (kind == "start") {
       cell_started(group, ev, in_flight);
@@ -98,7 +106,7 @@ Supervisor::GroupStop Supervisor::follow_group(std::vector<PendingShape>& group,
       if (++shapes_done >= shapes_sent) break;
     } else if (kind == "fatal") {
       std::cerr << "caliber run: error: " << one_line(ev.value("message", "")) << '\n';
-      return {true, ev.value("exit_code", 1)};
+      return {true, std::max(1, ev.value("exit_code", 1))};  // a fatal end is never a success
     }
   }
   return {};

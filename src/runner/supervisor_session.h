@@ -177,6 +177,7 @@ class Supervisor {
   std::optional<CellKey> named_in_flight_;  // the cell cell_in_flight.json names
   RowProvenance rows_;
   bool resuming_ = false;          // --resume continues a run whose rows are in --out
+  std::string token_;               // the current worker's channel token (runner/worker_token.h)
   bool seed_pinned_ = false;       // --seed given (else drawn, or on resume the run's own)
   bool verification_seed_pinned_ = false;
   bool identity_checked_ = false;  // the first worker's identity is settled

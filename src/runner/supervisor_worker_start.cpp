@@ -1,5 +1,6 @@
 #include "runner/supervisor_session.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -15,6 +16,7 @@
 #include "core/subprocess.h"
 #include "identity/collect_run_identity.h"
 #include "preflight/preflight.h"
+#include "runner/worker_token.h"
 
 namespace caliber::runner {
 
@@ -64,6 +66,9 @@ double Supervisor::start_worker() {
   if (first_spawn_us_ == 0) first_spawn_us_ = spawned_us;
   if (options_.device_server && !server_refused_) connect_to_device_server(a);
   if (!worker_) worker_ = std::make_unique<WorkerProcess>(worker_command_.executable, arguments, kEventsFd);
+  // The channel's token first: the worker reads it before it loads any provider code.
+  token_ = make_worker_token();
+  worker_->send_line(token_line(token_));
   ++worker_starts_;
   return spawned_us;
 }
@@ -90,7 +95,13 @@ void Supervisor::connect_to_device_server(const std::vector<std::string>& worker
 }
 
 bool Supervisor::settled_by_first_event(const std::string& line, double spawned_us, std::optional<int>& code) {
-  const json ev = parse_json_document(line, "(worker events)");
+  std::string forged;
+  const std::optional<json> authentic = authentic_event(line, token_, &forged);
+  if (!authentic) {
+    progress_->note("caliber run: the measuring worker's start: " + forged);
+    return false;
+  }
+  const json& ev = *authentic;
   const std::string kind = ev.value("event", "");
   if (kind == "ready") {
     worker_ready_ms_.push_back((steady_clock().now_us() - spawned_us) / 1000.0);
@@ -114,7 +125,7 @@ bool Supervisor::settled_by_first_event(const std::string& line, double spawned_
     std::cerr << "caliber run: error: " << one_line(ev.value("message", "")) << '\n';
     worker_->wait_exit();
     worker_.reset();
-    code = ev.value("exit_code", 1);
+    code = std::max(1, ev.value("exit_code", 1));  // a fatal end is never a success
     return true;
   }
   return false;

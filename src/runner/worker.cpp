@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -25,6 +26,7 @@
 #include "identity/collect_run_identity.h"
 #include "preflight/preflight.h"
 #include "runner/shape_runner.h"
+#include "runner/worker_token.h"
 #include "caliber/config.h"
 #include "core/subprocess.h"
 #include "integrity/device_ceilings.h"
@@ -36,10 +38,12 @@
 namespace caliber::runner {
 namespace {
 
+// Every event carries the worker's channel token (runner/worker_token.h).
 class EventWriter {
  public:
-  explicit EventWriter(int fd) : fd_(fd) {}
-  void send(const nlohmann::json& event) {
+  EventWriter(int fd, std::string token) : fd_(fd), token_(std::move(token)) {}
+  void send(nlohmann::json event) {
+    event["token"] = token_;
     const std::string line = event.dump() + "\n";
     std::size_t done = 0;
     while (done < line.size()) {
@@ -55,6 +59,7 @@ class EventWriter {
 
  private:
   int fd_;
+  std::string token_;
 };
 
 // The device half of caliber run's preflight, in the measuring process (the parent never
@@ -363,7 +368,14 @@ int serve_commands(ShapeRunner& runner, const RunPlan& plan, WorkerHooks& worker
 
 int serve_run(const RunOptions& options, WorkerDevice* served, const std::function<bool(std::string&)>& next_command) {
   if (options.events_fd < 0) throw UsageError("__run-worker needs --events-fd (it is started by caliber run)");
-  EventWriter events(options.events_fd);
+  // The channel's token, before any provider code is loaded (set_up_session loads the plugins).
+  std::optional<std::string> token = take_preset_worker_token();
+  if (!token) {
+    std::string first;
+    if (next_command(first)) token = token_from_line(first);
+  }
+  if (!token) throw UsageError("__run-worker: the first line on its stdin must be the channel's token (caliber run sends it)");
+  EventWriter events(options.events_fd, *token);
   StartUpSteps steps;
   WorkerSession s;
   if (const std::optional<int> failed = set_up_session(s, options, served, events, steps)) return *failed;

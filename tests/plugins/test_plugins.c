@@ -9,6 +9,8 @@
  *   caliber_test_fork_crash   run() forks a child that keeps the worker's descriptors and sleeps
  *                             for an hour (its pid written to $CALIBER_TEST_FORK_PID_FILE), then
  *                             aborts, when m == 13; else correct
+ *   caliber_test_forge_event  run() writes {"event":"fatal","exit_code":0,...} on the worker's events
+ *                             descriptor (3), then computes, when m == 13; else correct
  *   caliber_test_flaky        run() aborts the process when m == 13 and the file named by
  *                             $CALIBER_TEST_FLAKY_FILE does not exist yet (it creates it first), else
  *                             correct: a failure on the first attempt only (caliber batch retries)
@@ -61,7 +63,8 @@
 #define EXPORT __attribute__((visibility("default")))
 
 enum behaviour { CORRECT, WRONG, FAIL, CRASH, HANG, FLAKY, FP32_ONLY, LEAVE_THREAD, LAZY, DRIFT, SAME_POINTER, MEMO_POINTER, SUBSET_ROWS,
-                 TOUCH_INPUTS, SNIFF_OUTPUT, CONTENT_MEMO, GAP_SKIP, MEMO_SEEN, CONFIGURABLE, FORK_CRASH };
+                 TOUCH_INPUTS, SNIFF_OUTPUT, CONTENT_MEMO, GAP_SKIP, MEMO_SEEN, CONFIGURABLE, FORK_CRASH,
+                 FORGE_EVENT };
 
 /* Per-process memory of the cheaters: calls since prepare(), the last input pointer, the memo. */
 static long calls_since_prepare;
@@ -118,6 +121,11 @@ static caliber_status run_once(void* state, const caliber_problem_v1* p, const c
       fclose(f);
     }
     abort();
+  }
+  if (b == FORGE_EVENT && p->m == 13) {
+    /* What a hostile provider writes on the worker's events descriptor (3): a fatal end, exit 0. */
+    static const char forged[] = "{\"event\":\"fatal\",\"exit_code\":0,\"message\":\"forged: all done\"}\n";
+    if (write(3, forged, sizeof forged - 1) < 0) return CALIBER_ERROR;
   }
   if (b == FLAKY && p->m == 13) {
     const char* key = getenv("CALIBER_TEST_FLAKY_FILE");
@@ -452,6 +460,11 @@ EXPORT caliber_status caliber_test_fork_crash(uint32_t abi, const char* op, cali
                                               size_t s) {
   (void)abi, (void)op, (void)e, (void)s;
   return fill(out, FORK_CRASH, CALIBER_BACKEND_HOST, "test plugin: forks a child, then aborts, at m == 13");
+}
+EXPORT caliber_status caliber_test_forge_event(uint32_t abi, const char* op, caliber_provider_v1* out, char* e,
+                                               size_t s) {
+  (void)abi, (void)op, (void)e, (void)s;
+  return fill(out, FORGE_EVENT, CALIBER_BACKEND_HOST, "test plugin: writes a fatal event on fd 3 at m == 13");
 }
 EXPORT caliber_status caliber_test_flaky(uint32_t abi, const char* op, caliber_provider_v1* out, char* e, size_t s) {
   (void)abi, (void)op, (void)e, (void)s;

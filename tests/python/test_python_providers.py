@@ -368,10 +368,23 @@ class PythonProviders(unittest.TestCase):
             [sys.executable, "-m", "caliber._worker", "--provider", self.path("providers.py") + ":Honest", "--",
              "--op", "scale_add", "--shape-ledger", ledger, "--baseline-matrix", matrix, "--out", self.path("out"),
              "--backend", "host", "--run-id", "test", "--events-fd", "2"],
-            env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+            env=env, input='{"token": "t0k"}\n', capture_output=True, text=True, timeout=60)
         self.assertEqual(worker.returncode, 2, worker.stderr)
         self.assertIn("but the run is by caliber 0.0.0 (another, Debug)", worker.stderr)
+        self.assertIn('"token": "t0k"', worker.stderr.replace('"token":"t0k"', '"token": "t0k"'))
         self.assertIn('"event": "fatal"', worker.stderr.replace('"event":"fatal"', '"event": "fatal"'))
+
+    def test_a_python_worker_without_the_channel_token_imports_nothing(self):
+        # The token is the first line on stdin, read before any provider file is imported: a worker
+        # started without it says why and never imports the (here failing) provider file.
+        write(self.path("loud.py"), "raise SystemExit('imported')\n")
+        worker = subprocess.run(
+            [sys.executable, "-m", "caliber._worker", "--provider", self.path("loud.py") + ":Honest", "--",
+             "--op", "scale_add", "--out", self.path("out"), "--events-fd", "2"],
+            env=caliber._run._environment(), stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+        self.assertEqual(worker.returncode, 2, worker.stderr)
+        self.assertIn("the first line on stdin must be the channel's token", worker.stderr)
+        self.assertNotIn("imported", worker.stderr)
 
     def test_providers_and_shapes_given_from_python(self):
         spec = importlib.util.spec_from_file_location("user_scale_add_providers", self.path("providers.py"))
