@@ -14,9 +14,13 @@ namespace {
 
 // The reference of a described op's output `t` on the rows a check compares: every row up to
 // kCheckedElementsBudget elements, else rows drawn from `seed` (docs/user-ops.md).
+std::vector<std::int64_t> described_rows(const ops::TensorSpec& t, std::uint64_t seed) {
+  return ops::sample_rows(t.rows, std::max<std::int64_t>(ops::kMinCheckedRows, ops::kCheckedElementsBudget / t.cols),
+                          seed);
+}
+
 ops::Reference checked_rows_of(const ops::TensorSpec& t, const std::vector<double>& values, std::uint64_t seed) {
-  std::vector<std::int64_t> rows = ops::sample_rows(
-      t.rows, std::max<std::int64_t>(ops::kMinCheckedRows, ops::kCheckedElementsBudget / t.cols), seed);
+  std::vector<std::int64_t> rows = described_rows(t, seed);
   if (static_cast<std::int64_t>(rows.size()) == t.rows) return ops::Reference(t.rows, t.cols, std::move(rows), values);
   const auto cols = static_cast<std::size_t>(t.cols);
   std::vector<double> picked(rows.size() * cols);
@@ -203,6 +207,7 @@ InputSet& ShapeInputs::audit_set(std::uint64_t seed, double& reference_ms) {
   audit_.device_reference.reset();
   audit_.output_references.clear();
   audit_.provider_values.clear();
+  audit_.reference_rows.clear();
   audit_.host.clear();
   if (refill) {
     draw_into(audit_.device, seed);  // drawn there before, so the backend draws on its device
@@ -236,14 +241,22 @@ void ShapeInputs::select_rows(std::uint64_t rows_seed) {
   rows_ = ops::rows_to_check(op_, shape_, rows_seed_);
 }
 
+std::vector<std::vector<std::int64_t>> ShapeInputs::selected_rows() const {
+  if (!provider_reference_) return {rows_};
+  std::vector<std::vector<std::int64_t>> out;
+  for (std::size_t k = 0; k < output_specs_.size(); ++k) out.push_back(described_rows(output_specs_[k], ops::mix64(rows_seed_ + k + 1)));
+  return out;
+}
+
 double ShapeInputs::ensure_reference(InputSet& set) {
-  if (set.has_reference() && set.reference_rows_seed == rows_seed_) return 0;
+  std::vector<std::vector<std::int64_t>> wanted = selected_rows();
+  if (set.has_reference() && set.reference_rows == wanted) return 0;
   set.reference.reset();
   set.device_reference.reset();
   set.output_references.clear();
   const double from = now_ms();
   compute_reference(set, rows_, rows_seed_);
-  set.reference_rows_seed = rows_seed_;
+  set.reference_rows = std::move(wanted);
   return now_ms() - from;
 }
 

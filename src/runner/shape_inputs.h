@@ -32,7 +32,9 @@ struct InputSet {
   std::optional<ops::DeviceReference> device_reference;
   // A described op: every row of every output, from its reference provider (docs/user-ops.md).
   std::vector<ops::Reference> output_references;
-  std::uint64_t reference_rows_seed = 0;  // the rows seed the reference above is of
+  // The rows the reference above holds (per output for a described op): a selection that names
+  // the same rows (every row of a small output, whatever the seed) keeps it.
+  std::vector<std::vector<std::int64_t>> reference_rows;
   // A described op: every output's values from its reference provider, kept so that other rows
   // are picked without running it again.
   std::vector<std::vector<double>> provider_values;
@@ -129,6 +131,8 @@ class ShapeInputs {
   const std::vector<ops::HostTensor>& host_tensors(InputSet& set);
   // The reference of `rows` (a described op: of rows drawn from rows_seed, per output).
   void compute_reference(InputSet& set, const std::vector<std::int64_t>& rows, std::uint64_t rows_seed);
+  // The rows the selected seed checks: rows_, or a described op's per output.
+  std::vector<std::vector<std::int64_t>> selected_rows() const;
   std::string reference_origin() const;
   std::string checked_outputs() const;
 

@@ -140,6 +140,22 @@ TEST(ShapeInputs, TheSelectedRowsAreTheOnesEachReferenceHolds) {
   EXPECT_NE(inputs.judge_description().find(fmt::format("seed {:016x}", a)), std::string::npos);
 }
 
+// Where every row is checked whatever the seed (a small shape), another cell's selection keeps the
+// set's reference: nothing is computed again.
+TEST(ShapeInputs, ASelectionOfTheSameRowsKeepsTheReference) {
+  host::HostBackend backend(steady_clock(), testing_support::test_host_device());
+  const ops::OpShape shape = rmsnorm(64, 32);
+  std::unique_ptr<providers::DescribedReference> described;
+  ShapeInputs inputs(backend, shape, kSeeds, described);
+  inputs.build_once();
+  inputs.ensure_reference(inputs.original());
+  const ops::Reference* first = inputs.original().reference.get();
+  inputs.select_rows(cell_rows_seed(kSeeds, "another provider"));
+  EXPECT_EQ(inputs.rows().size(), 64u);
+  EXPECT_EQ(inputs.ensure_reference(inputs.original()), 0.0);
+  EXPECT_EQ(inputs.original().reference.get(), first);
+}
+
 // An audited call is judged on rows drawn from its own seed, not the verification seed's: a
 // provider that learned the run's verification seed cannot compute only the rows it names.
 TEST(ShapeInputs, AnAuditSetIsJudgedOnRowsOfItsOwn) {
