@@ -12,9 +12,9 @@
 #include "caliber/run_identity.h"
 #include "io/benchmark_results_json.h"
 #include "io/shape_ledger_json.h"
-#include "ledger/importers.h"
 #include "runner/shape_inputs.h"
 #include "support/cli_run.h"
+#include "support/manual_row.h"
 
 namespace caliber {
 namespace {
@@ -25,10 +25,7 @@ using testing_support::slurp;
 using testing_support::write_text;
 
 ShapeRow rms_row(std::int64_t m, std::int64_t n) {
-  ledger::RowTemplate t;
-  t.op = ops::OpType::rmsnorm;
-  return ledger::make_row(t, DType::fp32, {{"m", m}, {"n", n}, {"eps", 1e-6}}, Stage::mixed, std::nullopt,
-                          {SourceKind::manual, "test", ""}, "");
+  return testing_support::manual_row(ops::OpType::rmsnorm, DType::fp32, {{"m", m}, {"n", n}, {"eps", 1e-6}});
 }
 
 std::vector<std::string> run_args(const std::string& dir, std::vector<std::string> extra) {

@@ -9,8 +9,8 @@
 
 #include "io/benchmark_results_json.h"
 #include "io/shape_ledger_json.h"
-#include "ledger/importers.h"
 #include "support/cli_run.h"
+#include "support/manual_row.h"
 
 namespace caliber {
 namespace {
@@ -20,10 +20,7 @@ using testing_support::run_caliber;
 using testing_support::write_text;
 
 ShapeRow rms_row(std::int64_t m, std::int64_t n) {
-  ledger::RowTemplate t;
-  t.op = ops::OpType::rmsnorm;
-  return ledger::make_row(t, DType::fp32, {{"m", m}, {"n", n}, {"eps", 1e-6}}, Stage::mixed, std::nullopt,
-                          {SourceKind::manual, "test", ""}, "");
+  return testing_support::manual_row(ops::OpType::rmsnorm, DType::fp32, {{"m", m}, {"n", n}, {"eps", 1e-6}});
 }
 
 TEST(WorkerChannelCli, AForgedFatalEventCostsItsCellAndTheRunGoesOn) {
