@@ -23,6 +23,10 @@ void check_run_options(const RunOptions& o) {
   if (o.limit && *o.limit < 1) throw UsageError(fmt::format("--limit must be >= 1 (got {})", *o.limit));
 }
 
+std::string RunOptions::integrity_mode() const {
+  return !integrity_checks ? "off" : fresh_inputs ? "on" : "fixed-inputs";
+}
+
 std::vector<std::string> RunOptions::worker_arguments() const {
   std::vector<std::string> a = {"--op", op, "--shape-ledger", shape_ledger, "--baseline-matrix", baseline_matrix,
                                 "--out", out, "--backend", backend, "--device", std::to_string(device)};
@@ -44,11 +48,7 @@ std::vector<std::string> RunOptions::worker_arguments() const {
   add("--providers", providers);
   add("--candidate-commit", candidate_commit);
   if (samples) a.push_back("--samples");
-  if (!integrity_checks) {
-    a.insert(a.end(), {"--integrity", "off"});
-  } else if (!fresh_inputs) {
-    a.insert(a.end(), {"--integrity", "fixed-inputs"});
-  }
+  if (integrity_mode() != "on") a.insert(a.end(), {"--integrity", integrity_mode()});
   if (allow_shared_device) a.push_back("--allow-shared-device");
   add("--profile-range", profile_range);
   add("--shard", shard);

@@ -75,6 +75,8 @@ struct RunOptions {
   bool start_checks = false;
 
   // The command line that reproduces these options for a worker (without the subcommand).
+  // --integrity as given: on, fixed-inputs or off.
+  std::string integrity_mode() const;
   std::vector<std::string> worker_arguments() const;
 };
 

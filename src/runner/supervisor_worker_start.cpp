@@ -46,7 +46,8 @@ std::optional<int> Supervisor::ensure_worker() {
     }
     std::optional<int> code;
     if (r == WorkerProcess::ReadResult::line && settled_by_first_event(line, spawned_us, code)) return code;
-    if (r == WorkerProcess::ReadResult::timeout) worker_->kill_now();
+    // Timed out, or its first line was no start (a forged line): a worker still running is ended.
+    if (r != WorkerProcess::ReadResult::eof) worker_->kill_now();
     how = worker_->wait_exit();
     if (worker_->served()) server_refused_ = true;  // the next try starts a worker of its own
     worker_.reset();
@@ -159,7 +160,7 @@ RunChecks Supervisor::run_checks(const std::optional<RunIdentity>& recorded) {
                     "cannot be compared with this session's");
   }
   RunChecks c;
-  c.integrity = !options_.integrity_checks ? "off" : options_.fresh_inputs ? "on" : "fixed-inputs";
+  c.integrity = options_.integrity_mode();
   c.input_seed = options_.seed;
   c.verification_seed = verification_seed_pinned_
                             ? "sha256:" + sha256_hex(fmt::format("{:016x}", options_.verification_seed))
