@@ -94,6 +94,10 @@ def _write_text(buffer, size, text):
 
 
 def _exception_text(exc):
+    """An exception in one line. SystemExit and KeyboardInterrupt are caught too: a provider's
+    sys.exit() ends its call (with this text), never the worker that measures it."""
+    if isinstance(exc, SystemExit):
+        return "SystemExit: the provider called sys.exit({!r}); a provider returns or raises".format(exc.code)
     return "{}: {}".format(type(exc).__name__, exc) if str(exc) else type(exc).__name__
 
 
@@ -331,7 +335,7 @@ class _Adapter:
                 s.pin_config, s.chosen_config = callbacks[4], callbacks[5]
             self.keep.append(callbacks)
             return _OK
-        except Exception as exc:  # noqa: BLE001  (the C side gets the text, never an exception)
+        except BaseException as exc:  # noqa: BLE001  (the C side gets the text, never an exception)
             _write_text(error, error_size, _exception_text(exc))
             return _ERROR
 
@@ -353,7 +357,7 @@ class _Adapter:
                 _write_text(reason, size, why)
                 return _UNSUPPORTED
             return _OK
-        except Exception as exc:  # noqa: BLE001
+        except BaseException as exc:  # noqa: BLE001
             _write_text(reason, size, "supports() raised " + _exception_text(exc))
             return _ERROR
 
@@ -365,7 +369,7 @@ class _Adapter:
             if self.prepare_fn:
                 self.prepare_fn(problem)
             return _OK
-        except Exception as exc:  # noqa: BLE001
+        except BaseException as exc:  # noqa: BLE001
             _write_text(error, size, _exception_text(exc))
             return _ERROR
 
@@ -390,7 +394,7 @@ class _Adapter:
             inputs, outputs = self._tensors(problem, bufs)
             self.run_fn(problem, inputs, outputs, bufs.stream or 0)
             return _OK
-        except Exception as exc:  # noqa: BLE001
+        except BaseException as exc:  # noqa: BLE001
             _write_text(error, size, _exception_text(exc))
             return _ERROR
 
@@ -398,7 +402,7 @@ class _Adapter:
         try:
             self.pin_fn(None if config is None else config.decode())
             return _OK
-        except Exception as exc:  # noqa: BLE001
+        except BaseException as exc:  # noqa: BLE001
             _write_text(error, size, _exception_text(exc))
             return _ERROR
 
@@ -411,6 +415,6 @@ class _Adapter:
             _write_text(config, config_size, key)
             _write_text(description, description_size, text)
             return _OK
-        except Exception as exc:  # noqa: BLE001
+        except BaseException as exc:  # noqa: BLE001
             _write_text(description, description_size, _exception_text(exc))
             return _ERROR

@@ -15,7 +15,7 @@ import os
 import sys
 
 from ._library import library
-from ._providers import _Adapter
+from ._providers import _Adapter, _exception_text
 
 _adapters = []  # alive for the whole process: the core holds their entry pointers
 
@@ -65,14 +65,24 @@ def _read_token():
     return token if isinstance(token, str) and token else None
 
 
-def _fatal(events_fd, message, token):
-    """Says why on the events descriptor (caliber run prints it) and on stderr."""
-    line = json.dumps({"event": "fatal", "exit_code": 2, "message": message, "token": token or ""}) + "\n"
+def _say(events_fd, event, message):
+    """Writes one event on the events descriptor (caliber run prints it); on stderr only when
+    that descriptor cannot take it, so that the reason is said once."""
     try:
-        os.write(events_fd, line.encode())
+        os.write(events_fd, (json.dumps(event) + "\n").encode())
     except (OSError, TypeError):
-        pass
-    sys.stderr.write("caliber worker: error: {}\n".format(message))
+        sys.stderr.write("caliber worker: error: {}\n".format(message))
+
+
+def _fatal(events_fd, message, token):
+    _say(events_fd, {"event": "fatal", "exit_code": 2, "message": message, "token": token or ""}, message)
+
+
+def _provider_unusable(events_fd, entry, message, token):
+    """A provider file that cannot be imported, or names no provider: the run's plugin_loads
+    preflight failure (exit 3); caliber run puts the matrix's file, line and field first."""
+    failure = {"check": "plugin_loads", "detail": message, "entry": entry}
+    _say(events_fd, {"event": "preflight_failed", "failures": [failure], "token": token or ""}, message)
 
 
 def main(argv):
@@ -94,14 +104,15 @@ def main(argv):
         if not hasattr(lib, "caliber_run_worker") or not hasattr(lib, "caliber_set_worker_token"):
             raise OSError("{} has no caliber_set_worker_token: it is older than this package".format(lib.caliber_path))
         lib.caliber_set_worker_token(token.encode())
-        for entry in entries:
-            try:
-                register(lib, entry)
-            except Exception as exc:  # noqa: BLE001  (reported as the run's error, one line)
-                raise RuntimeError("python provider {}: {}: {}".format(entry, type(exc).__name__, exc)) from exc
     except Exception as exc:  # noqa: BLE001
         _fatal(events_fd, str(exc), token)
         return 2
+    for entry in entries:
+        try:
+            register(lib, entry)
+        except BaseException as exc:  # noqa: BLE001  (sys.exit() in a file is no way out either)
+            _provider_unusable(events_fd, entry, "python provider {}: {}".format(entry, _exception_text(exc)), token)
+            return 3
     argv_c = (ctypes.c_char_p * len(worker_args))(*[a.encode() for a in worker_args])
     code = lib.caliber_run_worker(len(worker_args), argv_c)
     sys.stdout.flush()

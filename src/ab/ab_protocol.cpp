@@ -12,6 +12,7 @@
 #include "ab/ab_report.h"
 #include "ab/ab_telemetry_trace.h"
 #include "ab/config_replay_check.h"
+#include "core/created_directories.h"
 #include "core/atomic_file.h"
 #include "core/entropy_seed.h"
 #include "caliber/caliber_check.h"
@@ -397,7 +398,7 @@ AbRunResult run_ab(const AbPlan& plan, CellRunner& runner, const CellResultsRead
   std::vector<std::vector<CellSpec>> planned;
   for (const std::string& op : plan.ops) planned.push_back(plan_op_cells(plan, op));
   std::error_code ec;
-  fs::create_directories(plan.out_dir, ec);
+  create_output_directories(plan.out_dir, ec);
   const bool identical = side_signature(plan.a) == side_signature(plan.b);
   const FinishedCells finished = record_or_match_plan(plan, identical);
   const std::string status_file = (fs::path(plan.out_dir) / "status.tsv").string();

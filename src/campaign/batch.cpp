@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "core/created_directories.h"
 #include "core/atomic_file.h"
 #include "core/entropy_seed.h"
 #include "matrix/baseline_matrix.h"
@@ -250,7 +251,7 @@ int run_batch(const BatchOptions& input, std::ostream& out, std::ostream& err) {
   if (!o.dry_run) {
     require_writable_directory(dir.string(), "--out");
     std::error_code ec;
-    fs::create_directories(dir, ec);
+    create_output_directories(dir.string(), ec);
     if (ec) throw UsageError(fmt::format("--out {}: cannot create it: {}", dir.string(), ec.message()));
     lock.emplace(dir.string(), fmt::format("pid {} since {}: {}", ::getpid(), utc_timestamp_now(),
                                            fmt::join(current_command_line(), " ")));

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/created_directories.h"
 #include "core/atomic_file.h"
 #include "report/benchmark_report.h"
 #include "caliber/caliber_check.h"
@@ -153,7 +154,7 @@ RegressionDiff render_regressions(const ReportOptions& o, const std::string& bef
 // The report's files are one output: all of them or none (a full disk leaves the old ones).
 void write_report_files(const std::string& out_dir, const RenderedFiles& rendered) {
   std::error_code ec;
-  fs::create_directories(out_dir, ec);
+  create_output_directories(out_dir, ec);
   if (ec) throw UsageError(fmt::format("--out {}: cannot create it: {}", out_dir, ec.message()));
   std::vector<PendingFile> pending;
   for (const auto& [name, content] : rendered.files()) pending.push_back({(fs::path(out_dir) / name).string(), content});

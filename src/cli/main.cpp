@@ -11,6 +11,7 @@
 #include "caliber/errors.h"
 #include "cli/command.h"
 #include "cli/number_options.h"
+#include "core/created_directories.h"
 #include "core/input_file.h"
 #include "core/one_line.h"
 
@@ -127,7 +128,11 @@ int main(int argc, char** argv) {
     print_error(*why + " (see --help)");
     return kExitUsage;
   }
-  if (const std::optional<int> code = parse_and_run(app, argc, argv)) return *code;
+  if (const std::optional<int> code = parse_and_run(app, argc, argv)) {
+    if (*code != kExitOk) remove_empty_created_directories();
+    return *code;
+  }
   std::cout.flush();
+  if (exit_code != kExitOk) remove_empty_created_directories();
   return exit_code;
 }

@@ -19,6 +19,7 @@
 #include "results/benchmark_results.h"
 #include "caliber/errors.h"
 #include "compare/importers.h"
+#include "core/arch_text.h"
 #include "core/contract_fields.h"
 #include "core/json_text.h"
 #include "core/jsonl.h"
@@ -127,6 +128,7 @@ std::vector<CompareRow> import_benchmark_results_csv(const std::string& text, co
     const json args = parse_json_text(text_cell(c, "args"), file, line);  // an object: the reader checked
     row.params = cell_params(text_cell(c, "provider"), text_cell(c, "shape_id"), text_cell(c, "dtype"), args, file, line);
     row.arch = text_cell(c, "arch");
+    if (const auto problem = arch_problem(row.arch)) throw InputError(file, line, "arch", *problem);
     row.arch_field = "arch";
     row.device_name = text_cell(c, "gpu");
     row.line = line;

@@ -17,6 +17,7 @@
 #include "caliber/errors.h"
 #include "io/result_csv.h"
 #include "compare/importers.h"
+#include "core/arch_text.h"
 #include "core/contract_fields.h"
 #include "core/csv_records.h"
 #include "core/json_text.h"
@@ -157,6 +158,7 @@ std::vector<CompareRow> import_caliber_csv(const std::string& text, const std::s
     }
     if (!row.params.is_object()) c.fail("params", "expected a JSON object");
     row.arch = c.cell("arch");
+    if (const auto problem = arch_problem(row.arch)) c.fail("arch", *problem);
     row.arch_field = "arch";
     row.device_name = c.cell("device_name");
     for (const ContractField& field : contract_field_table()) row.contract[field.name] = c.contract_cell(field);

@@ -18,6 +18,7 @@
 //   status  = failed when a repetition has error_occurred (error_message as detail), skipped
 //             when it is "skipped"
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include <fmt/format.h>
@@ -66,6 +67,11 @@ struct Runs {
 // Adds entry i (a repetition or an aggregate, or an error or skip of its run) to its run.
 void add_entry(Runs& runs, const JsonFields& b, std::size_t i) {
   const std::string name = b.str("name");
+  // The counts the format writes are counts, where present, though only repetition_index is read:
+  // a file that says "repetitions": "abc" is not the format.
+  for (const char* count : {"repetitions", "repetition_index", "threads", "iterations"}) {
+    if (b.has(count)) b.integer_in(count, 0, std::numeric_limits<std::int64_t>::max());
+  }
   const std::string run_name = b.opt_str("run_name").value_or(name);
   const std::string run_type = b.opt_str("run_type").value_or("iteration");
   if (run_type != "iteration" && run_type != "aggregate") {

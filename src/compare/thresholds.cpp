@@ -2,6 +2,8 @@
 
 #include <fnmatch.h>
 
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "caliber/contract.h"
@@ -43,12 +45,35 @@ std::string contract_selection_value(const JsonFields& f, const std::string& key
   return f.parse(key, [&](const std::string& s) { return canonical_field_text(*find_contract_field(key), s); });
 }
 
+// Why `pattern` is not a glob fnmatch(3) reads as written: a '[' with no ']' to close it, or a
+// '\\' with nothing after it (fnmatch would match them as literal text, so the rule would
+// quietly match no row).
+std::optional<std::string> glob_problem(const std::string& pattern) {
+  for (std::size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] == '\\') {
+      if (i + 1 == pattern.size()) return "ends with '\\', which escapes nothing";
+      ++i;
+    } else if (pattern[i] == '[') {
+      std::size_t j = i + 1;
+      if (j < pattern.size() && (pattern[j] == '!' || pattern[j] == '^')) ++j;
+      if (j < pattern.size() && pattern[j] == ']') ++j;  // a ']' first is a member
+      const std::size_t close = pattern.find(']', j);
+      if (close == std::string::npos) {
+        return fmt::format("the '[' at character {} is not closed by a ']' (a glob: * ? [abc] [!abc])", i + 1);
+      }
+      i = close;
+    }
+  }
+  return std::nullopt;
+}
+
 GateRule parse_rule(const JsonFields& f, const std::string& arch, std::size_t index) {
   require_known_keys(f, {"name", "params", "contract", "relative_pct", "absolute_us", "calibration"});
   GateRule r;
   r.arch = arch;
   r.index = index;
   r.name = non_empty_string(f, "name");
+  if (const auto problem = glob_problem(r.name)) f.fail("name", *problem);
   if (f.has("params")) {
     const JsonFields p = f.object("params");
     for (auto it = p.json().begin(); it != p.json().end(); ++it) {

@@ -147,6 +147,15 @@ void require_text_content(std::string_view text, const std::string& file) {
                      text[*at] == '\0' ? "NUL byte: not a text file"
                                        : fmt::format("byte {} is not valid UTF-8 (caliber reads UTF-8 text)", *at));
   }
+  // A byte order mark where a line starts: parsers skip it at a document's start (JSON lines: at
+  // every line's), so two files that differ by it would read alike. Caliber's text has none.
+  constexpr std::string_view kBom = "\xEF\xBB\xBF";
+  for (std::size_t at = text.find(kBom); at != std::string_view::npos; at = text.find(kBom, at + 1)) {
+    if (at == 0 || text[at - 1] == '\n') {
+      throw InputError(file, line_of_offset(text, at), "",
+                       "a UTF-8 byte order mark (EF BB BF) starts this line; save the file without it");
+    }
+  }
 }
 
 std::string read_text_file(const std::string& file) {

@@ -1,5 +1,7 @@
 #include "core/json_fields.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "core/json_text.h"
@@ -23,6 +25,18 @@ void JsonFields::fail(const std::string& key, const std::string& what) const {
 }
 
 bool JsonFields::has(const std::string& key) const { return object_.contains(key); }
+
+void JsonFields::refuse_unknown(std::initializer_list<std::string_view> known) const {
+  for (const auto& [key, value] : object_.items()) {
+    if (std::find(known.begin(), known.end(), key) == known.end()) fail(key, "unknown field");
+  }
+}
+
+void JsonFields::refuse_unknown(const std::set<std::string>& known) const {
+  for (const auto& [key, value] : object_.items()) {
+    if (!known.count(key)) fail(key, "unknown field");
+  }
+}
 
 const nlohmann::json& JsonFields::get(const std::string& key) const {
   auto it = object_.find(key);

@@ -3,8 +3,11 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
+#include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -20,6 +23,10 @@ class JsonFields {
   JsonFields(const nlohmann::json& object, std::string file, long line, std::string path);
 
   bool has(const std::string& key) const;
+  // A key outside `known` fails as "unknown field": a field no reader reads (a "unit" beside a
+  // value) would otherwise be silently ignored.
+  void refuse_unknown(std::initializer_list<std::string_view> known) const;
+  void refuse_unknown(const std::set<std::string>& known) const;
   const nlohmann::json& get(const std::string& key) const;  // present (may be null)
   std::string str(const std::string& key) const;
   std::optional<std::string> opt_str(const std::string& key) const;  // absent or null -> nullopt

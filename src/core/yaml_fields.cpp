@@ -1,6 +1,8 @@
 #include "core/yaml_fields.h"
 
 #include <set>
+#include <unordered_set>
+#include <vector>
 
 #include <fmt/format.h>
 #include <yaml-cpp/depthguard.h>
@@ -34,24 +36,50 @@ bool is_plain(const YAML::Node& n) { return n.Tag() == "?" || n.Tag().empty(); }
 
 namespace {
 
-// Counts the nodes of `node` as a reader sees them, aliases expanded (yaml-cpp shares an aliased
-// node, so the document in memory stays small while a walk over it is exponential: "billion
-// laughs"). Refuses more than kMaxYamlNodes, or nesting deeper than kMaxYamlDepth.
-void bound_expansion(const YAML::Node& node, int depth, std::size_t& nodes, const std::string& file) {
-  if (++nodes > kMaxYamlNodes) {
-    throw InputError(file, line_of_node(node), "",
-                     fmt::format("expands to more than {} nodes (aliases of aliases?); caliber refuses it",
-                                 kMaxYamlNodes));
+// A walk over a document as a reader sees it, aliases expanded (yaml-cpp shares an aliased node,
+// so the document in memory stays small while a walk over it is exponential: "billion laughs").
+struct DocumentWalk {
+  const std::string& file;
+  std::size_t nodes = 0;              // as read, each alias counted every time it is used
+  std::unordered_set<std::size_t> at;  // where those nodes are written (distinct: as written)
+};
+
+// Tags a reader may meet: none ("?" plain, "!" quoted) and YAML's own (!!str, !!int, ...). Any
+// other (!custom, !!python/object) asks a loader for something caliber's YAML does not mean.
+bool is_known_tag(const std::string& tag) {
+  static const std::set<std::string> core = {"tag:yaml.org,2002:str", "tag:yaml.org,2002:int",
+                                             "tag:yaml.org,2002:float", "tag:yaml.org,2002:bool",
+                                             "tag:yaml.org,2002:null", "tag:yaml.org,2002:map",
+                                             "tag:yaml.org,2002:seq"};
+  return tag.empty() || tag == "?" || tag == "!" || core.count(tag) > 0;
+}
+
+// Refuses more than kMaxYamlNodes (saying whether aliases make them), nesting deeper than
+// kMaxYamlDepth, and custom tags.
+void walk(const YAML::Node& node, int depth, DocumentWalk& w) {
+  if (w.at.size() <= kMaxYamlNodes) w.at.insert(static_cast<std::size_t>(node.Mark().pos));
+  if (++w.nodes > kMaxYamlNodes) {
+    throw InputError(w.file, line_of_node(node), "",
+                     // Mostly distinct places: a file this large as written (a mapping and its
+                     // first key share one place); else its aliases make it so.
+                     2 * w.at.size() > w.nodes
+                         ? fmt::format("holds more than {} nodes, the most caliber reads from one YAML file",
+                                       kMaxYamlNodes)
+                         : fmt::format("its aliases expand to more than {} nodes; caliber refuses it", kMaxYamlNodes));
   }
   if (depth > kMaxYamlDepth) {
-    throw InputError(file, line_of_node(node), "", fmt::format("nested deeper than {} levels", kMaxYamlDepth));
+    throw InputError(w.file, line_of_node(node), "", fmt::format("nested deeper than {} levels", kMaxYamlDepth));
+  }
+  if (!is_known_tag(node.Tag())) {
+    throw InputError(w.file, line_of_node(node), "",
+                     fmt::format("custom tag '{}': caliber's YAML files hold plain values only", node.Tag()));
   }
   if (node.IsSequence()) {
-    for (const YAML::Node& item : node) bound_expansion(item, depth + 1, nodes, file);
+    for (const YAML::Node& item : node) walk(item, depth + 1, w);
   } else if (node.IsMap()) {
     for (auto it = node.begin(); it != node.end(); ++it) {
-      bound_expansion(it->first, depth + 1, nodes, file);
-      bound_expansion(it->second, depth + 1, nodes, file);
+      walk(it->first, depth + 1, w);
+      walk(it->second, depth + 1, w);
     }
   }
 }
@@ -59,9 +87,9 @@ void bound_expansion(const YAML::Node& node, int depth, std::size_t& nodes, cons
 }  // namespace
 
 YAML::Node parse_yaml_document(const std::string& text, const std::string& file) {
-  YAML::Node doc;
+  std::vector<YAML::Node> docs;
   try {
-    doc = YAML::Load(text);
+    docs = YAML::LoadAll(text);
   } catch (const YAML::DeepRecursion& e) {
     // yaml-cpp's own guard (its message says "bad file"); the document is too deep either way.
     throw InputError(file, e.mark.line >= 0 ? e.mark.line + 1 : 0, "",
@@ -69,8 +97,14 @@ YAML::Node parse_yaml_document(const std::string& text, const std::string& file)
   } catch (const YAML::Exception& e) {
     throw InputError(file, e.mark.line >= 0 ? e.mark.line + 1 : 0, "", "malformed YAML: " + e.msg);
   }
-  std::size_t nodes = 0;
-  bound_expansion(doc, 0, nodes, file);
+  for (std::size_t i = 1; i < docs.size(); ++i) {
+    // A second document would be read by nothing: what it says would be silently ignored.
+    if (docs[i].IsNull()) continue;  // an empty one ("---" at the end) says nothing
+    throw InputError(file, line_of_node(docs[i]), "", "holds more than one YAML document ('---'); caliber reads one");
+  }
+  YAML::Node doc = docs.empty() ? YAML::Node() : docs.front();
+  DocumentWalk w{file};
+  walk(doc, 0, w);
   return doc;
 }
 

@@ -7,8 +7,10 @@
 #include <fmt/format.h>
 
 #include "caliber/errors.h"
+#include "core/input_file.h"
 #include "core/json_fields.h"
 #include "core/yaml_fields.h"
+#include "ops/entrypoint.h"
 #include "ops/op_catalog.h"
 #include "ops/op_shape.h"
 
@@ -21,7 +23,17 @@ bool valid_provider_name(const std::string& name) {
   return std::regex_match(name, re);
 }
 
-MatrixProvider read_provider(const YamlFields& providers, const std::string& name) {
+// A plugin library or Python file that is there must be a regular file: a FIFO would block the
+// loader, a directory or a device is no library (one that is missing is the preflight's
+// plugin_loads failure: the matrix may be written before the library is built).
+void refuse_unloadable_file(const YamlFields& p, const Entrypoint& e, const std::string& matrix_file) {
+  const std::string library = resolved_library(e, matrix_file);
+  if (const auto problem = input_file_problem(library, kMaxBinaryInputBytes); problem && *problem != "does not exist") {
+    p.fail("entrypoint", fmt::format("{} {}", library, *problem));
+  }
+}
+
+MatrixProvider read_provider(const YamlFields& providers, const std::string& name, const std::string& file) {
   if (!valid_provider_name(name)) {
     providers.fail(name, "provider names are lowercase letters, digits and '_', starting with a letter");
   }
@@ -45,6 +57,7 @@ MatrixProvider read_provider(const YamlFields& providers, const std::string& nam
   if (mp.enabled && !mp.entrypoint) {
     p.fail("entrypoint", "required when enabled (builtin:NAME or path/to/lib.so:symbol)");
   }
+  if (mp.enabled && mp.entrypoint->loaded_from_file()) refuse_unloadable_file(p, *mp.entrypoint, file);
   if (!mp.enabled && (!mp.skip_reason || mp.skip_reason->empty())) {
     p.fail("skip_reason", "required when enabled is false: say why the provider is not run");
   }
@@ -111,7 +124,7 @@ BaselineMatrix parse_baseline_matrix(const std::string& text, const std::string&
     root.fail("layout_contract", fmt::format("unknown layout '{}' (expected {})", m.layout_contract, ops::kRowMajor));
   }
   const YamlFields providers = root.mapping("providers");
-  for (const std::string& name : providers.keys()) m.providers.push_back(read_provider(providers, name));
+  for (const std::string& name : providers.keys()) m.providers.push_back(read_provider(providers, name, file));
   if (m.providers.empty()) root.fail("providers", "lists no provider");
   if (!m.find(m.reference_provider)) {
     root.fail("reference_provider", fmt::format("'{}' is not one of the providers", m.reference_provider));

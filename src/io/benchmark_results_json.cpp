@@ -12,6 +12,7 @@
 #include "caliber/dtype.h"
 #include "caliber/errors.h"
 #include "caliber/result_json.h"
+#include "core/arch_text.h"
 #include "core/json_fields.h"
 #include "core/jsonl.h"
 #include "core/result_flags.h"
@@ -81,9 +82,7 @@ CellPhases cell_phases_from_json(const JsonFields& f) {
 }
 
 CorrectnessCheck correctness_from_json(const JsonFields& f) {
-  for (const auto& [key, value] : f.json().items()) {
-    if (!kCorrectnessKeys.count(key)) f.fail(key, "unknown field");
-  }
+  f.refuse_unknown(kCorrectnessKeys);
   CorrectnessCheck c;
   c.rel_fro_error = f.opt_non_negative("rel_fro_error").value_or(INFINITY);
   c.max_scaled_error = f.opt_non_negative("max_scaled_error").value_or(INFINITY);
@@ -201,9 +200,7 @@ json to_json(const BenchmarkResultRow& r, bool with_samples) {
 
 BenchmarkResultRow benchmark_result_from_json(const json& j, const std::string& file, long line) {
   JsonFields f(j, file, line, "");
-  for (const auto& [key, value] : j.items()) {
-    if (!kRowKeys.count(key)) f.fail(key, "unknown field");
-  }
+  f.refuse_unknown(kRowKeys);
   const std::int64_t version = f.integer("schema_version");
   if (version < 1 || version > kBenchmarkResultsSchemaVersion) {
     f.fail("schema_version", fmt::format("unsupported schema version {} (this caliber reads 1 to {})",
@@ -229,6 +226,7 @@ BenchmarkResultRow benchmark_result_from_json(const json& j, const std::string& 
   r.device_index = static_cast<int>(f.integer_in("device_index", 0, std::numeric_limits<int>::max()));
   r.gpu = f.str("gpu");
   r.arch = f.str("arch");
+  if (const auto problem = arch_problem(r.arch)) f.fail("arch", *problem);
   r.driver_version = f.str("driver_version");
   r.runtime_version = f.str("runtime_version");
   require_present(f, "correct");

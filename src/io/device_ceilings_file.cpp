@@ -19,12 +19,6 @@ namespace {
 using nlohmann::json;
 constexpr const char* kKind = "caliber.device_ceilings";
 
-void refuse_unknown(const JsonFields& f, const std::set<std::string>& keys) {
-  for (const auto& [key, value] : f.json().items()) {
-    if (!keys.count(key)) f.fail(key, "unknown field");
-  }
-}
-
 json to_json(const Ceiling& c) {
   if (!c.available) return json{{"available", false}, {"reason", c.reason.empty() ? "not measured" : c.reason}};
   json j = {{"available", true},  {"rate_per_s", c.rate_per_s},       {"unit", c.unit},
@@ -37,12 +31,12 @@ Ceiling ceiling_from_json(const JsonFields& f) {
   Ceiling c;
   c.available = f.boolean("available");
   if (!c.available) {
-    refuse_unknown(f, {"available", "reason"});
+    f.refuse_unknown({"available", "reason"});
     c.reason = f.str("reason");
     if (c.reason.empty()) f.fail("reason", "must say why the ceiling is not available");
     return c;
   }
-  refuse_unknown(f, {"available", "rate_per_s", "unit", "method", "work_per_call", "measurement"});
+  f.refuse_unknown({"available", "rate_per_s", "unit", "method", "work_per_call", "measurement"});
   c.rate_per_s = f.number("rate_per_s");
   if (!(c.rate_per_s > 0)) f.fail("rate_per_s", "must be > 0");
   c.unit = f.str("unit");
@@ -72,7 +66,7 @@ json to_json(const DeviceCeilings& d) {
 }
 
 DeviceCeilings entry_from_json(const JsonFields& f) {
-  refuse_unknown(f, {"device_key", "device", "measured_at", "harness_version", "memory_bandwidth", "cache_bandwidth",
+  f.refuse_unknown({"device_key", "device", "measured_at", "harness_version", "memory_bandwidth", "cache_bandwidth",
                      "matmul"});
   DeviceCeilings d;
   d.device_key = f.str("device_key");
@@ -107,7 +101,7 @@ DeviceCeilings entry_from_json(const JsonFields& f) {
 std::vector<DeviceCeilings> parse(const std::string& text, const std::string& file) {
   const json doc = parse_json_document(text, file);
   JsonFields f(doc, file, 0, "");
-  refuse_unknown(f, {"schema_version", "kind", "devices"});
+  f.refuse_unknown({"schema_version", "kind", "devices"});
   if (f.integer("schema_version") != kDeviceCeilingsSchemaVersion) {
     f.fail("schema_version", fmt::format("unsupported schema version {} (this caliber reads {})",
                                          f.integer("schema_version"), kDeviceCeilingsSchemaVersion));

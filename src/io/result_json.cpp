@@ -7,6 +7,7 @@
 
 #include "caliber/config.h"
 #include "caliber/errors.h"
+#include "core/arch_text.h"
 #include "core/contract_fields.h"
 #include "core/json_fields.h"
 #include "core/number_text.h"
@@ -258,11 +259,15 @@ Contract contract_from_json(const json& j, const std::string& file, long line,
 DeviceInfo device_from_json(const json& j, const std::string& file, long line,
                             const std::string& path) {
   JsonFields f(j, file, line, path);
+  f.refuse_unknown({"backend", "index", "name", "arch", "uuid", "multiprocessors", "llc_bytes", "llc_source",
+                    "memory_bytes", "sm_clock_max_mhz", "mem_clock_max_mhz", "memory_bus_width_bits", "driver_version",
+                    "runtime_version"});
   DeviceInfo d;
   d.backend = f.parse("backend", [](const std::string& s) { return parse_backend(s); });
   d.index = static_cast<int>(f.integer_in("index", 0, kMaxInt));
   d.name = f.str("name");
   d.arch = f.str("arch");
+  if (const auto problem = arch_problem(d.arch)) f.fail("arch", *problem);
   d.uuid = f.str("uuid");
   d.multiprocessors = static_cast<int>(f.integer_in("multiprocessors", -1, kMaxInt));
   d.llc_bytes = static_cast<std::uint64_t>(f.integer_in("llc_bytes", 0, kMaxInt64));
@@ -356,6 +361,10 @@ TelemetrySample telemetry_sample_from_json(const JsonFields& f) {
 
 Result result_from_json(const json& j, const std::string& file, long line, const std::string& path) {
   JsonFields f(j, file, line, path);
+  f.refuse_unknown({"name", "params", "device", "contract", "value_us", "summary", "stable", "median_ci95_us",
+                    "stop_reason", "wall_time_ms", "timed_calls", "flush_bytes", "rotation_copies", "notes", "warnings",
+                    "flags", "samples_us", "instrument_selection", "kernels", "kernel_set_changes", "telemetry",
+                    "telemetry_samples", "integrity", "instrument_perturbation"});
   Result r;
   r.name = f.str("name");
   r.params = params_from_json(f.object("params").json(), file, line, f.field_name("params"));
@@ -476,6 +485,7 @@ std::vector<Result> parse_results_json(const std::string& text, const std::strin
   const json doc = parse_json_document(text, file);
   JsonFields root(doc, file, 0, "");
   require_document_header(root, "caliber.results", kResultsSchemaVersion, 1);
+  root.refuse_unknown({"schema_version", "kind", "generator", "complete", "results"});
   if (!root.boolean("complete")) {
     root.fail("complete", "the run that wrote this file did not finish");
   }

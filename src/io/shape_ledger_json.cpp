@@ -24,12 +24,6 @@ const std::set<std::string> kRowKeys = {
     "arch",           "gpu",      "dtype",   "layout",      "args",   "source",
     "weight",         "baselines_available", "notes"};
 
-void refuse_unknown_keys(const JsonFields& f, const std::set<std::string>& known) {
-  for (const auto& [key, value] : f.json().items()) {
-    if (!known.count(key)) f.fail(key, "unknown field");
-  }
-}
-
 std::string non_empty(const JsonFields& f, const std::string& key) {
   std::string v = f.str(key);
   if (v.empty()) f.fail(key, "must not be empty");
@@ -68,7 +62,7 @@ json to_json(const ShapeRow& r) {
 
 ShapeRow shape_row_from_json(const json& j, const std::string& file, long line) {
   JsonFields f(j, file, line, "");
-  refuse_unknown_keys(f, kRowKeys);
+  f.refuse_unknown(kRowKeys);
   const std::int64_t version = f.integer("schema_version");
   if (version != kShapeLedgerSchemaVersion) {
     f.fail("schema_version", fmt::format("unsupported schema version {} (this caliber reads {})",
@@ -95,13 +89,13 @@ ShapeRow shape_row_from_json(const json& j, const std::string& file, long line) 
   ops::parse_shape(r.op_type, r.dtype, r.layout, r.args, file, line, "args");
 
   const JsonFields src = f.object("source");
-  refuse_unknown_keys(src, {"kind", "origin", "detail"});
+  src.refuse_unknown({"kind", "origin", "detail"});
   r.source.kind = src.parse("kind", [](const std::string& s) { return parse_source_kind(s); });
   r.source.origin = src.str("origin");
   r.source.detail = src.str("detail");
 
   const JsonFields w = f.object("weight");
-  refuse_unknown_keys(w, {"occurrences", "traffic_weight", "baseline_time_weight"});
+  w.refuse_unknown({"occurrences", "traffic_weight", "baseline_time_weight"});
   for (const char* key : {"occurrences", "traffic_weight", "baseline_time_weight"}) {
     if (!w.has(key)) w.fail(key, "missing (null when unknown)");
   }

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -26,6 +28,22 @@ bool is_symbol_name(std::string_view s) {
   const auto letter = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; };
   if (s.empty() || s.size() > kMaxSymbolBytes || !letter(s.front())) return false;
   return std::all_of(s.begin(), s.end(), [&](char c) { return letter(c) || (c >= '0' && c <= '9'); });
+}
+
+constexpr std::string_view kOwnPluginPrefix = "@plugins/";
+
+// A library named in caliber's own plugin directory stays in it: no "..", no absolute part, no
+// empty name (the library is loaded, and its constructors run, before anything else is checked).
+std::optional<std::string> own_plugin_name_problem(const std::string& library) {
+  if (!library.starts_with(kOwnPluginPrefix)) return std::nullopt;
+  const fs::path name(library.substr(kOwnPluginPrefix.size()));
+  const bool leaves = std::any_of(name.begin(), name.end(), [](const fs::path& part) { return part == ".."; });
+  if (name.empty() || name.is_absolute() || leaves || !name.has_filename()) {
+    return fmt::format("'{}' is not a file inside caliber's plugin directory ({} names a library there, "
+                       "without '..')",
+                       quoted_text(library), kOwnPluginPrefix);
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -57,6 +75,9 @@ Entrypoint Entrypoint::parse(const std::string& text) {
                                  quoted_text(text), quoted_text(e.symbol), python ? "Python" : "C symbol",
                                  kMaxSymbolBytes));
   }
+  if (const auto why = own_plugin_name_problem(e.library)) {
+    throw UsageError(fmt::format("'{}': {}", quoted_text(text), *why));
+  }
   if (python && !e.library.ends_with(".py")) {
     throw UsageError(fmt::format("'{}': '{}' is not a Python file (expected a .py path)", quoted_text(text), quoted_text(e.library)));
   }
@@ -78,9 +99,8 @@ std::string plugin_directory() {
 }
 
 std::string resolved_library(const Entrypoint& e, const std::string& matrix_file) {
-  const std::string own = "@plugins/";
-  if (e.library.rfind(own, 0) == 0) {
-    return (fs::path(plugin_directory()) / e.library.substr(own.size())).string();
+  if (e.library.starts_with(kOwnPluginPrefix)) {
+    return (fs::path(plugin_directory()) / e.library.substr(kOwnPluginPrefix.size())).string();
   }
   const fs::path p(e.library);
   if (p.is_absolute()) return p.string();

@@ -12,6 +12,8 @@
 #include <fmt/format.h>
 
 #include "caliber/errors.h"
+#include "core/created_directories.h"
+#include "core/forked_call.h"
 #include "core/input_file.h"
 
 namespace caliber {
@@ -147,28 +149,48 @@ std::vector<PreflightCheck> checks_for_contract_libraries(const std::vector<Cont
   return out;
 }
 
+namespace {
+
+// Loads the library, looks its entry up and (when asked) checks its ABI: "P<detail>" when it
+// passes, "F<detail>" when it fails. Runs in a child process (call_in_child).
+std::string load_and_check(const PluginSpec& plugin, SharedLibraries& libs) {
+  std::string err;
+  void* h = libs.open(plugin.path, &err);
+  if (!h) return "Fdoes not load: " + err;
+  void* entry = libs.symbol(h, plugin.symbol, &err);
+  if (!entry) {
+    libs.close(h);
+    return fmt::format("Fdoes not export {}: {}", plugin.symbol, err);
+  }
+  if (!plugin.abi_check) {
+    libs.close(h);
+    return fmt::format("Ploads, exports {}; ABI version not checked", plugin.symbol);
+  }
+  const std::string abi = plugin.abi_check(libs, h, entry);
+  libs.close(h);
+  if (!abi.empty()) return "F" + abi;
+  return fmt::format("Ploads, exports {}, ABI matches", plugin.symbol);
+}
+
+}  // namespace
+
 PreflightCheck check_plugin_loads(const PluginSpec& plugin, SharedLibraries& libs) {
   return {"plugin_loads", [plugin, &libs] {
             const std::string who =
                 fmt::format("{}provider {} ({}:{})", plugin.origin, plugin.provider, plugin.path, plugin.symbol);
-            std::error_code ec;
-            if (!fs::exists(plugin.path, ec)) return PreflightOutcome::fail(fmt::format("{}: {} does not exist", who, plugin.path));
-            std::string err;
-            void* h = libs.open(plugin.path, &err);
-            if (!h) return PreflightOutcome::fail(fmt::format("{}: does not load: {}", who, err));
-            void* entry = libs.symbol(h, plugin.symbol, &err);
-            if (!entry) {
-              libs.close(h);
-              return PreflightOutcome::fail(fmt::format("{}: does not export {}: {}", who, plugin.symbol, err));
+            // Never blocks: a FIFO, a directory or a device is refused before the loader opens it.
+            if (const auto problem = input_file_problem(plugin.path, kMaxBinaryInputBytes)) {
+              return PreflightOutcome::fail(fmt::format("{}: {} {}", who, plugin.path, *problem));
             }
-            if (!plugin.abi_check) {
-              libs.close(h);
-              return PreflightOutcome::pass(fmt::format("{}: loads, exports {}; ABI version not checked", who, plugin.symbol));
+            // The library's constructors, its entry and its destroy() run in a child: a plugin that
+            // exits, crashes, hangs or throws fails this check instead of ending caliber.
+            const ForkedCall c = call_in_child([&] { return load_and_check(plugin, libs); }, plugin.load_timeout_s);
+            if (!c.answered) {
+              return PreflightOutcome::fail(fmt::format(
+                  "{}: loading it and calling its entry (in a child process), the child {}", who, c.failure));
             }
-            const std::string abi = plugin.abi_check(libs, h, entry);
-            libs.close(h);
-            if (!abi.empty()) return PreflightOutcome::fail(fmt::format("{}: {}", who, abi));
-            return PreflightOutcome::pass(fmt::format("{}: loads, exports {}, ABI matches", who, plugin.symbol));
+            const std::string detail = fmt::format("{}: {}", who, c.value.empty() ? "" : c.value.substr(1));
+            return c.value.starts_with("P") ? PreflightOutcome::pass(detail) : PreflightOutcome::fail(detail);
           },
           ""};
 }
@@ -217,8 +239,11 @@ PreflightCheck check_output_writable(const std::string& directory, bool must_be_
               return PreflightOutcome::fail(fmt::format("{} exists and is not empty (a run directory holds one run; "
                                                         "give a new directory)", directory));
             }
-            fs::create_directories(directory, ec);
-            if (ec) return PreflightOutcome::fail(fmt::format("cannot create {}: {}", directory, ec.message()));
+            try {
+              create_output_directories(directory);  // removed again if the command is refused
+            } catch (const fs::filesystem_error& e) {
+              return PreflightOutcome::fail(fmt::format("cannot create {}: {}", directory, e.code().message()));
+            }
             // access(W_OK) says yes to root on read-only mounts; creating a file is the real test.
             const fs::path probe = fs::path(directory) / fmt::format(".caliber-write-probe-{}", getpid());
             const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);

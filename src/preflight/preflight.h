@@ -84,10 +84,14 @@ struct PluginSpec {
   // Where the plugin is named, printed first: "baseline_matrix.yaml:9: field
   // 'providers.mine.entrypoint': ". Empty for a command-line option.
   std::string origin;
+  // How long loading it and calling its entry may take (caliber run's --start-timeout-s).
+  double load_timeout_s = 300;
 };
 
-// plugin_loads: the library loads (RTLD_NOW), exports the symbol, and (when abi_check is set)
-// has a matching ABI.
+// plugin_loads: the library is a regular file, loads (RTLD_NOW), exports the symbol, and (when
+// abi_check is set) has a matching ABI. All of it runs in a child process (call_in_child) within
+// plugin.load_timeout_s: a library whose constructor, entry or destroy() exits, crashes, hangs or
+// throws fails the check, with how the child ended.
 PreflightCheck check_plugin_loads(const PluginSpec& plugin, SharedLibraries& libs);
 
 // plugin_loads for a Python provider (entrypoint python:FILE.py:NAME): the file exists and is a

@@ -114,9 +114,7 @@ ProfileDiagnosis read_profile_diagnosis(const std::string& file) {
   static const std::set<std::string> keys = {"schema_version", "kind",       "status",     "reason",
                                              "op_type",        "shape_id",   "provider",   "created_at",
                                              "command",        "kernels"};
-  for (const auto& [key, value] : doc.items()) {
-    if (!keys.count(key)) f.fail(key, "unknown field");
-  }
+  f.refuse_unknown(keys);
   if (f.integer("schema_version") != kProfileDiagnosisSchemaVersion) {
     f.fail("schema_version", fmt::format("unsupported schema version (this caliber reads {})",
                                          kProfileDiagnosisSchemaVersion));

@@ -80,6 +80,10 @@ void add_run_options(CLI::App* cmd, RunOptions& o) {
   cmd->add_option("--cell-timeout-s", o.cell_timeout_s,
                   "A cell with no result after this many seconds is killed and recorded as failed")
       ->capture_default_str();
+  cmd->add_option("--start-timeout-s", o.start_timeout_s,
+                  "A provider's start may take this many seconds: loading each plugin in the preflight, and the "
+                  "measuring worker's start (a Python provider's import); past it the run fails")
+      ->capture_default_str();
   cmd->add_flag("--allow-shared-device", o.allow_shared_device,
                 "Measure even when another compute process is on the device (preflight warns instead of failing)");
   cmd->add_option("--shard", o.shard,

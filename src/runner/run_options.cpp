@@ -19,6 +19,7 @@ void check_run_options(const RunOptions& o) {
   rule.target_rel_halfwidth = o.target_precision;
   if (auto why = why_invalid_adaptive_bounds(rule, kAdaptiveBoundOptions)) throw UsageError(*why);
   require_cell_timeout_option(o.cell_timeout_s, "--cell-timeout-s");
+  require_cell_timeout_option(o.start_timeout_s, "--start-timeout-s");
   if (o.device < 0) throw UsageError(fmt::format("--device must be >= 0 (got {})", o.device));
   if (o.limit && *o.limit < 1) throw UsageError(fmt::format("--limit must be >= 1 (got {})", *o.limit));
 }

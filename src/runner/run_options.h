@@ -46,6 +46,10 @@ struct RunOptions {
   std::optional<std::string> eager_instrument, eager_schedule, eager_cache;
 
   double cell_timeout_s = 300.0;  // a cell running longer is killed and recorded as failed
+  // How long a provider may take to start: the preflight's load of each plugin (its constructors
+  // and entry, in a child process), and a worker's start up to its ready line (opening the
+  // device, importing a Python provider's file). A start past it is a failure, not a wait.
+  double start_timeout_s = 300.0;
   bool allow_shared_device = false;  // device_exclusive preflight: warn instead of failing
   // caliber profile: after the correctness check, one more call of each provider inside an NVTX
   // range of this name, so ncu profiles exactly that call. Code fingerprints are off then (ncu

@@ -8,6 +8,7 @@
 #include "caliber/errors.h"
 #include "ledger/shard.h"
 #include "core/number_text.h"
+#include "core/one_line.h"
 #include "core/option_list.h"
 #include "providers/plugin_provider.h"
 #include "io/shape_ledger_json.h"
@@ -115,12 +116,39 @@ std::vector<std::pair<std::string, std::string>> plugin_libraries(const RunPlan&
   return out;
 }
 
+namespace {
+
+std::string provider_origin(const RunPlan& plan, const MatrixProvider& p) {
+  return fmt::format("{}:{}: field 'providers.{}.entrypoint': ", plan.matrix.file, p.line, p.name);
+}
+
+std::string reference_origin(const ops::OpDescription& d) {
+  return fmt::format("{}: field 'reference.entrypoint': ", d.file);
+}
+
+}  // namespace
+
+std::string worker_entry_origin(const RunPlan& plan, const std::string& entry) {
+  for (const MatrixProvider& p : plan.matrix.providers) {
+    if (!p.enabled || !p.entrypoint || !p.entrypoint->loaded_from_file()) continue;
+    if (resolved_library(*p.entrypoint, plan.matrix.file) + ":" + p.entrypoint->symbol == entry) {
+      return provider_origin(plan, p);
+    }
+  }
+  if (!plan.described) return "";
+  const ops::OpDescription& d = plan.described->description();
+  if (d.reference.loaded_from_file() && resolved_library(d.reference, d.file) + ":" + d.reference.symbol == entry) {
+    return reference_origin(d);
+  }
+  return "";
+}
+
 std::vector<PreflightCheck> plugin_preflight_checks(const RunPlan& plan, SharedLibraries& libs,
-                                                    std::optional<BackendKind> backend) {
+                                                    std::optional<BackendKind> backend, double load_timeout_s) {
   std::vector<PreflightCheck> checks;
   for (const MatrixProvider& p : plan.matrix.providers) {
     if (!p.enabled || !p.entrypoint || !p.entrypoint->loaded_from_file()) continue;
-    const std::string origin = fmt::format("{}:{}: field 'providers.{}.entrypoint': ", plan.matrix.file, p.line, p.name);
+    const std::string origin = provider_origin(plan, p);
     if (p.entrypoint->kind == Entrypoint::Kind::python) {
       checks.push_back(check_python_provider_file(p.name, resolved_library(*p.entrypoint, plan.matrix.file),
                                                   p.entrypoint->symbol, origin));
@@ -134,6 +162,7 @@ std::vector<PreflightCheck> plugin_preflight_checks(const RunPlan& plan, SharedL
       return providers::plugin_entry_problem(entry, *plan.described);
     };
     spec.origin = origin;
+    spec.load_timeout_s = load_timeout_s;
     checks.push_back(check_plugin_loads(spec, libs));
   }
   // The reference every check compares with, when it is a plugin or a Python provider (a shipped
@@ -142,7 +171,7 @@ std::vector<PreflightCheck> plugin_preflight_checks(const RunPlan& plan, SharedL
   if (const ops::OpDescription& d = plan.described->description(); d.reference.loaded_from_file()) {
     if (d.reference.kind == Entrypoint::Kind::python) {
       checks.push_back(check_python_provider_file("reference", resolved_library(d.reference, d.file), d.reference.symbol,
-                                                  fmt::format("{}: field 'reference.entrypoint': ", d.file)));
+                                                  reference_origin(d)));
       return checks;
     }
     PluginSpec spec;
@@ -152,7 +181,8 @@ std::vector<PreflightCheck> plugin_preflight_checks(const RunPlan& plan, SharedL
     spec.abi_check = [&plan, backend](SharedLibraries&, void*, void* entry) {
       return providers::plugin_entry_problem(entry, *plan.described, true, backend);
     };
-    spec.origin = fmt::format("{}: field 'reference.entrypoint': ", d.file);
+    spec.origin = reference_origin(d);
+    spec.load_timeout_s = load_timeout_s;
     checks.push_back(check_plugin_loads(spec, libs));
   }
   return checks;
@@ -201,7 +231,9 @@ RunContracts make_run_contracts(const RunOptions& o, BackendKind backend) {
     c.auto_graph_calls = false;
     const auto n = parse_option<std::int64_t>("--graph-calls", o.graph_calls, [](const std::string& s) {
       const std::optional<std::int64_t> v = parse_integer(s);
-      if (!v || *v < 1) throw UsageError(fmt::format("expected auto or a count >= 1, got '{}'", s));
+      if (!v || *v < 1 || *v > kMaxGraphCalls) {
+        throw UsageError(fmt::format("expected auto or a count from 1 to {}, got '{}'", kMaxGraphCalls, quoted_text(s)));
+      }
       return *v;
     });
     c.kernel_only.graph_calls = n;

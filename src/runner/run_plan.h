@@ -41,8 +41,15 @@ RunPlan make_run_plan(const RunOptions& options);
 // the library exists, loads, exports its entry and speaks this caliber's plugin ABI. A failure's
 // detail starts with the matrix file, the provider's line and its entrypoint field. `backend`:
 // the run's backend when --backend names one (a described op's cuda reference needs cuda).
+// `load_timeout_s`: how long each plugin's load and entry may take (--start-timeout-s).
 std::vector<PreflightCheck> plugin_preflight_checks(const RunPlan& plan, SharedLibraries& libs,
-                                                    std::optional<BackendKind> backend = std::nullopt);
+                                                    std::optional<BackendKind> backend = std::nullopt,
+                                                    double load_timeout_s = 300);
+
+// Where a worker's provider entry ("RESOLVED_FILE:NAME", as the worker is told it) is named:
+// "matrix.yaml:9: field 'providers.mine.entrypoint': " or the description's reference field; ""
+// when no enabled provider of the plan has that entry.
+std::string worker_entry_origin(const RunPlan& plan, const std::string& entry);
 
 // (provider name, resolved library path) of every enabled plugin provider, and of a described
 // op's reference ("op_description.reference"): what the run identity and the host code fingerprint hash.
@@ -53,6 +60,8 @@ std::vector<std::pair<std::string, std::string>> plugin_libraries(const RunPlan&
 //  host: kernel-only = wallclock / per_iter / warm, eager = wallclock / isolated / warm;
 // both with the options' warmup and adaptive iteration rule; statistic median.
 // graph_calls is a placeholder when auto_graph_calls (chosen per cell, see graph_calls_for).
+// --graph-calls N: each captured call may have an input set of its own, so N is bounded.
+inline constexpr std::int64_t kMaxGraphCalls = 4096;
 struct RunContracts {
   Contract kernel_only;
   Contract eager;

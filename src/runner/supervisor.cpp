@@ -103,7 +103,8 @@ std::optional<ConfigReplaySource> Supervisor::preflight_and_plan() {
     backend = parse_backend(options_.backend);
     make_run_contracts(options_, *backend);
   }
-  std::vector<PreflightCheck> checks = plugin_preflight_checks(plan_, system_shared_libraries(), backend);
+  std::vector<PreflightCheck> checks = plugin_preflight_checks(plan_, system_shared_libraries(), backend,
+                                                               options_.start_timeout_s);
   checks.push_back(check_output_writable(options_.out, /*must_be_empty=*/false));
   run_preflight(checks, std::cerr);
   // One writer per --out, from before the existing rows are read to the last file written.

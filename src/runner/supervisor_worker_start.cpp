@@ -25,7 +25,6 @@ using nlohmann::json;
 
 namespace {
 
-constexpr double kReadyTimeoutS = 300;  // opening a device (and loading libraries) can take a while
 // A device server is idle between runs: it answers at once, or after its device opened.
 constexpr double kServerAnswerTimeoutS = 120;
 
@@ -37,7 +36,7 @@ std::optional<int> Supervisor::ensure_worker() {
   for (int attempt = 0; attempt < 2; ++attempt) {
     const double spawned_us = start_worker();
     std::string line;
-    const auto r = worker_->read_line(line, kReadyTimeoutS, [this] { return interrupted(); });
+    const auto r = worker_->read_line(line, options_.start_timeout_s, [this] { return interrupted(); });
     if (r == WorkerProcess::ReadResult::interrupted) {
       worker_->kill_now();
       worker_->wait_exit();
@@ -117,7 +116,11 @@ bool Supervisor::settled_by_first_event(const std::string& line, double spawned_
   }
   if (kind == "preflight_failed") {
     std::vector<PreflightError::Failure> failures;
-    for (const json& f : ev.at("failures")) failures.push_back({f.at("check").get<std::string>(), f.at("detail").get<std::string>()});
+    for (const json& f : ev.at("failures")) {
+      // A Python worker names the provider entry it could not use; the matrix says where it is.
+      const std::string origin = f.contains("entry") && f.at("entry").is_string() ? worker_entry_origin(plan_, f.at("entry").get<std::string>()) : "";
+      failures.push_back({f.at("check").get<std::string>(), origin + f.at("detail").get<std::string>()});
+    }
     worker_->wait_exit();
     worker_.reset();
     throw PreflightError(std::move(failures));

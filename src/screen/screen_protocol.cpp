@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "ab/ab_report.h"
+#include "core/created_directories.h"
 #include "core/atomic_file.h"
 #include "caliber/caliber_check.h"
 #include "core/tee_stream.h"
@@ -99,7 +100,7 @@ ScreenRunResult run_screen(const AbPlan& plan_in, CellRunner& runner, const Cell
   std::vector<std::vector<CellSpec>> planned;
   for (const std::string& op : plan.ops) planned.push_back(plan_op_cells(plan, op));
   std::error_code ec;
-  fs::create_directories(plan.out_dir, ec);
+  create_output_directories(plan.out_dir, ec);
   const bool identical = side_signature(plan.a) == side_signature(plan.b);
   write_file_atomically((fs::path(plan.out_dir) / "screen_plan.json").string(),
                         [&](std::ostream& o) { o << ab_plan_json(plan, identical).dump(2) << '\n'; });

@@ -90,6 +90,20 @@ TEST(HostileCompareInput, GoogleBenchmarkAggregatesAreDurationsToo) {
   EXPECT_NE(error_of(f).find(": not a duration: -"), std::string::npos) << error_of(f);
 }
 
+// A field no reader reads ("unit" beside value_us) was ignored, an arch of any text was keyed on,
+// and a google-benchmark count of "abc" passed.
+TEST(HostileCompareInput, UnknownFieldsArchTextAndCountsThatAreNotCountsAreRefused) {
+  std::string f = edited("samples_base.json", "\"value_us\": 102.0", "\"unit\": \"ms\", \"value_us\": 102.0");
+  EXPECT_NE(error_of(f).find(": field 'results[0].unit': unknown field"), std::string::npos) << error_of(f);
+  f = edited("samples_base.json", "\"arch\": \"", "\"arch\": \"../ ");
+  EXPECT_NE(error_of(f).find("field 'results[0].device.arch': '../ "), std::string::npos) << error_of(f);
+  f = edited("base.csv", ",x86_64,", ",x86 64,");
+  EXPECT_EQ(error_of(f), f + ":2: field 'arch': 'x86 64' is not an architecture name (letters, digits, '_', '.' and "
+                             "'-', at most 64 characters, e.g. sm_90 or x86_64)");
+  f = edited("gbench_base.json", "\"repetitions\": 5", "\"repetitions\": \"abc\"");
+  EXPECT_NE(error_of(f).find("field 'benchmarks[0].repetitions'"), std::string::npos) << error_of(f);
+}
+
 CompareRow row(std::optional<double> us) {
   CompareRow r;
   r.name = "copy";

@@ -63,6 +63,26 @@ TEST(Thresholds, DefaultsWhenOptionalSectionsAreAbsent) {
   EXPECT_DOUBLE_EQ(t.report_only.absolute_us, 0);
 }
 
+TEST(Thresholds, GlobsThatCloseTheirBracketsAreNames) {
+  const auto accepted = [](const std::string& name) {
+    const std::string text = "{\"schema_version\": 1, \"kind\": \"caliber.thresholds\", \"architectures\": {\"sm_90\": "
+                             "{\"rules\": [{\"name\": \"" + name + "\", \"relative_pct\": 5, \"absolute_us\": 1, "
+                             "\"calibration\": \"x\"}]}}}";
+    try {
+      parse_thresholds(text, "t.json");
+    } catch (const InputError&) {
+      return false;
+    }
+    return true;
+  };
+  EXPECT_TRUE(accepted("rms[!x]*"));
+  EXPECT_TRUE(accepted("[]]x"));
+  EXPECT_TRUE(accepted("a\\\\[b"));  // an escaped '[' (JSON "a\\[b": fnmatch's a\[b)
+  EXPECT_FALSE(accepted("rms["));
+  EXPECT_FALSE(accepted("[!]"));
+  EXPECT_FALSE(accepted("a\\\\"));  // fnmatch's "a\": escapes nothing
+}
+
 TEST(Thresholds, RulesSelectByNameGlobParamsAndContract) {
   const Thresholds t = parse_thresholds(kGood, "t.json");
   const nlohmann::json big = {{"size_bytes", 268435456}, {"dtype", "float32"}};
@@ -155,6 +175,11 @@ INSTANTIATE_TEST_SUITE_P(
                 "t.json:2: field 'statistics.min_samples': must be >= 2 (got 1)"},
         BadCase{"rules not a list", "{\"schema_version\": 1, \"kind\": \"caliber.thresholds\",\n \"architectures\": {\"sm_90\":\n {\"rules\": {}}}}",
                 "t.json:3: field 'architectures.sm_90.rules': expected an array, got object"},
+        BadCase{"name not a glob",
+                "{\"schema_version\": 1, \"kind\": \"caliber.thresholds\",\n \"architectures\": {\"sm_90\": {\"rules\": [\n"
+                " {\"name\": \"[\", \"relative_pct\": 5, \"absolute_us\": 1, \"calibration\": \"x\"}]}}}",
+                "t.json:3: field 'architectures.sm_90.rules[0].name': the '[' at character 1 is not closed by a ']' (a "
+                "glob: * ? [abc] [!abc])"},
         BadCase{"truncated", "{\"schema_version\": 1,\n \"kind\": \"caliber.thresholds\",\n \"architectures\": {",
                 "t.json:3: malformed JSON: syntax error while parsing object key - unexpected end of "
                 "input; expected string literal"}));

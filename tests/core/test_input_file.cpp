@@ -74,6 +74,16 @@ TEST(InputFile, TextMustBeUtf8WithoutNul) {
   EXPECT_EQ(error_of(f), "(read)");
 }
 
+TEST(InputFile, AByteOrderMarkWhereALineStartsIsRefused) {
+  const std::string f = scratch("bom.jsonl");
+  { std::ofstream(f, std::ios::binary) << "\xEF\xBB\xBF{}\n"; }
+  EXPECT_EQ(error_of(f), f + ":1: a UTF-8 byte order mark (EF BB BF) starts this line; save the file without it");
+  { std::ofstream(f, std::ios::binary) << "{}\n\xEF\xBB\xBF{}\n"; }  // two files joined
+  EXPECT_EQ(error_of(f), f + ":2: a UTF-8 byte order mark (EF BB BF) starts this line; save the file without it");
+  { std::ofstream(f, std::ios::binary) << "{\"note\": \"a\xEF\xBB\xBF" "b\"}\n"; }  // inside a value: text
+  EXPECT_EQ(error_of(f), "(read)");
+}
+
 TEST(InputFile, InvalidUtf8SequencesAreFound) {
   EXPECT_EQ(first_invalid_text_byte("abc"), std::nullopt);
   EXPECT_EQ(first_invalid_text_byte("\xc3\xa9"), std::nullopt);

@@ -1,4 +1,5 @@
-// YAML documents: aliases that expand without bound and deep nesting are refused with a line.
+// YAML documents: aliases that expand without bound, too many nodes, deep nesting, a second
+// document and custom tags are refused with a line.
 #include "core/yaml_fields.h"
 
 #include <gtest/gtest.h>
@@ -22,10 +23,28 @@ std::string error_of(const std::string& text) {
 TEST(YamlFields, AliasesThatExpandBeyondTheBoundAreRefused) {
   const std::string why = error_of(testing_support::yaml_alias_bomb());
   EXPECT_EQ(why.substr(0, 7), "m.yaml:") << why;
-  EXPECT_NE(why.find(": expands to more than 100000 nodes (aliases of aliases?); caliber refuses it"), std::string::npos)
-      << why;
+  EXPECT_NE(why.find(": its aliases expand to more than 100000 nodes; caliber refuses it"), std::string::npos) << why;
   // A few aliases (a shared provider block) are fine.
   EXPECT_EQ(error_of("base: &b {enabled: true}\none: *b\ntwo: *b\n"), "(parsed)");
+}
+
+TEST(YamlFields, AFileOfManyNodesWithoutAliasesIsToldSo) {
+  std::string many = "probes:\n";
+  for (int i = 0; i < 60'000; ++i) many += "  - {m: 1}\n";  // three nodes each
+  EXPECT_EQ(error_of(many).substr(0, 7), "m.yaml:");
+  EXPECT_NE(error_of(many).find(": holds more than 100000 nodes, the most caliber reads from one YAML file"),
+            std::string::npos)
+      << error_of(many);
+}
+
+TEST(YamlFields, ASecondDocumentAndCustomTagsAreRefused) {
+  EXPECT_EQ(error_of("a: 1\n---\nb: 2\n"), "m.yaml:3: holds more than one YAML document ('---'); caliber reads one");
+  EXPECT_EQ(error_of("---\na: 1\n---\n"), "(parsed)");  // markers around one document
+  EXPECT_EQ(error_of("a: !custom 1\n"), "m.yaml:1: custom tag '!custom': caliber's YAML files hold plain values only");
+  EXPECT_EQ(error_of("a: !!python/object:os.system 1\n"),
+            "m.yaml:1: custom tag 'tag:yaml.org,2002:python/object:os.system': caliber's YAML files hold plain values "
+            "only");
+  EXPECT_EQ(error_of("a: !!str 1\nb: '2'\n"), "(parsed)");  // YAML's own tags and quotes
 }
 
 TEST(YamlFields, NestingIsBounded) {

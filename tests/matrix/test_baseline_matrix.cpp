@@ -1,7 +1,11 @@
 // baseline_matrix.yaml: the fields, entrypoints, and errors that name file, line and field.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdlib>
+#include <filesystem>
 
 #include "matrix/baseline_matrix.h"
 #include "caliber/errors.h"
@@ -110,6 +114,16 @@ TEST(BaselineMatrix, ErrorsNameFileLineAndField) {
   }
 }
 
+// Entrypoint::parse's refusal, or "(accepted)".
+std::string message(const std::string& text) {
+  try {
+    Entrypoint::parse(text);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "(accepted)";
+}
+
 TEST(Entrypoint, ParsesBuiltinsAndPluginsAndRefusesTheRest) {
   EXPECT_EQ(Entrypoint::parse("builtin:cublas").builtin, "cublas");
   const Entrypoint p = Entrypoint::parse("/abs/libx.so:entry_v1");
@@ -129,14 +143,6 @@ TEST(Entrypoint, ParsesPythonProvidersAndResolvesTheirFilesBesideTheMatrix) {
   EXPECT_TRUE(p.loaded_from_file());
   EXPECT_FALSE(Entrypoint::parse("builtin:naive").loaded_from_file());
   EXPECT_EQ(resolved_library(p, "runs/m/matrix.yaml"), "runs/m/providers/mine.py");
-  const auto message = [](const std::string& text) {
-    try {
-      Entrypoint::parse(text);
-    } catch (const UsageError& e) {
-      return std::string(e.what());
-    }
-    return std::string("(accepted)");
-  };
   EXPECT_EQ(message("python:mine.py:"), "'python:mine.py:': expected python:path/to/file.py:NAME");
   EXPECT_EQ(message("python:mine.py:my-fn"),
             "'python:mine.py:my-fn': 'my-fn' is not a Python name (letters, digits and '_', at most 256 characters)");
@@ -165,6 +171,47 @@ TEST(Entrypoint, OwnPluginsResolveInThePluginDirectory) {
   EXPECT_EQ(resolved_library(Entrypoint::parse("@plugins/libcaliber_openblas.so:sym"), "m.yaml"),
             "/opt/caliber/plugins/libcaliber_openblas.so");
   ::unsetenv("CALIBER_PLUGIN_DIR");
+}
+
+TEST(Entrypoint, AnOwnPluginNameStaysInThePluginDirectory) {
+  EXPECT_EQ(message("@plugins/../../../usr/lib/libevil.so:entry"),
+            "'@plugins/../../../usr/lib/libevil.so:entry': '@plugins/../../../usr/lib/libevil.so' is not a file "
+            "inside caliber's plugin directory (@plugins/ names a library there, without '..')");
+  EXPECT_NE(message("@plugins/sub/../../libx.so:entry"), "(accepted)");
+  EXPECT_NE(message("python:@plugins/../x.py:fused"), "(accepted)");
+  EXPECT_NE(message("@plugins/:entry"), "(accepted)");
+  EXPECT_NE(message("@plugins/sub/:entry"), "(accepted)");
+  EXPECT_EQ(message("@plugins/sub/libx.so:entry"), "(accepted)");
+  EXPECT_EQ(message("@plugins/./libx.so:entry"), "(accepted)");
+}
+
+TEST(BaselineMatrix, APluginThatIsThereButIsNoRegularFileIsRefusedWithItsLine) {
+  const std::string dir =
+      (std::filesystem::path(::testing::TempDir()) / ("matrix_fifo_plugin_" + std::to_string(::getpid()))).lexically_normal().string();
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  ASSERT_EQ(::mkfifo((dir + "/libfifo.so").c_str(), 0600), 0);
+  std::filesystem::create_directories(dir + "/libdir.so");
+  const auto matrix = [&](const std::string& library) {
+    return "schema_version: 1\nkernel: rmsnorm\nop_type: rmsnorm\ndtype: [fp32]\nreference_provider: naive\n"
+           "layout_contract: row_major\nproviders:\n"
+           "  naive: {enabled: true, entrypoint: \"builtin:naive\", provider: caliber}\n"
+           "  mine: {enabled: true, entrypoint: \"" + library + ":entry\", provider: plugin}\n";
+  };
+  const auto error = [&](const std::string& library) {
+    try {
+      parse_baseline_matrix(matrix(library), dir + "/m.yaml");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  EXPECT_EQ(error("libfifo.so"), dir + "/m.yaml:9: field 'providers.mine.entrypoint': " + dir +
+                                     "/libfifo.so is a FIFO: only regular files are read");
+  EXPECT_EQ(error("libdir.so"), dir + "/m.yaml:9: field 'providers.mine.entrypoint': " + dir + "/libdir.so is a directory");
+  // Missing is the preflight's to say (plugin_loads): a matrix may come before its library.
+  EXPECT_EQ(error("libmissing.so"), "(accepted)");
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -20,6 +20,12 @@
  *   caliber_test_cuda         declares the cuda backend
  *   caliber_test_abi_v99      reports plugin ABI version 99
  *   caliber_test_refuse       the entry function returns CALIBER_ERROR
+ * Entries that misbehave before any call (the plugin_loads preflight runs them in a child):
+ *   caliber_test_entry_exits   the entry function calls exit(0)
+ *   caliber_test_entry_crashes the entry function raises SIGSEGV
+ *   caliber_test_entry_hangs   the entry function sleeps for an hour
+ *   caliber_test_entry_speaks  the entry function writes a line on descriptor 3 (a measuring
+ *                              worker's events channel), then fills a correct provider
  * Configs recorded and replayed (docs/plugins.md, "A provider that chooses"):
  *   caliber_test_configurable correct; chooses "variant=a" in prepare(), unless pinned to
  *                             "variant=a" or "variant=b" (any other pin is refused)
@@ -51,6 +57,7 @@
 #endif
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -493,6 +500,31 @@ EXPORT caliber_status caliber_test_refuse(uint32_t abi, const char* op, caliber_
   (void)abi, (void)op, (void)out;
   snprintf(e, s, "no licence for this machine");
   return CALIBER_ERROR;
+}
+EXPORT caliber_status caliber_test_entry_exits(uint32_t abi, const char* op, caliber_provider_v1* out, char* e,
+                                               size_t s) {
+  (void)abi, (void)op, (void)out, (void)e, (void)s;
+  exit(0);
+}
+EXPORT caliber_status caliber_test_entry_crashes(uint32_t abi, const char* op, caliber_provider_v1* out, char* e,
+                                                 size_t s) {
+  (void)abi, (void)op, (void)out, (void)e, (void)s;
+  raise(SIGSEGV);
+  return CALIBER_ERROR;
+}
+EXPORT caliber_status caliber_test_entry_hangs(uint32_t abi, const char* op, caliber_provider_v1* out, char* e,
+                                               size_t s) {
+  (void)abi, (void)op, (void)out, (void)e, (void)s;
+  sleep(3600);
+  return CALIBER_ERROR;
+}
+EXPORT caliber_status caliber_test_entry_speaks(uint32_t abi, const char* op, caliber_provider_v1* out, char* e,
+                                                size_t s) {
+  (void)abi, (void)op, (void)e, (void)s;
+  static const char line[] = "{\"event\":\"progress\"}\n";
+  ssize_t written = write(3, line, sizeof line - 1);
+  (void)written;
+  return fill(out, CORRECT, CALIBER_BACKEND_HOST, "test plugin: speaks on descriptor 3 in its entry");
 }
 EXPORT caliber_status caliber_test_configurable(uint32_t abi, const char* op, caliber_provider_v1* out, char* e,
                                                 size_t s) {

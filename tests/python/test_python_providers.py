@@ -143,6 +143,16 @@ class Hangs(Honest):
         Honest.run(self, problem, inputs, outputs, stream)
 
 
+class Exits(Honest):
+    """Calls sys.exit(0) on rows longer than 40: its call fails; the worker goes on."""
+
+    def run(self, problem, inputs, outputs, stream):
+        if problem.args["n"] > 40:
+            import sys
+            sys.exit(0)
+        Honest.run(self, problem, inputs, outputs, stream)
+
+
 class Softmax:
     """A shipped op served from Python (plugin ABI v2, as every Python provider)."""
     backend = "host"
@@ -358,6 +368,18 @@ class PythonProviders(unittest.TestCase):
         self.assertEqual(status[("hangs", 45)]["benchmark_status"], "failed")
         self.assertIn("3 s", status[("hangs", 45)]["status_reason"])
 
+    def test_a_python_provider_that_calls_sys_exit_fails_its_cell_with_that_said(self):
+        ledger = self.ledger("scale_add", "m=4,n=32", "m=3,n=45")
+        matrix = self.scale_add_matrix(entry("honest", "Honest") + entry("exits", "Exits"))
+        r = caliber.run(op="scale_add", shape_ledger=ledger, baseline_matrix=matrix, out=self.path("out"),
+                        backend="host", options=RUN_OPTIONS)
+        status = {(row["provider"], row["args"]["n"]): row for row in r.rows}
+        self.assertEqual(len(r.rows), 4)
+        self.assertEqual(status[("exits", 32)]["benchmark_status"], "ok")
+        self.assertEqual(status[("exits", 45)]["benchmark_status"], "failed")
+        self.assertIn("the provider called sys.exit(0)", status[("exits", 45)]["status_reason"])
+        self.assertEqual(status[("honest", 45)]["benchmark_status"], "ok")
+
     def test_a_python_worker_refuses_a_library_of_another_build(self):
         # What caliber run starts, with the build it expects set to another one: the worker's
         # events (here on stderr, descriptor 2) say why, and nothing is measured.
@@ -461,12 +483,36 @@ class PythonProviders(unittest.TestCase):
             caliber.run(op="scale_add", shape_ledger=ledger, baseline_matrix=matrix, out=self.path("out"),
                         backend="host", options=RUN_OPTIONS)
         self.assertIn("No module named 'no_such_module_here'", str(ctx.exception))
+        # the plugin_loads preflight, once, where the matrix names the provider
+        self.assertIn("PREFLIGHT_FAILED check=plugin_loads: " + matrix + ":9: field 'providers.honest.entrypoint': "
+                      "python provider", str(ctx.exception))
+        self.assertNotIn("caliber worker: error", str(ctx.exception))
         self.assertFalse(os.path.exists(self.path("out/benchmark_results.jsonl")))
         # strict returns on exit 1 only when a row says which cell failed: here none does.
         with self.assertRaises(caliber.CaliberError) as ctx:
             caliber.run(op="scale_add", shape_ledger=ledger, baseline_matrix=matrix, out=self.path("strict"),
                         backend="host", strict=True, options=RUN_OPTIONS)
         self.assertIn("No module named 'no_such_module_here'", str(ctx.exception))
+
+    def test_a_provider_file_that_calls_sys_exit_on_import_fails_the_preflight(self):
+        write(self.path("providers.py"), "import sys\nsys.exit(0)\n")
+        ledger = self.ledger("scale_add", "m=2,n=8")
+        matrix = self.scale_add_matrix(entry("honest", "Honest"))
+        with self.assertRaises(caliber.CaliberError) as ctx:
+            caliber.run(op="scale_add", shape_ledger=ledger, baseline_matrix=matrix, out=self.path("out"),
+                        backend="host", options=RUN_OPTIONS)
+        self.assertIn(matrix + ":9: field 'providers.honest.entrypoint': ", str(ctx.exception))
+        self.assertIn("the provider called sys.exit(0)", str(ctx.exception))
+        self.assertFalse(os.path.exists(self.path("out/benchmark_results.jsonl")))
+
+    def test_a_provider_file_that_never_finishes_importing_fails_at_the_start_timeout(self):
+        write(self.path("providers.py"), "import time\ntime.sleep(3600)\n")
+        ledger = self.ledger("scale_add", "m=2,n=8")
+        matrix = self.scale_add_matrix(entry("honest", "Honest"))
+        with self.assertRaises(caliber.CaliberError) as ctx:
+            caliber.run(op="scale_add", shape_ledger=ledger, baseline_matrix=matrix, out=self.path("out"),
+                        backend="host", options=dict(RUN_OPTIONS, start_timeout_s=2))
+        self.assertIn("the measuring worker did not start twice in a row", str(ctx.exception))
 
     def test_a_missing_provider_file_fails_the_preflight_naming_the_matrix_line(self):
         ledger = self.ledger("scale_add", "m=2,n=8")

@@ -37,6 +37,12 @@ TEST(RunOptions, TheAdaptiveRulesBoundsAreNamedByTheirOptions) {
   EXPECT_EQ(refusal(with([](RunOptions& o) { o.min_samples = 0; })), "--min-samples must be >= 1 (got 0)");
 }
 
+TEST(RunOptions, TheStartTimeoutIsAPositiveBoundedTime) {
+  EXPECT_EQ(refusal(with([](RunOptions& o) { o.start_timeout_s = 0; })).find("--start-timeout-s"), 0u);
+  EXPECT_EQ(refusal(with([](RunOptions& o) { o.start_timeout_s = -1; })).find("--start-timeout-s"), 0u);
+  EXPECT_EQ(refusal(with([](RunOptions& o) { o.start_timeout_s = 2; })), "(accepted)");
+}
+
 // The worker's command line is readable by the code it measures (/proc/self/cmdline): the seeds
 // are not on it (they come with each command).
 TEST(RunOptions, TheWorkersCommandLineCarriesNoSeed) {

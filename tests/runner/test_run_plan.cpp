@@ -104,6 +104,17 @@ TEST(RunContracts, OptionsChangeThemAndImpossibleOnesAreRefused) {
   o.eager_cache.reset();
   o.graph_calls = "zero";
   EXPECT_THROW(make_run_contracts(o, BackendKind::cuda), UsageError);
+  for (const char* bounded : {"99999999999", "4097", "0"}) {
+    o.graph_calls = bounded;
+    try {
+      make_run_contracts(o, BackendKind::host);
+      ADD_FAILURE() << bounded << " accepted";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find("expected auto or a count from 1 to 4096"), std::string::npos) << e.what();
+    }
+  }
+  o.graph_calls = "4096";
+  EXPECT_EQ(make_run_contracts(o, BackendKind::cuda).kernel_only.graph_calls, 4096);
   o.graph_calls = "auto";
   o.kernel_only_schedule = "graph";
   EXPECT_THROW(make_run_contracts(o, BackendKind::host), ContractError);  // no graphs on the host
