@@ -226,6 +226,17 @@ Manifest campaign_manifest(const BatchOptions& o, const CampaignPlan& plan, cons
   return *resumed;
 }
 
+// A resume verifies before it merges: rows edited after their receipts were written are not
+// merged, receipted and sealed again (exit 4, the first problems named).
+void refuse_rows_unlike_their_receipts(const Manifest& m) {
+  const std::vector<std::string> problems = resume_problems(m);
+  if (problems.empty()) return;
+  throw CaliberMismatchError(fmt::format(
+      "--resume: {} row(s) or receipt(s) of {} changed after they were written: {}{}; its results cannot be "
+      "continued (caliber campaign verify lists them; start another campaign)",
+      problems.size(), m.dir, problems.front(), problems.size() > 1 ? fmt::format(" (and {} more)", problems.size() - 1) : ""));
+}
+
 // --slurm: the canary and the shards as Slurm jobs, then what their tasks left, merged here.
 int run_campaign_on_slurm(Campaign& campaign, const BatchOptions& o, const Manifest& m, int session,
                           double worst_case_s, std::ostream& err) {
@@ -275,6 +286,7 @@ int run_batch(const BatchOptions& input, std::ostream& out, std::ostream& err) {
     return 0;
   }
   if (!o.run.resume) write_manifest(dir.string(), m);  // frozen before anything runs
+  if (o.run.resume) refuse_rows_unlike_their_receipts(m);
   const int session = previous_session(dir.string()) + 1;
   print_plan(err, plan, m, budget);
   Campaign campaign(m, err, session, !o.process_per_shard && !o.slurm);

@@ -1,5 +1,6 @@
 #include "campaign/receipts.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -257,7 +258,64 @@ void check_seal(const std::string& dir, const Manifest& m, const std::map<std::s
   }
 }
 
+// The rows now in the shards' results (the manifest names each shard's folder and op), by the
+// path of the receipt each one would have.
+std::map<std::string, std::pair<std::string, ResultLine>> rows_by_receipt(const Manifest& m) {
+  std::map<std::string, std::pair<std::string, ResultLine>> rows;
+  for (const json& s : m.frozen.at("shards")) {
+    const std::string name = s.at("name").get<std::string>(), op = s.at("op").get<std::string>();
+    const fs::path results = fs::path(m.dir) / s.at("dir").get<std::string>() / kBenchmarkResultsFileName;
+    for (ResultLine& l : read_result_lines(results.string())) {
+      std::string rel = receipt_relative_path(op, l.row.shape_id, l.row.provider);
+      rows.insert_or_assign(std::move(rel), std::make_pair(name, std::move(l)));
+    }
+  }
+  return rows;
+}
+
+// What is wrong with the receipt at `rel` for a resume, or "".
+std::string resume_problem(const Manifest& m, const std::string& rel,
+                           const std::map<std::string, std::pair<std::string, ResultLine>>& rows) {
+  const std::string path = (fs::path(m.dir) / rel).string();
+  const json r = parse_json_document(read_text_file(path), path);
+  if (!r.contains("receipt_sha256") || r.at("receipt_sha256") != receipt_sha256(r)) {
+    return fmt::format("receipt {} was edited (receipt_sha256 does not match its content)", rel);
+  }
+  if (r.at("campaign").at("manifest_sha256") != m.sha256) return fmt::format("receipt {} is of another manifest", rel);
+  const std::string status = r.at("result").at("benchmark_status").get<std::string>();
+  if (status == to_string(BenchmarkStatus::failed)) return "";  // a retry replaces a failed row
+  const auto row = rows.find(rel);
+  if (row == rows.end()) {
+    return fmt::format("receipt {} records a {} row that is no longer in its shard's {}", rel, status,
+                       kBenchmarkResultsFileName);
+  }
+  if (r.at("result").at("row_sha256") != sha256_hex(row->second.second.line)) {
+    return fmt::format("the row of {} in shard {}'s {} is not the row its receipt {} records (edited after it "
+                       "was measured)",
+                       row->second.second.row.shape_id + "/" + row->second.second.row.provider, row->second.first,
+                       kBenchmarkResultsFileName, rel);
+  }
+  return "";
+}
+
 }  // namespace
+
+std::vector<std::string> resume_problems(const Manifest& m) {
+  std::vector<std::string> problems;
+  const fs::path receipts = fs::path(m.dir) / kReceiptsDirName;
+  std::error_code ec;
+  if (!fs::is_directory(receipts, ec)) return problems;
+  const auto rows = rows_by_receipt(m);
+  std::vector<std::string> files;
+  for (const auto& e : fs::recursive_directory_iterator(receipts)) {
+    if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(fs::relative(e.path(), m.dir).string());
+  }
+  std::sort(files.begin(), files.end());
+  for (const std::string& rel : files) {
+    if (std::string p = resume_problem(m, rel, rows); !p.empty()) problems.push_back(std::move(p));
+  }
+  return problems;
+}
 
 Verification verify_campaign(const std::string& dir) {
   Verification v;
@@ -285,6 +343,9 @@ Verification verify_campaign(const std::string& dir) {
     if (!seen.count(key)) v.problems.push_back(fmt::format("{}: planned, but has no row", key));
   }
   check_seal(dir, m, cell_of_receipt, v);
+  // The shards' rows too: one edited after its receipt was written is not merged yet, but a
+  // resume would refuse the campaign for it.
+  for (std::string& p : resume_problems(m)) v.problems.push_back("shards: " + p);
   return v;
 }
 

@@ -42,7 +42,9 @@ std::string receipt_sha256(nlohmann::json receipt);
 
 void write_seal(const Manifest& manifest, const MergedResults& merged);
 
-// Everything a reader can re-check without running anything. Each problem is one line.
+// Everything a reader can re-check without running anything: the manifest's inputs, every merged
+// row against its receipt, the seal, and the shards' rows against their receipts
+// (resume_problems). Each problem is one line.
 struct Verification {
   std::size_t receipts_checked = 0;
   bool sealed = false;
@@ -51,5 +53,12 @@ struct Verification {
   std::map<std::string, std::string> cell_problems;
 };
 Verification verify_campaign(const std::string& campaign_dir);
+
+// Before a resume merges anything: every receipt on disk is unedited and of this manifest, and
+// the row each one records, unless it is a failed row (retried cells replace those), is still
+// its cell's row in its shard's results, byte for byte. A row edited (or removed) after its
+// receipt was written would otherwise be merged, receipted and sealed again as if measured.
+// One line per problem; none when the resume may go on.
+std::vector<std::string> resume_problems(const Manifest& manifest);
 
 }  // namespace caliber::campaign

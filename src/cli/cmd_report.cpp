@@ -44,10 +44,13 @@ struct LoadedResults {
   std::vector<long> lines;  // of each row, for errors that point at it
 };
 
-LoadedResults parse_results(const std::string& text, const std::string& file) {
+// Read a line at a time: a results file of any size is held as rows, never as text.
+LoadedResults load_results(const std::string& file) {
   LoadedResults r;
-  r.rows = parse_benchmark_results(text, file);
-  for_each_jsonl_row(text, file, [&](const nlohmann::json&, long line) { r.lines.push_back(line); });
+  for_each_benchmark_result(file, [&](std::string_view, BenchmarkResultRow row, long line) {
+    r.rows.push_back(std::move(row));
+    r.lines.push_back(line);
+  });
   return r;
 }
 
@@ -121,14 +124,13 @@ class RenderedFiles {
   std::vector<std::pair<std::string, std::string>> files_;
 };
 
-// --against: the older run (`before_text`, already read) against this one. Refuses rows measured
+// --against: the older run (`before`, already read) against this one. Refuses rows measured
 // elsewhere than their run's identity says (unless --allow-caliber-mismatch), then renders
 // regression_summary.md and regressions.jsonl.
-RegressionDiff render_regressions(const ReportOptions& o, const std::string& before_text,
+RegressionDiff render_regressions(const ReportOptions& o, const LoadedResults& before,
                                   const std::vector<ShapeRow>& ledger, const LoadedResults& results,
                                   const BenchmarkReport& report, const CaliberComparison& identities,
                                   RenderedFiles& out) {
-  const LoadedResults before = parse_results(before_text, *o.against);
   // What the identities cannot know: that each file's rows were measured where its identity says.
   CaliberComparison rows;
   for (const auto& [file, loaded] : {std::pair{*o.against, &before}, std::pair{o.results, &results}}) {
@@ -168,16 +170,15 @@ int run_report(const ReportOptions& o) {
   require_writable_directory(o.out, "--out");
   // Every input is read and every output rendered before anything is written: bad input leaves
   // no partial report behind.
-  const std::string results_text = read_text_file(o.results);
-  const std::optional<std::string> before_text =
-      o.against ? std::optional<std::string>(read_text_file(*o.against)) : std::nullopt;
   // --against: the two runs' identities are compared before a single latency is parsed
   // (A = the older run, B = this one); a caliber difference refuses with exit 4.
   CaliberComparison identities;
   if (o.against) identities = check_runs_comparable(*o.against, o.results, o.allow_caliber_mismatch, std::cerr);
+  const LoadedResults results = load_results(o.results);
+  const std::optional<LoadedResults> before =
+      o.against ? std::optional<LoadedResults>(load_results(*o.against)) : std::nullopt;
   for (const std::string& file : o.op_descriptions) ops::register_op_description(file);
   const std::vector<ShapeRow> ledger = read_shape_ledger(o.shape_ledger);
-  const LoadedResults results = parse_results(results_text, o.results);
   std::vector<DeviceCeilings> ceilings;
   const ReportSources sources = report_sources(o, ceilings);
   const BenchmarkReport report =
@@ -188,7 +189,7 @@ int run_report(const ReportOptions& o) {
   rendered.render("coverage_matrix.md", [&](std::ostream& s) { write_coverage_matrix(s, report); });
   rendered.render("report.html", [&](std::ostream& s) { write_html_report(s, report); });
   std::optional<RegressionDiff> diff;
-  if (o.against) diff = render_regressions(o, *before_text, ledger, results, report, identities, rendered);
+  if (o.against) diff = render_regressions(o, *before, ledger, results, report, identities, rendered);
 
   write_report_files(o.out, rendered);
   std::cout << fmt::format("decision: {} (rule {}): {}\n", to_string(report.decision.verdict), report.decision.rule,

@@ -116,6 +116,14 @@ std::vector<CompareRow> import_benchmark_results_jsonl(const std::string& text, 
   return rows;
 }
 
+std::vector<CompareRow> import_benchmark_results_jsonl_file(const std::string& file) {
+  std::vector<CompareRow> rows;
+  for_each_benchmark_result(file, [&](std::string_view, BenchmarkResultRow r, long line) {
+    rows.push_back(row_from_benchmark_result(r, file, line));
+  });
+  return rows;
+}
+
 std::vector<CompareRow> import_benchmark_results_csv(const std::string& text, const std::string& file) {
   std::vector<long> lines;
   const std::vector<json> records = parse_benchmark_results_csv(text, file, &lines);

@@ -51,6 +51,8 @@ std::vector<CompareRow> import_caliber_json(const std::string& text, const std::
 std::vector<CompareRow> import_caliber_csv(const std::string& text, const std::string& file);
 // caliber run's benchmark_results.jsonl and benchmark_results.csv: one row per (shape_id, provider).
 std::vector<CompareRow> import_benchmark_results_jsonl(const std::string& text, const std::string& file);
+// The same, read from `file` a line at a time (a results file of any size).
+std::vector<CompareRow> import_benchmark_results_jsonl_file(const std::string& file);
 std::vector<CompareRow> import_benchmark_results_csv(const std::string& text, const std::string& file);
 // nvbench's --json / --jsonbin output, JSON format version 1.x.
 std::vector<CompareRow> import_nvbench_json(const nlohmann::json& doc, const std::string& text,

@@ -78,19 +78,45 @@ InputFormat recognize(const std::string& text, const std::string& file, nlohmann
                    "(benchmark_results.jsonl or .csv), nvbench JSON or google-benchmark JSON");
 }
 
+// Whether the file's first non-blank line is a caliber run results row (JSON Lines), read
+// without reading the rest of the file.
+bool first_line_is_a_results_row(const std::string& file) {
+  const std::string head = read_input_prefix(file, kMaxLineBytes);
+  const std::size_t first = head.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos || head[first] != '{') return false;
+  const std::size_t eol = head.find('\n', first);
+  if (eol == std::string::npos && head.size() >= kMaxLineBytes) return false;
+  try {
+    const nlohmann::json line =
+        parse_json_text(std::string_view(head).substr(first, eol == std::string::npos ? std::string::npos : eol - first),
+                        file, line_of_offset(head, first));
+    return line.is_object() && line.contains("shape_id") && line.contains("benchmark_status");
+  } catch (const InputError&) {
+    return false;  // not a JSON document on its own line: recognized from the whole text
+  }
+}
+
 }  // namespace
 
 InputFormat detect_compare_input_format(const std::string& input) {
   const std::string file = compare_input_file(input);
+  if (first_line_is_a_results_row(file)) return InputFormat::benchmark_results_jsonl;
   nlohmann::json doc;
   return recognize(read_text_file(file), file, &doc);
 }
 
 InputRows read_compare_input(const std::string& input) {
   const std::string file = compare_input_file(input);
+  InputRows in;
+  if (first_line_is_a_results_row(file)) {
+    // Read a line at a time: a campaign's results may be larger than any text read whole.
+    in.format = InputFormat::benchmark_results_jsonl;
+    in.rows = import_benchmark_results_jsonl_file(file);
+    require_unique_rows(in.rows, file);
+    return in;
+  }
   const std::string text = read_text_file(file);
   nlohmann::json doc;
-  InputRows in;
   in.format = recognize(text, file, &doc);
   switch (in.format) {
     case InputFormat::caliber_json: in.rows = import_caliber_json(text, file); break;

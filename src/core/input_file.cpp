@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -102,6 +103,94 @@ std::string read_input_bytes(const std::string& file, std::uint64_t limit) {
     throw InputError(file, 0, "", fmt::format("grew past the {} caliber reads from one input file while it was read",
                                               size_limit_text(limit)));
   }
+  out.resize(done);
+  return out;
+}
+
+namespace {
+
+// A line's text as require_text_content would check it, its errors on its own line number.
+void require_text_line(std::string_view line, long number, const std::string& file) {
+  if (const auto at = first_invalid_text_byte(line)) {
+    throw InputError(file, number, "",
+                     line[*at] == '\0' ? "NUL byte: not a text file"
+                                       : fmt::format("byte {} of the line is not valid UTF-8 (caliber reads UTF-8 text)",
+                                                     *at));
+  }
+  if (line.starts_with("\xEF\xBB\xBF")) {
+    throw InputError(file, number, "", "a UTF-8 byte order mark (EF BB BF) starts this line; save the file without it");
+  }
+}
+
+// Appends a piece of line `number` to what was read of it, within kMaxLineBytes.
+void append_line_part(std::string& pending, std::string_view part, long number, const std::string& file) {
+  if (pending.size() + part.size() > kMaxLineBytes) {
+    throw InputError(file, number, "", fmt::format("a line longer than {} MiB: caliber reads at most that much of "
+                                                   "one line",
+                                                   kMaxLineBytes >> 20));
+  }
+  pending.append(part);
+}
+
+}  // namespace
+
+void for_each_text_line(const std::string& file,
+                        const std::function<void(std::string_view line, long number, bool terminated)>& line) {
+  std::string problem;
+  std::uint64_t size = 0;
+  const int fd = open_input(file, kMaxStreamedInputBytes, &problem, &size);
+  if (fd < 0) throw InputError(file, 0, "", problem);
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  std::string pending;  // the current line's bytes read so far
+  std::vector<char> buffer(1u << 20);
+  long number = 0;
+  std::uint64_t total = 0;
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer.data(), buffer.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw InputError(file, 0, "", fmt::format("read error: {}", std::strerror(errno)));
+    if (n == 0) break;
+    total += static_cast<std::uint64_t>(n);
+    if (total > kMaxStreamedInputBytes) {
+      throw InputError(file, number, "", fmt::format("grew past the {} caliber reads from one input file while it "
+                                                     "was read",
+                                                     size_limit_text(kMaxStreamedInputBytes)));
+    }
+    std::string_view chunk(buffer.data(), static_cast<std::size_t>(n));
+    for (std::size_t nl = chunk.find('\n'); nl != std::string_view::npos; nl = chunk.find('\n')) {
+      append_line_part(pending, chunk.substr(0, nl), number + 1, file);
+      chunk.remove_prefix(nl + 1);
+      ++number;
+      require_text_line(pending, number, file);
+      line(pending, number, true);
+      pending.clear();
+    }
+    append_line_part(pending, chunk, number + 1, file);
+  }
+  if (!pending.empty()) {
+    ++number;
+    require_text_line(pending, number, file);
+    line(pending, number, false);
+  }
+}
+
+std::string read_input_prefix(const std::string& file, std::size_t max) {
+  std::string problem;
+  std::uint64_t size = 0;
+  const int fd = open_input(file, kMaxStreamedInputBytes, &problem, &size);
+  if (fd < 0) throw InputError(file, 0, "", problem);
+  std::string out(std::min<std::uint64_t>(max, size), '\0');
+  std::size_t done = 0;
+  while (done < out.size()) {
+    const ssize_t n = ::read(fd, out.data() + done, out.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
   out.resize(done);
   return out;
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,6 +22,24 @@ inline constexpr std::uint64_t kMaxBinaryInputBytes = 2ull << 30;
 // file, cannot be opened, or is larger than `limit` bytes. Nothing when it can. Never blocks.
 std::optional<std::string> input_file_problem(const std::string& file,
                                               std::uint64_t limit = kMaxTextInputBytes);
+
+// Files that are read line by line, a line at a time in memory (results, ledgers, histories):
+// any size up to this, each line at most kMaxLineBytes. A 200,000-row campaign's results are
+// about 1.4 GB; a row with a 4 MiB provider detail is one line.
+inline constexpr std::uint64_t kMaxStreamedInputBytes = 64ull << 30;
+inline constexpr std::size_t kMaxLineBytes = 64u << 20;
+
+// Calls `line` for each line of a text file (without its '\n'; 1-based number; `terminated`
+// false for a last line without a newline), reading it in pieces: memory holds one line, not
+// the file. Each line is checked as require_text_content checks a whole text (UTF-8, no NUL, no
+// byte order mark at its start). InputError (file, line) for a line longer than kMaxLineBytes;
+// the file is opened as read_input_bytes opens it, up to kMaxStreamedInputBytes.
+void for_each_text_line(const std::string& file,
+                        const std::function<void(std::string_view line, long number, bool terminated)>& line);
+
+// The first `max` bytes of a file (all of it when shorter), opened as read_input_bytes opens it
+// (up to kMaxStreamedInputBytes): what a reader needs to recognize a format.
+std::string read_input_prefix(const std::string& file, std::size_t max);
 
 // The bytes of a regular file of at most `limit` bytes; InputError (file, no line) otherwise.
 // Opened without blocking: a FIFO is refused, not waited on.

@@ -3,6 +3,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -17,5 +18,12 @@ namespace caliber {
 void for_each_jsonl_row(const std::string& text, const std::string& file,
                         const std::function<void(const nlohmann::json& value, long line)>& row,
                         const std::function<void(const InputError& error)>& malformed = nullptr);
+
+// The same walk over a file, read a line at a time (core/input_file.h, for_each_text_line): a
+// results file or ledger of any size is read in memory bounded by its longest line. `row` also
+// gets the line's text as written (receipts hash it).
+void for_each_jsonl_line(const std::string& file,
+                         const std::function<void(std::string_view text, const nlohmann::json& value, long line)>& row,
+                         const std::function<void(const InputError& error)>& malformed = nullptr);
 
 }  // namespace caliber

@@ -347,8 +347,20 @@ void ResultCells::add(const std::string& run_id, const std::string& shape_id, co
   }
 }
 
+void for_each_benchmark_result(const std::string& file,
+                               const std::function<void(std::string_view text, BenchmarkResultRow row, long line)>& row) {
+  ResultCells cells(file);
+  for_each_jsonl_line(file, [&](std::string_view text, const json& value, long line) {
+    BenchmarkResultRow r = benchmark_result_from_json(value, file, line);
+    cells.add(r.run_id, r.shape_id, r.provider, line);
+    row(text, std::move(r), line);
+  });
+}
+
 std::vector<BenchmarkResultRow> read_benchmark_results(const std::string& file) {
-  return parse_benchmark_results(read_text_file(file), file);
+  std::vector<BenchmarkResultRow> rows;
+  for_each_benchmark_result(file, [&](std::string_view, BenchmarkResultRow r, long) { rows.push_back(std::move(r)); });
+  return rows;
 }
 
 BenchmarkResultsAppender::BenchmarkResultsAppender(const std::string& file, bool with_samples)

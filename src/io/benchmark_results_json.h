@@ -2,7 +2,9 @@
 // file and fsynced appending. The fields and their rules: docs/runner.md, schemas/.
 #pragma once
 
+#include <functional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -36,8 +38,13 @@ BenchmarkResultRow benchmark_result_from_json(const nlohmann::json& j, const std
 // Reads a whole results file. Blank lines are skipped. A malformed line is an InputError naming
 // its line; a duplicated (shape_id, provider) cell, or rows of two runs, are refused (one
 // results file holds one run: docs/runner.md).
+// The file is read a line at a time: memory holds the rows, never the file's text.
 std::vector<BenchmarkResultRow> read_benchmark_results(const std::string& file);
 std::vector<BenchmarkResultRow> parse_benchmark_results(const std::string& text, const std::string& file);
+// The rows of a results file one at a time, each with its line as written and its number, under
+// read_benchmark_results' rules; memory holds one line.
+void for_each_benchmark_result(const std::string& file,
+                               const std::function<void(std::string_view text, BenchmarkResultRow row, long line)>& row);
 
 // Appends rows to a results file, one fsynced line each.
 class BenchmarkResultsAppender {

@@ -141,19 +141,31 @@ void refuse_duplicates(const std::vector<ShapeRow>& rows, const std::string& fil
 
 }  // namespace
 
-std::vector<ShapeRow> parse_shape_ledger(const std::string& text, const std::string& file) {
-  std::vector<ShapeRow> rows;
-  for_each_jsonl_row(text, file, [&](const json& value, long line) {
-    rows.push_back(shape_row_from_json(value, file, line));
-  });
-  // caliber run refuses a ledger without shapes; so does every reader, validate included.
+namespace {
+
+// caliber run refuses a ledger without shapes; so does every reader, validate included.
+std::vector<ShapeRow> checked_ledger(std::vector<ShapeRow> rows, const std::string& file) {
   if (rows.empty()) throw InputError(file, 0, "", "no rows: a shape ledger lists at least one shape");
   refuse_duplicates(rows, file);
   return rows;
 }
 
+}  // namespace
+
+std::vector<ShapeRow> parse_shape_ledger(const std::string& text, const std::string& file) {
+  std::vector<ShapeRow> rows;
+  for_each_jsonl_row(text, file, [&](const json& value, long line) {
+    rows.push_back(shape_row_from_json(value, file, line));
+  });
+  return checked_ledger(std::move(rows), file);
+}
+
 std::vector<ShapeRow> read_shape_ledger(const std::string& file) {
-  return parse_shape_ledger(read_text_file(file), file);
+  std::vector<ShapeRow> rows;
+  for_each_jsonl_line(file, [&](std::string_view, const json& value, long line) {
+    rows.push_back(shape_row_from_json(value, file, line));
+  });
+  return checked_ledger(std::move(rows), file);
 }
 
 std::string shape_ledger_text(const std::vector<ShapeRow>& rows, const std::string& file) {

@@ -149,11 +149,10 @@ class Collector {
 
 // Schema first (it names every violation), then the strict reader (ids, args, cross-field rules).
 void validate_jsonl(const std::string& path, FileKind kind, Collector& c) {
-  const std::string text = read_text_file(path);
   bool records_ok = true;
-  for_each_jsonl_row(
-      text, path,
-      [&](const json& value, long line) {
+  for_each_jsonl_line(
+      path,
+      [&](std::string_view, const json& value, long line) {
         ++c.outcome.records;
         if (c.full()) return;
         const auto errors = schema_for(kind).check(value);
@@ -183,9 +182,9 @@ void validate_jsonl(const std::string& path, FileKind kind, Collector& c) {
   if (records_ok && !c.full()) {
     try {
       if (kind == FileKind::shape_ledger) {
-        parse_shape_ledger(text, path);
+        read_shape_ledger(path);
       } else {
-        parse_benchmark_results(text, path);
+        read_benchmark_results(path);
       }
     } catch (const InputError& e) {
       c.add(e);

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "caliber/errors.h"
+#include "core/one_line.h"
 #include "caliber/plugin_abi.h"
 #include "ops/op_catalog.h"
 #include "providers/plugin_v2.h"
@@ -22,6 +23,10 @@ caliber_dtype abi_dtype(DType d) {
   }
   return CALIBER_DTYPE_FP32;
 }
+
+// A provider's self-description in each row: at most this much of it (cut with "... (N bytes)").
+constexpr std::size_t kMaxProviderDetailBytes = 1024;
+constexpr std::size_t kMaxScannedDetailBytes = 16u << 20;
 
 std::string plugin_text(const char* buffer) {
   std::string s(buffer, strnlen(buffer, kPluginTextSize));
@@ -234,7 +239,10 @@ class PluginProvider final : public Provider {
   std::string name() const override { return where_; }
   std::string detail(const ops::OpShape&) const override {
     const char* d = loaded_.provider.detail;
-    return fmt::format("plugin {}{}{}", where_, d ? ": " : "", d ? d : "");
+    if (!d) return fmt::format("plugin {}", where_);
+    // Every row carries it: bounded (and one line), whatever the plugin's string holds.
+    return fmt::format("plugin {}: {}", where_, quoted_text(std::string_view(d, strnlen(d, kMaxScannedDetailBytes)),
+                                                            kMaxProviderDetailBytes));
   }
   ProviderFlags flags() const override {
     const std::uint32_t f = loaded_.provider.flags;

@@ -18,11 +18,19 @@
 namespace caliber::runner {
 
 bool cut_torn_tail(const std::string& file) {
-  const std::string text = read_text_file(file);
-  if (text.empty() || text.back() == '\n') return false;
-  const auto keep = text.rfind('\n');
-  const off_t size = keep == std::string::npos ? 0 : static_cast<off_t>(keep + 1);
-  if (::truncate(file.c_str(), size) != 0) throw Error(fmt::format("{}: cannot cut the torn last row", file));
+  // Only the last line is read (a results file may be larger than any text caliber reads whole).
+  off_t keep = -1;
+  bool torn = false;
+  std::uint64_t at = 0;
+  for_each_text_line(file, [&](std::string_view line, long, bool terminated) {
+    if (!terminated) {
+      torn = true;
+      keep = static_cast<off_t>(at);
+    }
+    at += line.size() + 1;
+  });
+  if (!torn) return false;
+  if (::truncate(file.c_str(), keep) != 0) throw Error(fmt::format("{}: cannot cut the torn last row", file));
   return true;
 }
 
@@ -65,18 +73,12 @@ void check_rerun_cells(const std::vector<BenchmarkResultRow>& rows, const std::s
 std::size_t supersede_rows(const std::string& results_file, const std::string& attempts_file,
                            const std::set<CellKey>& cells) {
   if (cells.empty() || !std::filesystem::exists(results_file)) return 0;
-  const std::string text = read_text_file(results_file);
-  const std::vector<BenchmarkResultRow> rows = parse_benchmark_results(text, results_file);
-  // Lines and rows correspond one to one (blank lines aside).
-  std::vector<std::string> lines;
-  {
-    std::istringstream in(text);
-    std::string line;
-    while (std::getline(in, line)) {
-      if (line.find_first_not_of(" \t\r") != std::string::npos) lines.push_back(line);
-    }
-  }
-  if (lines.size() != rows.size()) throw Error(fmt::format("{}: rows and lines do not match", results_file));
+  std::vector<BenchmarkResultRow> rows;
+  std::vector<std::string> lines;  // each row's line as written
+  for_each_benchmark_result(results_file, [&](std::string_view text, BenchmarkResultRow row, long) {
+    lines.emplace_back(text);
+    rows.push_back(std::move(row));
+  });
   std::unordered_set<std::string> already;
   if (std::filesystem::exists(attempts_file)) {
     std::istringstream in(read_text_file(attempts_file));

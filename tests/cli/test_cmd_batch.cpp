@@ -359,6 +359,51 @@ TEST(BatchCli, AnOutThatCannotBeWrittenIsAUsageError) {
   EXPECT_EQ(r.err.find("filesystem error"), std::string::npos) << r.err;
 }
 
+// Deleting the seal, editing a measured row in its shard, then --resume merged the edited number
+// under fresh receipts and a new seal. A resume now verifies the rows against their receipts
+// before it merges anything; with nothing edited, a campaign whose seal is missing is sealed again.
+TEST(BatchCli, AResumeDoesNotSealRowsEditedAfterTheirReceipts) {
+  Campaign c = make_campaign("batch_launder");
+  c.args.insert(c.args.end(), {"--limit", "1"});
+  ASSERT_EQ(run_caliber(c.args).exit_code, 0);
+  std::vector<std::string> resume = c.args;
+  resume.push_back("--resume");
+  fs::remove(c.out + "/campaign_seal.json");
+  auto r = run_caliber(resume);  // nothing edited: sealed again
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_TRUE(fs::exists(c.out + "/campaign_seal.json"));
+  // An ok row of a shard, its median divided by ten.
+  std::string shard_results, text;
+  std::size_t at = std::string::npos;
+  for (const auto& e : fs::recursive_directory_iterator(c.out + "/shards")) {
+    if (e.path().filename() != "benchmark_results.jsonl") continue;
+    text = slurp(e.path().string());
+    const std::size_t ok = text.find("\"benchmark_status\":\"ok\"");
+    if (ok == std::string::npos) continue;
+    const std::size_t line_start = text.rfind('\n', ok) == std::string::npos ? 0 : text.rfind('\n', ok) + 1;
+    at = text.find("\"median_us\":", line_start);
+    ASSERT_LT(at, text.find('\n', ok));
+    shard_results = e.path().string();
+    break;
+  }
+  ASSERT_NE(at, std::string::npos);
+  const std::size_t value = at + std::string("\"median_us\":").size();
+  const std::size_t end = text.find_first_of(",}", value);
+  const double median = std::stod(text.substr(value, end - value));
+  text.replace(value, end - value, std::to_string(median / 10));
+  write_text(shard_results, text);
+  fs::remove(c.out + "/campaign_seal.json");
+  const std::string merged_before = slurp(c.out + "/benchmark_results.jsonl");
+  r = run_caliber(resume);
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_NE(r.err.find("changed after they were written"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("is not the row its receipt"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(c.out + "/campaign_seal.json"));
+  EXPECT_EQ(slurp(c.out + "/benchmark_results.jsonl"), merged_before);  // nothing merged
+  const auto verify = run_caliber({"campaign", "verify", c.out});
+  EXPECT_NE(verify.exit_code, 0) << verify.out;
+}
+
 TEST(BatchCli, ResumeRefusesOtherOptions) {
   Campaign c = make_campaign("batch_other_options");
   c.args.insert(c.args.end(), {"--limit", "1"});

@@ -52,5 +52,28 @@ TEST(WorkerChannelCli, AForgedFatalEventCostsItsCellAndTheRunGoesOn) {
   EXPECT_TRUE(std::filesystem::exists(dir + "/out/run_summary.json"));
 }
 
+// A provider's detail is in every row: 4 MiB of it made a 264-cell run's results 371 MB, which
+// caliber then could not read back. It is cut to 1 KiB, saying how long it was.
+TEST(WorkerChannelCli, AProvidersDetailIsBoundedInItsRows) {
+  const std::string dir = fresh_dir("provider_long_detail");
+  write_shape_ledger(dir + "/shape_ledger.jsonl", {rms_row(4, 8)});
+  write_text(dir + "/baseline_matrix.yaml",
+             "schema_version: 1\nkernel: rmsnorm\nop_type: rmsnorm\ndtype: [fp32]\nreference_provider: caliber\n"
+             "layout_contract: row_major\nproviders:\n"
+             "  long: {enabled: true, entrypoint: \"" CALIBER_TEST_PLUGIN ":caliber_test_long_detail\", provider: plugin}\n"
+             "  caliber: {enabled: true, entrypoint: \"builtin:caliber\", provider: caliber}\n");
+  const auto r = run_caliber({"run", "--op", "rmsnorm", "--backend", "host", "--shape-ledger",
+                              dir + "/shape_ledger.jsonl", "--baseline-matrix", dir + "/baseline_matrix.yaml", "--out",
+                              dir + "/out", "--min-time-ms", "0", "--max-time-ms", "2", "--min-samples", "6",
+                              "--warmup", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const BenchmarkResultRow& row : read_benchmark_results(dir + "/out/benchmark_results.jsonl")) {
+    if (row.provider != "long") continue;
+    EXPECT_EQ(row.benchmark_status, BenchmarkStatus::ok) << row.status_reason.value_or("");
+    EXPECT_LT(row.provider_detail.size(), 1400u);
+    EXPECT_NE(row.provider_detail.find("... (4194304 bytes)"), std::string::npos) << row.provider_detail.substr(0, 200);
+  }
+}
+
 }  // namespace
 }  // namespace caliber

@@ -8,6 +8,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -82,6 +84,45 @@ TEST(InputFile, AByteOrderMarkWhereALineStartsIsRefused) {
   EXPECT_EQ(error_of(f), f + ":2: a UTF-8 byte order mark (EF BB BF) starts this line; save the file without it");
   { std::ofstream(f, std::ios::binary) << "{\"note\": \"a\xEF\xBB\xBF" "b\"}\n"; }  // inside a value: text
   EXPECT_EQ(error_of(f), "(read)");
+}
+
+// A results file past the 256 MiB a text is read whole in: read a line at a time, memory holding
+// one line; a line past 64 MiB is refused with its number.
+TEST(InputFile, LinesAreReadFromAFileLargerThanAnyTextReadWhole) {
+  const std::string f = scratch("large.jsonl");
+  const std::string line(60u << 20, 'a');
+  {
+    std::ofstream out(f, std::ios::binary);
+    for (int i = 0; i < 5; ++i) out << line << '\n';
+    out << "tail";  // a last line without its newline
+  }
+  ASSERT_GT(std::filesystem::file_size(f), kMaxTextInputBytes);
+  std::vector<std::pair<long, bool>> seen;
+  std::size_t bytes = 0;
+  for_each_text_line(f, [&](std::string_view l, long number, bool terminated) {
+    seen.emplace_back(number, terminated);
+    bytes += l.size();
+  });
+  EXPECT_EQ(seen, (std::vector<std::pair<long, bool>>{{1, true}, {2, true}, {3, true}, {4, true}, {5, true}, {6, false}}));
+  EXPECT_EQ(bytes, 5 * line.size() + 4);
+  {
+    std::ofstream out(f, std::ios::binary);
+    out << "{}\n" << std::string((64u << 20) + 1, 'a') << '\n';
+  }
+  try {
+    for_each_text_line(f, [](std::string_view, long, bool) {});
+    ADD_FAILURE() << "a 64 MiB line was read";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), f + ":2: a line longer than 64 MiB: caliber reads at most that much of one line");
+  }
+  { std::ofstream(f, std::ios::binary) << "{}\n\xEF\xBB\xBF{}\n"; }
+  try {
+    for_each_text_line(f, [](std::string_view, long, bool) {});
+    ADD_FAILURE() << "a byte order mark was read";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), f + ":2: a UTF-8 byte order mark (EF BB BF) starts this line; save the file without it");
+  }
+  std::filesystem::remove(f);
 }
 
 TEST(InputFile, InvalidUtf8SequencesAreFound) {

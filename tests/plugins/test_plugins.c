@@ -26,6 +26,7 @@
  *   caliber_test_entry_hangs   the entry function sleeps for an hour
  *   caliber_test_entry_speaks  the entry function writes a line on descriptor 3 (a measuring
  *                              worker's events channel), then fills a correct provider
+ *   caliber_test_long_detail   correct; its detail is 4 MiB of text (every row carries a detail)
  * Configs recorded and replayed (docs/plugins.md, "A provider that chooses"):
  *   caliber_test_configurable correct; chooses "variant=a" in prepare(), unless pinned to
  *                             "variant=a" or "variant=b" (any other pin is refused)
@@ -525,6 +526,18 @@ EXPORT caliber_status caliber_test_entry_speaks(uint32_t abi, const char* op, ca
   ssize_t written = write(3, line, sizeof line - 1);
   (void)written;
   return fill(out, CORRECT, CALIBER_BACKEND_HOST, "test plugin: speaks on descriptor 3 in its entry");
+}
+EXPORT caliber_status caliber_test_long_detail(uint32_t abi, const char* op, caliber_provider_v1* out, char* e,
+                                               size_t s) {
+  (void)abi, (void)op, (void)e, (void)s;
+  static char* detail;
+  if (!detail) {
+    detail = malloc((4u << 20) + 1);
+    if (!detail) return CALIBER_ERROR;
+    memset(detail, 'd', 4u << 20);
+    detail[4u << 20] = '\0';
+  }
+  return fill(out, CORRECT, CALIBER_BACKEND_HOST, detail);
 }
 EXPORT caliber_status caliber_test_configurable(uint32_t abi, const char* op, caliber_provider_v1* out, char* e,
                                                 size_t s) {
