@@ -165,19 +165,19 @@ void write_manifest(const std::string& dir, const Manifest& m) {
 Manifest read_manifest(const std::string& dir) {
   const std::string file = (fs::path(dir) / kManifestFileName).string();
   const json doc = parse_json_document(read_text_file(file), file);
-  if (!doc.is_object() || doc.value("kind", "") != kKind) throw InputError(file, 0, "kind", "not a caliber campaign manifest");
-  if (doc.value("schema_version", 0) != kSchemaVersion) {
-    throw InputError(file, 0, "schema_version", fmt::format("unknown version (this caliber reads {})", kSchemaVersion));
+  const JsonFields root(doc, file, 0, "");  // an object, or an InputError
+  if (!root.has("kind") || !root.get("kind").is_string() || root.str("kind") != kKind) {
+    root.fail("kind", "not a caliber campaign manifest");
   }
-  for (const char* f : {"manifest_sha256", "created_at", "command", "frozen"}) {
-    if (!doc.contains(f)) throw InputError(file, 0, f, "missing");
+  if (root.integer("schema_version") != kSchemaVersion) {
+    root.fail("schema_version", fmt::format("unknown version (this caliber reads {})", kSchemaVersion));
   }
   Manifest m;
   m.dir = dir;
-  m.frozen = doc.at("frozen");
-  m.sha256 = doc.at("manifest_sha256").get<std::string>();
-  m.created_at = doc.at("created_at").get<std::string>();
-  m.command = doc.at("command").get<std::vector<std::string>>();
+  m.frozen = root.object("frozen").json();
+  m.sha256 = root.str("manifest_sha256");
+  m.created_at = root.str("created_at");
+  m.command = root.strings("command");
   if (manifest_sha256(m.frozen) != m.sha256) {
     throw InputError(file, 0, "manifest_sha256",
                      "does not match the SHA-256 of `frozen`: the manifest was edited after it was frozen");

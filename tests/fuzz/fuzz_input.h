@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <fstream>
 #include <string>
 
 #include "caliber/errors.h"
@@ -34,6 +35,16 @@ int parse_text(const std::uint8_t* data, std::size_t size, Parse&& parse) {
   } catch (const UsageError&) {
   }
   return 0;
+}
+
+// The same for a reader that takes a path: the text is written to `path` (a name starting with
+// kFuzzFile, so that a refusal naming it names the input) and `read` is given that path.
+template <class Read>
+int read_file(const std::uint8_t* data, std::size_t size, const std::string& path, Read&& read) {
+  return parse_text(data, size, [&](const std::string& text) {
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+    read(path);
+  });
 }
 
 }  // namespace caliber::fuzz
