@@ -13,7 +13,7 @@ cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
   -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
   "-DCMAKE_CXX_FLAGS_DEBUG=${SANITIZE_OPT:--O0} -g1" "-DCMAKE_C_FLAGS_DEBUG=${SANITIZE_OPT:--O0} -g1" \
   -DCALIBER_PRECOMPILE_HEADERS=ON -DCALIBER_ENABLE_CUDA=OFF -DCALIBER_SANITIZE=address,undefined -DCALIBER_BUILD_FUZZERS=ON \
-  -DCALIBER_FUZZ_SECONDS="${CALIBER_FUZZ_SECONDS:-10}" ${SANITIZE_CMAKE_ARGS:-} >/dev/null
+  -DCALIBER_FUZZ_SECONDS="${CALIBER_FUZZ_SECONDS:-6}" ${SANITIZE_CMAKE_ARGS:-} >/dev/null
 cmake --build "$BUILD_DIR" --parallel "$(nproc)"
 # detect_leaks: a leak fails the test too. Subprocesses (the CLI tests run the sanitized caliber)
 # inherit these settings.
