@@ -23,19 +23,25 @@ ShapeRow rms_row(std::int64_t m, std::int64_t n) {
   return testing_support::manual_row(ops::OpType::rmsnorm, DType::fp32, {{"m", m}, {"n", n}, {"eps", 1e-6}});
 }
 
+// caliber run on the host of `shapes` with caliber's provider and the test plugin's `symbol` as
+// provider `name`, into dir/out.
+testing_support::CliResult run_with_plugin(const std::string& dir, const std::vector<ShapeRow>& shapes,
+                                           const std::string& name, const std::string& symbol) {
+  write_shape_ledger(dir + "/shape_ledger.jsonl", shapes);
+  write_text(dir + "/baseline_matrix.yaml",
+             "schema_version: 1\nkernel: rmsnorm\nop_type: rmsnorm\ndtype: [fp32]\nreference_provider: caliber\n"
+             "layout_contract: row_major\nproviders:\n  " + name + ": {enabled: true, entrypoint: \"" CALIBER_TEST_PLUGIN
+             ":" + symbol + "\", provider: plugin}\n"
+             "  caliber: {enabled: true, entrypoint: \"builtin:caliber\", provider: caliber}\n");
+  return run_caliber({"run", "--op", "rmsnorm", "--backend", "host", "--shape-ledger", dir + "/shape_ledger.jsonl",
+                      "--baseline-matrix", dir + "/baseline_matrix.yaml", "--out", dir + "/out", "--min-time-ms", "0",
+                      "--max-time-ms", "2", "--min-samples", "6", "--warmup", "1"});
+}
+
 TEST(WorkerChannelCli, AForgedFatalEventCostsItsCellAndTheRunGoesOn) {
   const std::string dir = fresh_dir("worker_channel_forged");
   const ShapeRow forged = rms_row(13, 8), fine = rms_row(4, 8);
-  write_shape_ledger(dir + "/shape_ledger.jsonl", {forged, fine});
-  write_text(dir + "/baseline_matrix.yaml",
-             "schema_version: 1\nkernel: rmsnorm\nop_type: rmsnorm\ndtype: [fp32]\nreference_provider: caliber\n"
-             "layout_contract: row_major\nproviders:\n"
-             "  forges: {enabled: true, entrypoint: \"" CALIBER_TEST_PLUGIN ":caliber_test_forge_event\", provider: plugin}\n"
-             "  caliber: {enabled: true, entrypoint: \"builtin:caliber\", provider: caliber}\n");
-  const auto r = run_caliber({"run", "--op", "rmsnorm", "--backend", "host", "--shape-ledger",
-                              dir + "/shape_ledger.jsonl", "--baseline-matrix", dir + "/baseline_matrix.yaml", "--out",
-                              dir + "/out", "--min-time-ms", "0", "--max-time-ms", "2", "--min-samples", "6",
-                              "--warmup", "1"});
+  const auto r = run_with_plugin(dir, {forged, fine}, "forges", "caliber_test_forge_event");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::vector<BenchmarkResultRow> rows = read_benchmark_results(dir + "/out/benchmark_results.jsonl");
   ASSERT_EQ(rows.size(), 4u) << r.err;
@@ -56,16 +62,7 @@ TEST(WorkerChannelCli, AForgedFatalEventCostsItsCellAndTheRunGoesOn) {
 // caliber then could not read back. It is cut to 1 KiB, saying how long it was.
 TEST(WorkerChannelCli, AProvidersDetailIsBoundedInItsRows) {
   const std::string dir = fresh_dir("provider_long_detail");
-  write_shape_ledger(dir + "/shape_ledger.jsonl", {rms_row(4, 8)});
-  write_text(dir + "/baseline_matrix.yaml",
-             "schema_version: 1\nkernel: rmsnorm\nop_type: rmsnorm\ndtype: [fp32]\nreference_provider: caliber\n"
-             "layout_contract: row_major\nproviders:\n"
-             "  long: {enabled: true, entrypoint: \"" CALIBER_TEST_PLUGIN ":caliber_test_long_detail\", provider: plugin}\n"
-             "  caliber: {enabled: true, entrypoint: \"builtin:caliber\", provider: caliber}\n");
-  const auto r = run_caliber({"run", "--op", "rmsnorm", "--backend", "host", "--shape-ledger",
-                              dir + "/shape_ledger.jsonl", "--baseline-matrix", dir + "/baseline_matrix.yaml", "--out",
-                              dir + "/out", "--min-time-ms", "0", "--max-time-ms", "2", "--min-samples", "6",
-                              "--warmup", "1"});
+  const auto r = run_with_plugin(dir, {rms_row(4, 8)}, "long", "caliber_test_long_detail");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const BenchmarkResultRow& row : read_benchmark_results(dir + "/out/benchmark_results.jsonl")) {
     if (row.provider != "long") continue;
