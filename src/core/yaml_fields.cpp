@@ -1,11 +1,15 @@
 #include "core/yaml_fields.h"
 
+#include <optional>
 #include <set>
+#include <sstream>
 #include <unordered_set>
 #include <vector>
 
 #include <fmt/format.h>
 #include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
 
 #include "caliber/errors.h"
 #include "core/number_text.h"
@@ -84,12 +88,56 @@ void walk(const YAML::Node& node, int depth, DocumentWalk& w) {
   }
 }
 
+// The first place a document holds something (a null, as in an empty "---" at the end, is nothing).
+class FirstContent : public YAML::EventHandler {
+ public:
+  std::optional<long> line;
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { note(m); }
+  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t, const std::string&) override { note(m); }
+  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    note(m);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    note(m);
+  }
+  void OnMapEnd() override {}
+
+ private:
+  void note(const YAML::Mark& m) {
+    if (!line) line = m.line >= 0 ? m.line + 1 : 0;
+  }
+};
+
+// A second document would be read by nothing: what it says would be silently ignored. Empty
+// documents ("---" at the end) say nothing. At most 16 documents are looked at: yaml-cpp's
+// LoadAll can go on without end on malformed input, and a file of more is refused anyway.
+void refuse_second_document(const std::string& text, const std::string& file) {
+  constexpr int kMaxDocuments = 16;
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  FirstContent first;
+  if (!parser.HandleNextDocument(first)) return;
+  for (int i = 1; i < kMaxDocuments; ++i) {
+    FirstContent next;
+    if (!parser.HandleNextDocument(next)) return;
+    if (next.line) {
+      throw InputError(file, *next.line, "", "holds more than one YAML document ('---'); caliber reads one");
+    }
+  }
+  throw InputError(file, 0, "", fmt::format("holds more than {} YAML documents; caliber reads one", kMaxDocuments));
+}
+
 }  // namespace
 
 YAML::Node parse_yaml_document(const std::string& text, const std::string& file) {
-  std::vector<YAML::Node> docs;
+  YAML::Node doc;
   try {
-    docs = YAML::LoadAll(text);
+    doc = YAML::Load(text);
+    refuse_second_document(text, file);
   } catch (const YAML::DeepRecursion& e) {
     // yaml-cpp's own guard (its message says "bad file"); the document is too deep either way.
     throw InputError(file, e.mark.line >= 0 ? e.mark.line + 1 : 0, "",
@@ -97,12 +145,6 @@ YAML::Node parse_yaml_document(const std::string& text, const std::string& file)
   } catch (const YAML::Exception& e) {
     throw InputError(file, e.mark.line >= 0 ? e.mark.line + 1 : 0, "", "malformed YAML: " + e.msg);
   }
-  for (std::size_t i = 1; i < docs.size(); ++i) {
-    // A second document would be read by nothing: what it says would be silently ignored.
-    if (docs[i].IsNull()) continue;  // an empty one ("---" at the end) says nothing
-    throw InputError(file, line_of_node(docs[i]), "", "holds more than one YAML document ('---'); caliber reads one");
-  }
-  YAML::Node doc = docs.empty() ? YAML::Node() : docs.front();
   DocumentWalk w{file};
   walk(doc, 0, w);
   return doc;
