@@ -44,24 +44,12 @@ std::string compare_input_file(const std::string& input) {
 
 namespace {
 
-// The format of `text`, and the parsed document when the format is a single JSON document.
+// The format of `text` when it is not caliber run results (first_line_is_a_results_row said so),
+// and the parsed document when the format is a single JSON document.
 InputFormat recognize(const std::string& text, const std::string& file, nlohmann::json* doc) {
   const std::size_t first = text.find_first_not_of(" \t\r\n");
   if (first == std::string::npos) throw InputError(file, 0, "", "empty file");
   if (text[first] == '{') {
-    // JSON Lines: the first line alone is a results row of caliber run.
-    const std::size_t eol = text.find('\n', first);
-    nlohmann::json line;
-    try {
-      line = parse_json_text(std::string_view(text).substr(first, eol == std::string::npos ? std::string::npos
-                                                                                          : eol - first),
-                             file, line_of_offset(text, first));
-    } catch (const InputError&) {
-      // not a JSON document on its own line: a multi-line document, parsed as a whole below
-    }
-    if (line.is_object() && line.contains("shape_id") && line.contains("benchmark_status")) {
-      return InputFormat::benchmark_results_jsonl;
-    }
     *doc = parse_json_document(text, file);
     if (doc->contains("kind") || doc->contains("schema_version")) return InputFormat::caliber_json;
     if (doc->contains("benchmarks") && doc->contains("context")) return InputFormat::google_benchmark_json;
@@ -78,8 +66,8 @@ InputFormat recognize(const std::string& text, const std::string& file, nlohmann
                    "(benchmark_results.jsonl or .csv), nvbench JSON or google-benchmark JSON");
 }
 
-// Whether the file's first non-blank line is a caliber run results row (JSON Lines), read
-// without reading the rest of the file.
+// Whether the file's first non-blank line is, alone, a caliber run results row (JSON Lines), read
+// without reading the rest of the file. Any other input is recognized from its whole text.
 bool first_line_is_a_results_row(const std::string& file) {
   const std::string head = read_input_prefix(file, kMaxLineBytes);
   const std::size_t first = head.find_first_not_of(" \t\r\n");
@@ -92,7 +80,7 @@ bool first_line_is_a_results_row(const std::string& file) {
                         file, line_of_offset(head, first));
     return line.is_object() && line.contains("shape_id") && line.contains("benchmark_status");
   } catch (const InputError&) {
-    return false;  // not a JSON document on its own line: recognized from the whole text
+    return false;  // not a JSON document on its own line: a multi-line document
   }
 }
 
