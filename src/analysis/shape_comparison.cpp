@@ -98,18 +98,18 @@ std::string exclusion_reason(const BenchmarkResultRow& r) {
 
 namespace {
 
-using CellRows = std::map<std::pair<std::string, std::string>, const BenchmarkResultRow*>;  // (shape, provider)
+using CellRows = std::map<std::pair<std::string, std::string>, BenchmarkResultRow*>;  // (shape, provider)
 
 // The last row (file order) of each (shape, provider) cell; in `set`, the runs, the baselines in
 // order of appearance and the cells a later row superseded. InputError for a row whose shape is
 // not in the ledger; UsageError when no row is the candidate's.
 CellRows index_cells(ComparisonSet& set, const std::map<std::string, const ShapeRow*>& shapes,
-                     const std::vector<BenchmarkResultRow>& results, const std::string& candidate,
+                     std::vector<BenchmarkResultRow>& results, const std::string& candidate,
                      const std::string& results_file, const std::vector<long>& row_lines) {
   CellRows cells;
   bool candidate_seen = false;
   for (std::size_t i = 0; i < results.size(); ++i) {
-    const BenchmarkResultRow& r = results[i];
+    BenchmarkResultRow& r = results[i];
     if (!shapes.count(r.shape_id)) {
       throw InputError(results_file, i < row_lines.size() ? row_lines[i] : 0, "shape_id",
                        fmt::format("shape {} is not in the shape ledger (report a run with the ledger it ran)",
@@ -141,6 +141,8 @@ CellRows index_cells(ComparisonSet& set, const std::map<std::string, const Shape
   return cells;
 }
 
+// The cell of `provider` for a shape: its row is moved out of the results (a ledger has each shape
+// once, so each row is taken once), and the results are held once, not twice.
 ProviderCell cell_of(const CellRows& cells, const std::string& shape_id, const std::string& provider) {
   ProviderCell c;
   c.provider = provider;
@@ -148,7 +150,7 @@ ProviderCell cell_of(const CellRows& cells, const std::string& shape_id, const s
   if (it == cells.end()) {
     c.exclusion = "missing (no row in the results)";
   } else {
-    c.row = *it->second;
+    c.row = std::move(*it->second);
     c.exclusion = exclusion_reason(*c.row);
   }
   return c;
@@ -186,7 +188,7 @@ ShapeComparison compare_shape(const ComparisonSet& set, const CellRows& cells, c
 
 }  // namespace
 
-ComparisonSet compare_shapes(const std::vector<ShapeRow>& ledger, const std::vector<BenchmarkResultRow>& results,
+ComparisonSet compare_shapes(const std::vector<ShapeRow>& ledger, std::vector<BenchmarkResultRow> results,
                              const std::string& candidate, const std::string& results_file,
                              const std::vector<long>& row_lines) {
   ComparisonSet set;

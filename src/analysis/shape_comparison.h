@@ -84,8 +84,9 @@ std::string exclusion_reason(const BenchmarkResultRow& row);
 
 // Builds the comparison. Throws UsageError when `candidate` has no row in the results, and
 // InputError (results file, the row's line from row_lines when given, shape_id) when a row's
-// shape is not in the ledger.
-ComparisonSet compare_shapes(const std::vector<ShapeRow>& ledger, const std::vector<BenchmarkResultRow>& results,
+// shape is not in the ledger. The comparison keeps the rows it uses (moved out of `results`:
+// pass an rvalue to hold a large results set once).
+ComparisonSet compare_shapes(const std::vector<ShapeRow>& ledger, std::vector<BenchmarkResultRow> results,
                              const std::string& candidate, const std::string& results_file,
                              const std::vector<long>& row_lines = {});
 

@@ -89,9 +89,7 @@ int Campaign::finish(bool strict) {
   const ShardTally tally = tally_shards();
   const bool complete = tally.missing == 0 && tally.code == 0;
   if (complete) write_seal(m_, merged);
-  std::vector<const BenchmarkResultRow*> rows;
-  for (const ResultLine& l : merged.lines) rows.push_back(&l.row);
-  const TimeBreakdown time = time_breakdown(rows);
+  const TimeBreakdown& time = merged.time;
   // The ratios to the wall time hold only when this session produced every row.
   const double wall_s = ran_here_ && previous_rows_ == 0 ? now_s() - started_s_ : 0.0;
   const double attempts_s = note_time(time, wall_s);

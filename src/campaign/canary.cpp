@@ -36,11 +36,11 @@ std::string canary_failure(const Manifest& m, const fs::path& dir, const Subproc
   const std::string provider = c.at("provider").get<std::string>();
   const std::string shape = c.at("shape_id").get<std::string>();
   std::string why = "no row for it";
-  for (const ResultLine& l : read_result_lines((dir / kBenchmarkResultsFileName).string())) {
-    if (l.row.shape_id != shape || l.row.provider != provider) continue;
-    why = l.row.benchmark_status == BenchmarkStatus::ok && !l.row.integrity.failed()
+  for (const CellLine& l : read_cell_lines((dir / kBenchmarkResultsFileName).string())) {
+    if (l.shape_id != shape || l.provider != provider) continue;
+    why = l.status == BenchmarkStatus::ok && l.integrity != IntegrityVerdict::failed
               ? ""
-              : fmt::format("{}: {}", to_string(l.row.benchmark_status), l.row.status_reason.value_or(""));
+              : fmt::format("{}: {}", to_string(l.status), l.status_reason.value_or(""));
   }
   return why;
 }

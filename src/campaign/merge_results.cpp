@@ -11,6 +11,7 @@
 #include "caliber/run_identity.h"
 #include "identity/collect_run_identity.h"
 #include "io/benchmark_results_csv.h"
+#include "io/benchmark_results_json.h"
 
 namespace caliber::campaign {
 namespace {
@@ -21,6 +22,11 @@ namespace fs = std::filesystem;
 
 MergedResults merge_shard_results(const Manifest& manifest, const std::vector<ShardWork>& shards, std::ostream& err) {
   MergedResults merged;
+  const fs::path dir = fs::path(manifest.dir);
+  AtomicFiles files;
+  std::ostream& jsonl = files.open((dir / kBenchmarkResultsFileName).string());
+  std::ostream& csv = files.open((dir / kBenchmarkResultsCsvFileName).string());
+  write_benchmark_results_csv_header(csv);
   std::optional<RunIdentity> first;
   std::string first_name;
   std::vector<HashedFile> providers;
@@ -47,19 +53,18 @@ MergedResults merge_shard_results(const Manifest& manifest, const std::vector<Sh
     for (const HashedFile& f : id->providers) {
       if (std::find(providers.begin(), providers.end(), f) == providers.end()) providers.push_back(f);
     }
-    for (ResultLine& l : read_result_lines((fs::path(s.dir) / kBenchmarkResultsFileName).string())) {
-      merged.shard_of_cell[l.row.shape_id + "/" + l.row.provider] = s.name;
-      merged.lines.push_back(std::move(l));
-    }
+    const std::string results = (fs::path(s.dir) / kBenchmarkResultsFileName).string();
+    std::error_code ec;
+    if (!fs::exists(results, ec)) continue;
+    for_each_benchmark_result(results, [&](std::string_view text, const BenchmarkResultRow& row, long) {
+      jsonl << text << '\n';
+      write_benchmark_results_csv_row(csv, row);
+      merged.time.add(row);
+      merged.lines.push_back(cell_line(row, text));
+      merged.shard_of_cell[merged.lines.back().cell()] = s.name;
+    });
   }
-  const fs::path dir = fs::path(manifest.dir);
-  write_file_atomically((dir / kBenchmarkResultsFileName).string(), [&](std::ostream& out) {
-    for (const ResultLine& l : merged.lines) out << l.line << '\n';
-  });
-  std::vector<BenchmarkResultRow> rows;
-  for (const ResultLine& l : merged.lines) rows.push_back(l.row);
-  write_file_atomically((dir / kBenchmarkResultsCsvFileName).string(),
-                        [&](std::ostream& out) { write_benchmark_results_csv(out, rows); });
+  files.commit();
   if (first) {
     // The campaign's identity: the shards' (one caliber), under the campaign's run id, with every
     // provider library any shard loaded; the matrices are per op, in the manifest.

@@ -13,17 +13,19 @@
 
 #include "campaign/campaign_manifest.h"
 #include "campaign/result_lines.h"
+#include "results/time_breakdown.h"
 
 namespace caliber::campaign {
 
 struct MergedResults {
-  std::vector<ResultLine> lines;                      // shard order
+  std::vector<CellLine> lines;                        // shard order
+  TimeBreakdown time;                                 // over every merged row
   std::map<std::string, std::string> shard_of_cell;   // "shape_id/provider" -> shard name
   std::size_t shards_with_identity = 0;
 };
 
 // Reads every shard, checks their identities against the first (and its harness against the
-// manifest's), writes the merged files atomically. Throws CaliberMismatchError (exit 4) after
+// manifest's), writes the merged files atomically, a row at a time (bounded memory). Throws CaliberMismatchError (exit 4) after
 // printing each difference as "!!! [caliber] <field>: A=<shard>, B=<shard>".
 MergedResults merge_shard_results(const Manifest& manifest, const std::vector<ShardWork>& shards, std::ostream& err);
 

@@ -75,6 +75,7 @@ BenchmarkResultRow apply_decision(BenchmarkResultRow row, const ReaccountDecisio
 #include <ostream>
 
 #include "core/atomic_file.h"
+#include "core/created_directories.h"
 #include "caliber/errors.h"
 #include "caliber/run_identity.h"
 #include "campaign/receipts.h"
@@ -102,20 +103,31 @@ void check_reaccount_dirs(const ReaccountOptions& o, const fs::path& dir, const 
   }
 }
 
-// The re-accounted rows and their table (reaccount.tsv), with what was demoted, by rule.
+// What re-accounting did, by rule.
 struct Reaccounted {
-  std::vector<BenchmarkResultRow> rows;
-  std::string tsv = "shape_id\tprovider\tbefore\tafter\trule\tdetail\n";
+  std::size_t rows = 0;
   std::map<std::string, std::size_t> demoted_by_rule;
   std::size_t demoted = 0;
 };
 
-Reaccounted reaccount_rows(const fs::path& dir, const Verification& v, const ReaccountRules& rules) {
+// Re-accounts the campaign's rows a row at a time into `files`: the target's results (JSONL and
+// CSV) and their table, reaccount.tsv.
+Reaccounted reaccount_rows(const fs::path& dir, const fs::path& target, const Verification& v,
+                           const ReaccountRules& rules, AtomicFiles& files) {
   Reaccounted r;
-  for (const ResultLine& l : read_result_lines((dir / kBenchmarkResultsFileName).string())) {
-    const auto problem = v.cell_problems.find(l.row.shape_id + "/" + l.row.provider);
-    const ReaccountDecision d = reaccount_row(l.row, problem == v.cell_problems.end() ? "" : problem->second, rules);
-    r.rows.push_back(apply_decision(l.row, d));
+  std::ostream& jsonl = files.open((target / kBenchmarkResultsFileName).string());
+  std::ostream& csv = files.open((target / kBenchmarkResultsCsvFileName).string());
+  std::ostream& tsv = files.open((target / "reaccount.tsv").string());
+  write_benchmark_results_csv_header(csv);
+  tsv << "shape_id\tprovider\tbefore\tafter\trule\tdetail\n";
+  for_each_benchmark_result((dir / kBenchmarkResultsFileName).string(),
+                            [&](std::string_view, const BenchmarkResultRow& row, long) {
+    const auto problem = v.cell_problems.find(row.shape_id + "/" + row.provider);
+    const ReaccountDecision d = reaccount_row(row, problem == v.cell_problems.end() ? "" : problem->second, rules);
+    const BenchmarkResultRow after = apply_decision(row, d);
+    jsonl << to_json(after).dump() << '\n';
+    write_benchmark_results_csv_row(csv, after);
+    ++r.rows;
     if (d.demoted()) {
       ++r.demoted;
       ++r.demoted_by_rule[d.rule];
@@ -124,26 +136,10 @@ Reaccounted reaccount_rows(const fs::path& dir, const Verification& v, const Rea
     for (char& c : detail) {
       if (c == '\t' || c == '\n') c = ' ';
     }
-    r.tsv += fmt::format("{}\t{}\t{}\t{}\t{}\t{}\n", l.row.shape_id, l.row.provider, to_string(d.before),
-                         to_string(d.after), d.rule, detail);
-  }
-  return r;
-}
-
-// The re-accounted run in `target`: its results (JSONL and CSV), the campaign's run identity,
-// reaccount.tsv and reaccount_summary.json.
-void write_reaccounted(const fs::path& target, const Reaccounted& r, const std::optional<RunIdentity>& identity,
-                       const nlohmann::json& summary) {
-  fs::create_directories(target);
-  write_file_atomically((target / kBenchmarkResultsFileName).string(), [&](std::ostream& s) {
-    for (const BenchmarkResultRow& row : r.rows) s << to_json(row).dump() << '\n';
+    tsv << fmt::format("{}\t{}\t{}\t{}\t{}\t{}\n", row.shape_id, row.provider, to_string(d.before), to_string(d.after),
+                       d.rule, detail);
   });
-  write_file_atomically((target / kBenchmarkResultsCsvFileName).string(),
-                        [&](std::ostream& s) { write_benchmark_results_csv(s, r.rows); });
-  if (identity) write_run_identity((target / kRunIdentityFileName).string(), *identity);
-  write_file_atomically((target / "reaccount.tsv").string(), [&](std::ostream& s) { s << r.tsv; });
-  write_file_atomically((target / "reaccount_summary.json").string(),
-                        [&](std::ostream& s) { s << summary.dump(2) << '\n'; });
+  return r;
 }
 
 }  // namespace
@@ -159,13 +155,17 @@ int reaccount_campaign(const ReaccountOptions& o, std::ostream& out) {
   const std::optional<RunIdentity> identity = find_run_identity(dir.string(), &why_missing);
   if (identity) rules.llc_bytes = identity->device.llc_bytes;
   if (o.ceilings) rules.ceilings = read_device_ceilings(*o.ceilings);
-  // Everything is derived before anything is written.
-  const Reaccounted r = reaccount_rows(dir, v, rules);
+  // Every file is derived into its temporary before any is renamed into place.
+  std::error_code ec;
+  create_output_directories(target.string(), ec);
+  if (ec) throw UsageError(fmt::format("--out {}: cannot create it: {}", o.out, ec.message()));
+  AtomicFiles files;
+  const Reaccounted r = reaccount_rows(dir, target, v, rules, files);
   const nlohmann::json summary = {{"kind", "caliber.reaccount_summary"},
                                   {"schema_version", 1},
                                   {"campaign", dir.string()},
                                   {"manifest_sha256", read_manifest(dir.string()).sha256},
-                                  {"rows", r.rows.size()},
+                                  {"rows", r.rows},
                                   {"demoted", r.demoted},
                                   {"demoted_by_rule", r.demoted_by_rule},
                                   {"verification_problems", v.problems},
@@ -173,9 +173,11 @@ int reaccount_campaign(const ReaccountOptions& o, std::ostream& out) {
                                    {{"receipt", true},
                                     {"physical", o.ceilings ? nlohmann::json(*o.ceilings) : nlohmann::json(nullptr)},
                                     {"require_verified", o.require_verified}}}};
-  write_reaccounted(target, r, identity, summary);
+  files.open((target / "reaccount_summary.json").string()) << summary.dump(2) << '\n';
+  files.commit();
+  if (identity) write_run_identity((target / kRunIdentityFileName).string(), *identity);
   for (const std::string& p : v.problems) out << "!!! " << p << '\n';
-  out << fmt::format("reaccount: {} rows, {} demoted, none promoted; tables in {}\n", r.rows.size(), r.demoted, o.out);
+  out << fmt::format("reaccount: {} rows, {} demoted, none promoted; tables in {}\n", r.rows, r.demoted, o.out);
   return r.demoted > 0 ? 1 : 0;
 }
 

@@ -43,10 +43,9 @@ std::string matrix_sha(const Manifest& m, const std::string& op) {
   return {};
 }
 
-json make_receipt(const Manifest& m, const ShardWork& shard, const ResultLine& l, int attempts,
+json make_receipt(const Manifest& m, const ShardWork& shard, const CellLine& r, int attempts,
                   const std::optional<CodeFingerprint>& code, const std::string& code_missing,
                   const std::optional<RunIdentity>& identity) {
-  const BenchmarkResultRow& r = l.row;
   const ShapeRow* shape = nullptr;
   for (const ShapeRow& s : shard.shapes) {
     if (s.shape_id == r.shape_id) shape = &s;
@@ -85,11 +84,11 @@ json make_receipt(const Manifest& m, const ShardWork& shard, const ResultLine& l
       {"code_fingerprint_missing", code ? json(nullptr) : json(code_missing)},
       {"harness", harness},
       {"result",
-       {{"benchmark_status", std::string(to_string(r.benchmark_status))},
+       {{"benchmark_status", std::string(to_string(r.status))},
         {"status_reason", r.status_reason ? json(*r.status_reason) : json(nullptr)},
         {"median_us", r.median_us ? json(*r.median_us) : json(nullptr)},
-        {"integrity", std::string(to_string(r.integrity.verdict()))},
-        {"row_sha256", sha256_hex(l.line)},
+        {"integrity", std::string(to_string(r.integrity))},
+        {"row_sha256", r.row_sha256},
         {"results_file", kBenchmarkResultsFileName}}},
       {"attempts_this_session", attempts},
   };
@@ -131,14 +130,14 @@ void write_receipts(const Manifest& m, const std::vector<ShardWork>& shards, con
     std::string why;
     identity[s.name] = find_run_identity(s.dir, &why);
   }
-  for (const ResultLine& l : merged.lines) {
-    const std::string key = l.row.shape_id + "/" + l.row.provider;
+  for (const CellLine& l : merged.lines) {
+    const std::string key = l.cell();
     const ShardWork& shard = *by_name.at(merged.shard_of_cell.at(key));
     if (only_shard && shard.name != *only_shard) continue;
     const auto a = attempts.find(key);
     const json receipt = make_receipt(m, shard, l, a == attempts.end() ? 0 : a->second, code[shard.name].first,
                                       code[shard.name].second, identity[shard.name]);
-    const fs::path path = fs::path(m.dir) / receipt_relative_path(shard.op, l.row.shape_id, l.row.provider);
+    const fs::path path = fs::path(m.dir) / receipt_relative_path(shard.op, l.shape_id, l.provider);
     fs::create_directories(path.parent_path());
     std::error_code ec;
     if (fs::exists(path, ec) && read_text_file(path.string()) == receipt.dump(2) + "\n") continue;
@@ -149,11 +148,10 @@ void write_receipts(const Manifest& m, const std::vector<ShardWork>& shards, con
 void write_seal(const Manifest& m, const MergedResults& merged) {
   json receipts = json::object();
   std::map<std::string, std::size_t> statuses;
-  for (const ResultLine& l : merged.lines) {
-    const std::string op = l.row.op_type;
-    const std::string rel = receipt_relative_path(op, l.row.shape_id, l.row.provider);
+  for (const CellLine& l : merged.lines) {
+    const std::string rel = receipt_relative_path(l.op, l.shape_id, l.provider);
     receipts[rel] = sha256_file_hex((fs::path(m.dir) / rel).string());
-    ++statuses[std::string(to_string(l.row.benchmark_status))];
+    ++statuses[std::string(to_string(l.status))];
   }
   json seal = {{"kind", kSealKind},
                {"schema_version", 1},
@@ -204,7 +202,7 @@ std::set<std::string> planned_cells(const Manifest& m) {
 
 // What is wrong with the receipt at `path` of the row `l`, or "" when it verifies: it exists, is
 // unedited, and names this manifest, this very row, the manifest's harness and ledger.
-std::string receipt_problem(const fs::path& path, const ResultLine& l, const Manifest& m,
+std::string receipt_problem(const fs::path& path, const CellLine& l, const Manifest& m,
                             const std::string& harness_sha, Verification& v) {
   std::error_code ec;
   if (!fs::exists(path, ec)) return fmt::format("no receipt ({})", path.string());
@@ -216,7 +214,7 @@ std::string receipt_problem(const fs::path& path, const ResultLine& l, const Man
   if (r.at("campaign").at("manifest_sha256") != m.sha256) {
     return fmt::format("receipt {} is of another manifest", path.string());
   }
-  if (r.at("result").at("row_sha256") != sha256_hex(l.line)) {
+  if (r.at("result").at("row_sha256") != l.row_sha256) {
     return fmt::format("the row in {} is not the row its receipt records (edited after it was measured)",
                        kBenchmarkResultsFileName);
   }
@@ -260,13 +258,13 @@ void check_seal(const std::string& dir, const Manifest& m, const std::map<std::s
 
 // The rows now in the shards' results (the manifest names each shard's folder and op), by the
 // path of the receipt each one would have.
-std::map<std::string, std::pair<std::string, ResultLine>> rows_by_receipt(const Manifest& m) {
-  std::map<std::string, std::pair<std::string, ResultLine>> rows;
+std::map<std::string, std::pair<std::string, CellLine>> rows_by_receipt(const Manifest& m) {
+  std::map<std::string, std::pair<std::string, CellLine>> rows;
   for (const json& s : m.frozen.at("shards")) {
     const std::string name = s.at("name").get<std::string>(), op = s.at("op").get<std::string>();
     const fs::path results = fs::path(m.dir) / s.at("dir").get<std::string>() / kBenchmarkResultsFileName;
-    for (ResultLine& l : read_result_lines(results.string())) {
-      std::string rel = receipt_relative_path(op, l.row.shape_id, l.row.provider);
+    for (CellLine& l : read_cell_lines(results.string())) {
+      std::string rel = receipt_relative_path(op, l.shape_id, l.provider);
       rows.insert_or_assign(std::move(rel), std::make_pair(name, std::move(l)));
     }
   }
@@ -275,7 +273,7 @@ std::map<std::string, std::pair<std::string, ResultLine>> rows_by_receipt(const 
 
 // What is wrong with the receipt at `rel` for a resume, or "".
 std::string resume_problem(const Manifest& m, const std::string& rel,
-                           const std::map<std::string, std::pair<std::string, ResultLine>>& rows) {
+                           const std::map<std::string, std::pair<std::string, CellLine>>& rows) {
   const std::string path = (fs::path(m.dir) / rel).string();
   const json r = parse_json_document(read_text_file(path), path);
   if (!r.contains("receipt_sha256") || r.at("receipt_sha256") != receipt_sha256(r)) {
@@ -289,10 +287,10 @@ std::string resume_problem(const Manifest& m, const std::string& rel,
     return fmt::format("receipt {} records a {} row that is no longer in its shard's {}", rel, status,
                        kBenchmarkResultsFileName);
   }
-  if (r.at("result").at("row_sha256") != sha256_hex(row->second.second.line)) {
+  if (r.at("result").at("row_sha256") != row->second.second.row_sha256) {
     return fmt::format("the row of {} in shard {}'s {} is not the row its receipt {} records (edited after it "
                        "was measured)",
-                       row->second.second.row.shape_id + "/" + row->second.second.row.provider, row->second.first,
+                       row->second.second.cell(), row->second.first,
                        kBenchmarkResultsFileName, rel);
   }
   return "";
@@ -322,16 +320,16 @@ Verification verify_campaign(const std::string& dir) {
   const Manifest m = read_manifest(dir);  // an edited manifest is an InputError (exit 2)
   check_frozen_inputs(m, dir, v);
   // Every row of the merged results has a receipt that verifies and names this line.
-  const std::vector<ResultLine> lines = read_result_lines((fs::path(dir) / kBenchmarkResultsFileName).string());
+  const std::vector<CellLine> lines = read_cell_lines((fs::path(dir) / kBenchmarkResultsFileName).string());
   const std::set<std::string> planned = planned_cells(m);
   std::set<std::string> seen;
   std::map<std::string, std::string> cell_of_receipt;  // receipt path relative to dir -> cell
   const std::string harness_sha = m.frozen.at("harness").at("executable_sha256").get<std::string>();
-  for (const ResultLine& l : lines) {
-    const std::string key = l.row.shape_id + "/" + l.row.provider;
+  for (const CellLine& l : lines) {
+    const std::string key = l.cell();
     seen.insert(key);
     if (!planned.count(key)) v.problems.push_back(fmt::format("{}: a row for a cell the manifest does not plan", key));
-    const std::string receipt_rel = receipt_relative_path(l.row.op_type, l.row.shape_id, l.row.provider);
+    const std::string receipt_rel = receipt_relative_path(l.op, l.shape_id, l.provider);
     cell_of_receipt[receipt_rel] = key;
     const std::string bad = receipt_problem(fs::path(dir) / receipt_rel, l, m, harness_sha, v);
     if (!bad.empty()) {

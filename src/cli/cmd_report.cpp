@@ -3,7 +3,6 @@
 #include <filesystem>
 #include <iostream>
 #include <optional>
-#include <sstream>
 
 #include <fmt/format.h>
 
@@ -109,29 +108,30 @@ ReportSources report_sources(const ReportOptions& o, std::vector<DeviceCeilings>
   return sources;
 }
 
-// The report's files, rendered in memory (name -> content) before any is written.
+// The report's files, each rendered straight into its temporary (a report of any size in bounded
+// memory): all of them take their place at commit(), or none does (bad input found halfway, a
+// full disk).
 class RenderedFiles {
  public:
+  explicit RenderedFiles(std::string dir) : dir_(std::move(dir)) {}
   template <typename Writer>
   void render(const std::string& name, Writer writer) {
-    std::ostringstream s;
-    writer(s);
-    files_.push_back({name, s.str()});
+    writer(files_.open((fs::path(dir_) / name).string()));
+    names_.push_back(name);
   }
-  const std::vector<std::pair<std::string, std::string>>& files() const { return files_; }
+  void commit() { files_.commit(); }
+  const std::vector<std::string>& names() const { return names_; }
 
  private:
-  std::vector<std::pair<std::string, std::string>> files_;
+  std::string dir_;
+  AtomicFiles files_;
+  std::vector<std::string> names_;
 };
 
-// --against: the older run (`before`, already read) against this one. Refuses rows measured
-// elsewhere than their run's identity says (unless --allow-caliber-mismatch), then renders
-// regression_summary.md and regressions.jsonl.
-RegressionDiff render_regressions(const ReportOptions& o, const LoadedResults& before,
-                                  const std::vector<ShapeRow>& ledger, const LoadedResults& results,
-                                  const BenchmarkReport& report, const CaliberComparison& identities,
-                                  RenderedFiles& out) {
-  // What the identities cannot know: that each file's rows were measured where its identity says.
+// --against: what the identities cannot know, that each file's rows were measured where its
+// identity says. Checked while the rows are still at hand (the report then keeps them).
+CaliberComparison rows_against_identities(const ReportOptions& o, const LoadedResults& before,
+                                          const LoadedResults& results) {
   CaliberComparison rows;
   for (const auto& [file, loaded] : {std::pair{*o.against, &before}, std::pair{o.results, &results}}) {
     std::string why_missing;
@@ -142,7 +142,16 @@ RegressionDiff render_regressions(const ReportOptions& o, const LoadedResults& b
     }
   }
   require_same_caliber(rows, o.allow_caliber_mismatch, std::cerr, "run_identity.json", "row");
-  const ComparisonSet old = compare_shapes(ledger, before.rows, o.candidate, *o.against, before.lines);
+  return rows;
+}
+
+// --against: the older run (`before`, already read and checked) against this one: renders
+// regression_summary.md and regressions.jsonl.
+RegressionDiff render_regressions(const ReportOptions& o, LoadedResults before, const std::vector<ShapeRow>& ledger,
+                                  const BenchmarkReport& report, const CaliberComparison& identities,
+                                  const CaliberComparison& rows, RenderedFiles& out) {
+  const ComparisonSet old =
+      compare_shapes(ledger, std::move(before.rows), o.candidate, *o.against, before.lines);
   RegressionDiff diff = diff_runs(old, report.comparison, o.move_threshold);
   const std::string caliber_line = regression_caliber_line(*o.against, o.results, identities, rows);
   out.render("regression_summary.md",
@@ -153,45 +162,39 @@ RegressionDiff render_regressions(const ReportOptions& o, const LoadedResults& b
   return diff;
 }
 
-// The report's files are one output: all of them or none (a full disk leaves the old ones).
-void write_report_files(const std::string& out_dir, const RenderedFiles& rendered) {
-  std::error_code ec;
-  create_output_directories(out_dir, ec);
-  if (ec) throw UsageError(fmt::format("--out {}: cannot create it: {}", out_dir, ec.message()));
-  std::vector<PendingFile> pending;
-  for (const auto& [name, content] : rendered.files()) pending.push_back({(fs::path(out_dir) / name).string(), content});
-  write_files_atomically(pending);
-}
-
 int run_report(const ReportOptions& o) {
   check_options(o);
   // The output directory can take the files (a read-only tree is a usage error, before any
   // input is read).
   require_writable_directory(o.out, "--out");
-  // Every input is read and every output rendered before anything is written: bad input leaves
-  // no partial report behind.
+  // Every input is read and every output rendered into its temporary before any file takes its
+  // place: bad input leaves no partial report behind.
   // --against: the two runs' identities are compared before a single latency is parsed
   // (A = the older run, B = this one); a caliber difference refuses with exit 4.
   CaliberComparison identities;
   if (o.against) identities = check_runs_comparable(*o.against, o.results, o.allow_caliber_mismatch, std::cerr);
-  const LoadedResults results = load_results(o.results);
-  const std::optional<LoadedResults> before =
+  LoadedResults results = load_results(o.results);
+  std::optional<LoadedResults> before =
       o.against ? std::optional<LoadedResults>(load_results(*o.against)) : std::nullopt;
+  const CaliberComparison rows_checked = before ? rows_against_identities(o, *before, results) : CaliberComparison{};
   for (const std::string& file : o.op_descriptions) ops::register_op_description(file);
   const std::vector<ShapeRow> ledger = read_shape_ledger(o.shape_ledger);
   std::vector<DeviceCeilings> ceilings;
   const ReportSources sources = report_sources(o, ceilings);
   const BenchmarkReport report =
-      build_benchmark_report(ledger, results.rows, o.candidate, ceilings, sources, results.lines);
+      build_benchmark_report(ledger, std::move(results.rows), o.candidate, ceilings, sources, results.lines);
 
-  RenderedFiles rendered;
+  std::error_code ec;
+  create_output_directories(o.out, ec);
+  if (ec) throw UsageError(fmt::format("--out {}: cannot create it: {}", o.out, ec.message()));
+  RenderedFiles rendered(o.out);
   rendered.render("benchmark_summary.md", [&](std::ostream& s) { write_benchmark_summary(s, report); });
   rendered.render("coverage_matrix.md", [&](std::ostream& s) { write_coverage_matrix(s, report); });
   rendered.render("report.html", [&](std::ostream& s) { write_html_report(s, report); });
   std::optional<RegressionDiff> diff;
-  if (o.against) diff = render_regressions(o, *before, ledger, results, report, identities, rendered);
+  if (before) diff = render_regressions(o, std::move(*before), ledger, report, identities, rows_checked, rendered);
 
-  write_report_files(o.out, rendered);
+  rendered.commit();
   std::cout << fmt::format("decision: {} (rule {}): {}\n", to_string(report.decision.verdict), report.decision.rule,
                            report.decision.reason);
   if (diff) {
@@ -199,7 +202,7 @@ int run_report(const ReportOptions& o) {
                              diff->count("regressed"), diff->count("improved"), diff->count("unchanged"),
                              diff->count("not comparable"));
   }
-  for (const auto& [name, content] : rendered.files()) std::cout << "wrote " << (fs::path(o.out) / name).string() << '\n';
+  for (const std::string& name : rendered.names()) std::cout << "wrote " << (fs::path(o.out) / name).string() << '\n';
   return kExitOk;
 }
 

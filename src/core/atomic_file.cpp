@@ -8,8 +8,11 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <ostream>
 #include <set>
-#include <sstream>
+#include <streambuf>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -85,39 +88,113 @@ std::string write_temporary(const PendingFile& f, bool sync = true) {
 
 }  // namespace
 
-void write_files_atomically(const std::vector<PendingFile>& files) {
-  std::set<std::string> seen;
-  for (const PendingFile& f : files) {
-    if (const std::string what = not_replaceable(f.path); !what.empty()) {
-      throw Error(fmt::format("{}: is {}; caliber writes its outputs only as new or regular files", f.path, what));
+namespace {
+
+// A stream buffer over a file descriptor that keeps its first write error (an ostream swallows a
+// buffer's exceptions): commit() reports it.
+class FdBuffer final : public std::streambuf {
+ public:
+  FdBuffer(int fd, std::string path) : fd_(fd), path_(std::move(path)), buffer_(1 << 16) {
+    setp(buffer_.data(), buffer_.data() + buffer_.size());
+  }
+  const std::string& error() const { return error_; }
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (!drain()) return traits_type::eof();
+    if (!traits_type::eq_int_type(c, traits_type::eof())) sputc(traits_type::to_char_type(c));
+    return traits_type::not_eof(c);
+  }
+  int sync() override { return drain() ? 0 : -1; }
+
+ private:
+  bool drain() {
+    if (!error_.empty()) return false;
+    try {
+      write_all(fd_, std::string(pbase(), pptr()), path_);
+    } catch (const Error& e) {
+      error_ = e.what();
+      return false;
     }
-    if (!seen.insert(fs::path(f.path).lexically_normal().string()).second) {
-      throw Error(fmt::format("{}: named twice among the files of one output", f.path));
+    setp(buffer_.data(), buffer_.data() + buffer_.size());
+    return true;
+  }
+  int fd_;
+  std::string path_;
+  std::vector<char> buffer_;
+  std::string error_;
+};
+
+}  // namespace
+
+struct AtomicFiles::Pending {
+  Pending(std::string p, std::string t, int f) : path(std::move(p)), tmp(std::move(t)), fd(f), buffer(fd, tmp),
+                                                 stream(&buffer) {}
+  std::string path, tmp;
+  int fd;
+  FdBuffer buffer;
+  std::ostream stream;
+};
+
+AtomicFiles::AtomicFiles() = default;
+
+AtomicFiles::~AtomicFiles() {
+  for (const auto& f : files_) {
+    if (f->fd >= 0) ::close(f->fd);
+    if (!f->tmp.empty()) ::unlink(f->tmp.c_str());
+  }
+}
+
+std::ostream& AtomicFiles::open(const std::string& path) {
+  if (const std::string what = not_replaceable(path); !what.empty()) {
+    throw Error(fmt::format("{}: is {}; caliber writes its outputs only as new or regular files", path, what));
+  }
+  const std::string normal = fs::path(path).lexically_normal().string();
+  for (const auto& f : files_) {
+    if (fs::path(f->path).lexically_normal().string() == normal) {
+      throw Error(fmt::format("{}: named twice among the files of one output", path));
     }
   }
-  std::vector<std::string> temporaries;
-  try {
-    for (const PendingFile& f : files) temporaries.push_back(write_temporary(f));
-  } catch (...) {
-    for (const std::string& t : temporaries) ::unlink(t.c_str());
-    throw;
+  const std::string tmp = temporary_path(path);
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0) throw Error(fmt::format("{}: cannot create: {}", tmp, errno_text()));
+  files_.push_back(std::make_unique<Pending>(path, tmp, fd));
+  return files_.back()->stream;
+}
+
+void AtomicFiles::commit() {
+  for (const auto& f : files_) {
+    f->stream.flush();
+    if (!f->buffer.error().empty()) throw Error(f->buffer.error());
+    if (!f->stream) throw Error(fmt::format("{}: write failed", f->tmp));
+    if (::fsync(f->fd) != 0) throw Error(fmt::format("{}: fsync failed: {}", f->tmp, errno_text()));
+    const int fd = std::exchange(f->fd, -1);
+    if (::close(fd) != 0) throw Error(fmt::format("{}: write failed: {}", f->tmp, errno_text()));
   }
+  // The renames come last and need no space.
   std::set<std::string> directories;
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    if (::rename(temporaries[i].c_str(), files[i].path.c_str()) != 0) {
-      const std::string why = errno_text();
-      for (std::size_t j = i; j < files.size(); ++j) ::unlink(temporaries[j].c_str());
-      throw Error(fmt::format("{}: rename failed: {}", files[i].path, why));
+  for (const auto& f : files_) {
+    if (::rename(f->tmp.c_str(), f->path.c_str()) != 0) {
+      throw Error(fmt::format("{}: rename failed: {}", f->path, errno_text()));
     }
-    directories.insert(directory_of(files[i].path));
+    f->tmp.clear();
+    directories.insert(directory_of(f->path));
   }
   for (const std::string& d : directories) fsync_directory(d);
 }
 
+void write_files_atomically(const std::vector<PendingFile>& files) {
+  AtomicFiles out;
+  std::vector<std::ostream*> streams;
+  for (const PendingFile& f : files) streams.push_back(&out.open(f.path));  // every path checked first
+  for (std::size_t i = 0; i < files.size(); ++i) *streams[i] << files[i].content;
+  out.commit();
+}
+
 void write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& write) {
-  std::ostringstream content;
-  write(content);
-  write_files_atomically({PendingFile{path, content.str()}});
+  AtomicFiles out;
+  write(out.open(path));
+  out.commit();
 }
 
 void replace_file_unsynced(const std::string& path, const std::string& content) {

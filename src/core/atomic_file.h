@@ -3,6 +3,7 @@
 
 #include <functional>
 #include <iosfwd>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,27 @@ struct PendingFile {
 // place, so a failure (a full disk) leaves every old file as it was and no new one. The renames
 // come last and need no space. The same rules for `path` as write_file_atomically.
 void write_files_atomically(const std::vector<PendingFile>& files);
+
+// The same all-or-nothing output, written as streams: what is written through open(path) goes to
+// that file's temporary as it is produced (an output of any size, in bounded memory); commit()
+// fsyncs every temporary, then renames each into place. Destroyed without a commit (an
+// exception, bad input found halfway), every temporary is removed and no old file is touched.
+// The same rules for each path as write_file_atomically, checked by open().
+class AtomicFiles {
+ public:
+  AtomicFiles();
+  ~AtomicFiles();
+  AtomicFiles(const AtomicFiles&) = delete;
+  AtomicFiles& operator=(const AtomicFiles&) = delete;
+  // The stream into `path`'s temporary: valid until commit() or destruction.
+  std::ostream& open(const std::string& path);
+  // Throws Error, removing every temporary, when a write, an fsync or a rename failed.
+  void commit();
+
+ private:
+  struct Pending;
+  std::vector<std::unique_ptr<Pending>> files_;
+};
 
 // Replaces `path` by `content` through a temporary swapped in by rename, like
 // write_file_atomically, but without fsync: a reader (another process, after this one was killed)

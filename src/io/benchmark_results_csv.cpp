@@ -294,16 +294,21 @@ const std::vector<std::string>& benchmark_results_csv_columns() {
   return names;
 }
 
-void write_benchmark_results_csv(std::ostream& out, const std::vector<BenchmarkResultRow>& rows) {
+void write_benchmark_results_csv_header(std::ostream& out) {
   const auto& cols = columns();
   for (std::size_t i = 0; i < cols.size(); ++i) out << (i ? "," : "") << csv_escape(cols[i].name);
   out << '\n';
-  for (const BenchmarkResultRow& r : rows) {
-    for (std::size_t i = 0; i < cols.size(); ++i) {
-      out << (i ? "," : "") << csv_escape(cell_text(cols[i].value(r)));
-    }
-    out << '\n';
-  }
+}
+
+void write_benchmark_results_csv_row(std::ostream& out, const BenchmarkResultRow& r) {
+  const auto& cols = columns();
+  for (std::size_t i = 0; i < cols.size(); ++i) out << (i ? "," : "") << csv_escape(cell_text(cols[i].value(r)));
+  out << '\n';
+}
+
+void write_benchmark_results_csv(std::ostream& out, const std::vector<BenchmarkResultRow>& rows) {
+  write_benchmark_results_csv_header(out);
+  for (const BenchmarkResultRow& r : rows) write_benchmark_results_csv_row(out, r);
 }
 
 namespace {

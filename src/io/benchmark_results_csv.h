@@ -15,6 +15,9 @@ namespace caliber {
 // summary flattened into columns ("kernel_only.schedule"), no raw samples.
 const std::vector<std::string>& benchmark_results_csv_columns();
 void write_benchmark_results_csv(std::ostream& out, const std::vector<BenchmarkResultRow>& rows);
+// The same file a row at a time (a results set of any size): the header, then each row.
+void write_benchmark_results_csv_header(std::ostream& out);
+void write_benchmark_results_csv_row(std::ostream& out, const BenchmarkResultRow& row);
 // Reads such a CSV back: one JSON object per row, column name -> value typed by the column
 // (string, integer, number, boolean; an empty cell is null). The header must be exactly
 // benchmark_results_csv_columns(). As strict as the JSONL reader on what the CSV holds: shape

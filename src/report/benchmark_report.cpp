@@ -31,10 +31,8 @@ std::optional<DeviceInfo> report_device(const ComparisonSet& set) {
 // when the report was given them. A check the run recorded is only ever made worse here (a
 // failure); a row without one gets this one when it ran (a bound the report cannot compute, e.g.
 // a host row's bandwidth read on another machine, says nothing about the row).
-std::vector<BenchmarkResultRow> with_physical_bounds(const std::vector<BenchmarkResultRow>& results,
-                                                     const std::vector<DeviceCeilings>& ceilings) {
-  std::vector<BenchmarkResultRow> out = results;
-  for (BenchmarkResultRow& row : out) {
+void apply_physical_bounds(std::vector<BenchmarkResultRow>& rows, const std::vector<DeviceCeilings>& ceilings) {
+  for (BenchmarkResultRow& row : rows) {
     if (row.benchmark_status != BenchmarkStatus::ok) continue;
     const bool recorded = row.integrity.find(integrity_check::physically_possible) != nullptr;
     for (const std::optional<Result>* m : {&row.eager, &row.kernel_only}) {
@@ -55,17 +53,17 @@ std::vector<BenchmarkResultRow> with_physical_bounds(const std::vector<Benchmark
       row.status_reason = "integrity (checked by caliber report): " + row.integrity.first_failure();
     }
   }
-  return out;
 }
 
 }  // namespace
 
-BenchmarkReport build_benchmark_report(const std::vector<ShapeRow>& ledger, const std::vector<BenchmarkResultRow>& results,
+BenchmarkReport build_benchmark_report(const std::vector<ShapeRow>& ledger, std::vector<BenchmarkResultRow> results,
                                        const std::string& candidate, const std::vector<DeviceCeilings>& ceilings,
                                        const ReportSources& sources, const std::vector<long>& row_lines) {
   BenchmarkReport r;
   r.sources = sources;
-  r.comparison = compare_shapes(ledger, with_physical_bounds(results, ceilings), candidate, sources.results, row_lines);
+  apply_physical_bounds(results, ceilings);
+  r.comparison = compare_shapes(ledger, std::move(results), candidate, sources.results, row_lines);
   r.device = report_device(r.comparison);
   if (sources.ceilings.empty()) {
     r.ceilings_note = "no ceilings file (run caliber calibrate): roofline fractions n/a";

@@ -60,9 +60,9 @@ struct BenchmarkReport {
 };
 
 // Builds everything the writers print. `ceilings` is the content of the ceilings file (empty when
-// none was read); the entry of the candidate's device is used.
-BenchmarkReport build_benchmark_report(const std::vector<ShapeRow>& ledger,
-                                       const std::vector<BenchmarkResultRow>& results,
+// none was read); the entry of the candidate's device is used. The report keeps the rows it
+// shows (moved out of `results`: pass an rvalue to hold a large results set once).
+BenchmarkReport build_benchmark_report(const std::vector<ShapeRow>& ledger, std::vector<BenchmarkResultRow> results,
                                        const std::string& candidate, const std::vector<DeviceCeilings>& ceilings,
                                        const ReportSources& sources, const std::vector<long>& row_lines = {});
 

@@ -6,18 +6,20 @@
 namespace caliber {
 using json = nlohmann::json;
 
+void TimeBreakdown::add(const BenchmarkResultRow& r) {
+  ++rows;
+  cells_wall_ms += r.cell_wall_time_ms;
+  for (const std::optional<Result>* m : {&r.eager, &r.kernel_only}) {
+    if (*m) inside_contracts_ms += (*m)->wall_time_ms;
+  }
+  if (!r.cell_phases) return;
+  ++rows_with_phases;
+  for (const auto& [name, member] : cell_phase_fields()) phases.*member += (*r.cell_phases).*member;
+}
+
 TimeBreakdown time_breakdown(const std::vector<const BenchmarkResultRow*>& rows) {
   TimeBreakdown t;
-  for (const BenchmarkResultRow* r : rows) {
-    ++t.rows;
-    t.cells_wall_ms += r->cell_wall_time_ms;
-    for (const std::optional<Result>* m : {&r->eager, &r->kernel_only}) {
-      if (*m) t.inside_contracts_ms += (*m)->wall_time_ms;
-    }
-    if (!r->cell_phases) continue;
-    ++t.rows_with_phases;
-    for (const auto& [name, member] : cell_phase_fields()) t.phases.*member += (*r->cell_phases).*member;
-  }
+  for (const BenchmarkResultRow* r : rows) t.add(*r);
   return t;
 }
 

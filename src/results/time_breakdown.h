@@ -20,6 +20,8 @@ struct TimeBreakdown {
   CellPhases phases;                 // summed over those rows, milliseconds
   double cells_wall_ms = 0;          // cell_wall_time_ms summed over every row
   double inside_contracts_ms = 0;    // the measurements' own wall_time_ms (eager and kernel-only)
+
+  void add(const BenchmarkResultRow& row);  // one more row (a results set read a row at a time)
 };
 
 TimeBreakdown time_breakdown(const std::vector<const BenchmarkResultRow*>& rows);

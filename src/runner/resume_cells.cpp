@@ -59,15 +59,14 @@ void write_rerun_cells(const std::string& file, const std::set<CellKey>& cells) 
   });
 }
 
-void check_rerun_cells(const std::vector<BenchmarkResultRow>& rows, const std::set<CellKey>& cells,
-                       const std::string& list_file) {
-  for (const BenchmarkResultRow& r : rows) {
-    if (!cells.count({r.shape_id, r.provider}) || r.benchmark_status == BenchmarkStatus::failed) continue;
+void check_rerun_cells(const std::string& results_file, const std::set<CellKey>& cells, const std::string& list_file) {
+  for_each_benchmark_result(results_file, [&](std::string_view, const BenchmarkResultRow& r, long) {
+    if (!cells.count({r.shape_id, r.provider}) || r.benchmark_status == BenchmarkStatus::failed) return;
     throw InputError(list_file, 0, "cell",
                      fmt::format("{} / {} has status {}: only failed cells are run again (re-running a result "
                                  "until it reads better would promote it)",
                                  r.shape_id, r.provider, to_string(r.benchmark_status)));
-  }
+  });
 }
 
 std::size_t supersede_rows(const std::string& results_file, const std::string& attempts_file,

@@ -29,10 +29,9 @@ std::set<CellKey> read_rerun_cells(const std::string& file);
 // Writes such a file (atomically).
 void write_rerun_cells(const std::string& file, const std::set<CellKey>& cells);
 
-// Refuses (InputError naming `list_file`) a listed cell whose row in `rows` is not failed. A
-// listed cell without a row is allowed: it runs anyway.
-void check_rerun_cells(const std::vector<BenchmarkResultRow>& rows, const std::set<CellKey>& cells,
-                       const std::string& list_file);
+// Refuses (InputError naming `list_file`) a listed cell whose row in `results_file` is not
+// failed. A listed cell without a row is allowed: it runs anyway.
+void check_rerun_cells(const std::string& results_file, const std::set<CellKey>& cells, const std::string& list_file);
 
 // Moves the rows of `cells` from `results_file` to `attempts_file`: first appended there (fsynced;
 // a row already there, byte for byte, is not appended twice, so a kill between the two steps

@@ -34,7 +34,7 @@ void add_resume_differences(const RunIdentity& recorded, const RunIdentity& curr
 
 ExistingResults read_existing_results(const std::string& file) {
   ExistingResults e;
-  for (BenchmarkResultRow& r : read_benchmark_results(file)) {
+  for_each_benchmark_result(file, [&](std::string_view, const BenchmarkResultRow& r, long) {
     e.run_id = r.run_id;
     e.cells.insert({r.shape_id, r.provider});
     if (auto why = capture_denial_from(r)) e.capture_denied.emplace(r.provider, *why);
@@ -42,7 +42,7 @@ ExistingResults read_existing_results(const std::string& file) {
       e.replaying_configs = r.config->pinning != ConfigPinning::recorded;
       if (r.config->pinning == ConfigPinning::replayed) e.replayed_keys[{r.shape_id, r.provider}] = r.config->key;
     }
-  }
+  });
   return e;
 }
 

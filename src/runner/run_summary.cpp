@@ -13,19 +13,23 @@ namespace caliber::runner {
 
 using nlohmann::json;
 
+PlannedRows::PlannedRows(const RunPlan& plan) {
+  for (BenchmarkStatus s : all_benchmark_statuses()) statuses[std::string(to_string(s))] = 0;
+  for (const ShapeRow& s : plan.shapes) planned_.insert(s.shape_id);
+}
+
+void PlannedRows::add(const BenchmarkResultRow& r) {
+  if (!planned_.count(r.shape_id)) return;
+  ++rows;
+  time.add(r);
+  ++statuses[std::string(to_string(r.benchmark_status))];
+  bad = bad || r.benchmark_status == BenchmarkStatus::failed || r.benchmark_status == BenchmarkStatus::incorrect ||
+        r.benchmark_status == BenchmarkStatus::faster_than_physical;
+}
+
 PlannedRows planned_rows(const std::vector<BenchmarkResultRow>& rows, const RunPlan& plan) {
-  PlannedRows out;
-  for (BenchmarkStatus s : all_benchmark_statuses()) out.statuses[std::string(to_string(s))] = 0;
-  std::set<std::string> planned;
-  for (const ShapeRow& s : plan.shapes) planned.insert(s.shape_id);
-  for (const auto& r : rows) {
-    if (!planned.count(r.shape_id)) continue;
-    out.rows.push_back(&r);
-    ++out.statuses[std::string(to_string(r.benchmark_status))];
-    out.bad = out.bad || r.benchmark_status == BenchmarkStatus::failed ||
-              r.benchmark_status == BenchmarkStatus::incorrect ||
-              r.benchmark_status == BenchmarkStatus::faster_than_physical;
-  }
+  PlannedRows out(plan);
+  for (const BenchmarkResultRow& r : rows) out.add(r);
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include <iosfwd>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -23,11 +24,20 @@ namespace caliber::runner {
 inline constexpr const char* kRunSummaryFileName = "run_summary.json";
 
 // The rows of the planned shapes (a results file may hold rows of shapes since removed from the
-// ledger): their count per status, every status named.
-struct PlannedRows {
+// ledger): their count per status, every status named, and where their time went. Counted a row
+// at a time (add), so a results file of any size is accounted in bounded memory.
+class PlannedRows {
+ public:
+  explicit PlannedRows(const RunPlan& plan);
+  void add(const BenchmarkResultRow& row);  // a row of a shape the plan no longer has is left out
+
   std::map<std::string, std::size_t> statuses;
-  std::vector<const BenchmarkResultRow*> rows;
+  std::size_t rows = 0;
+  TimeBreakdown time;
   bool bad = false;  // a failed, incorrect or faster_than_physical row (--strict exits 1)
+
+ private:
+  std::set<std::string> planned_;
 };
 PlannedRows planned_rows(const std::vector<BenchmarkResultRow>& rows, const RunPlan& plan);
 

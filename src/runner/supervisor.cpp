@@ -143,7 +143,7 @@ void Supervisor::read_results_in_out(const std::optional<ConfigReplaySource>& re
     // only after the identity check has passed (supersede_rerun_rows).
     if (!options_.resume) throw UsageError("--rerun-cells needs --resume");
     rerun_ = read_rerun_cells(*options_.rerun_cells);
-    if (resuming_) check_rerun_cells(read_benchmark_results(results_file_), rerun_, *options_.rerun_cells);
+    if (resuming_) check_rerun_cells(results_file_, rerun_, *options_.rerun_cells);
     for (const auto& cell : rerun_) existing_.cells.erase(cell);
   }
 }
@@ -214,24 +214,28 @@ int Supervisor::finish() {
                              signal_name(signo), options_.out);
     return 128 + signo;
   }
-  const std::vector<BenchmarkResultRow> rows = read_benchmark_results(results_file_);
-  const std::string csv_file = (fs::path(options_.out) / kBenchmarkResultsCsvFileName).string();
-  std::ostringstream csv;
-  write_benchmark_results_csv(csv, rows);
-  const PlannedRows planned = planned_rows(rows, plan_);
+  // The CSV and the account, a row at a time: a results file of any size in bounded memory.
+  AtomicFiles files;
+  std::ostream& csv = files.open((fs::path(options_.out) / kBenchmarkResultsCsvFileName).string());
+  write_benchmark_results_csv_header(csv);
+  PlannedRows planned(plan_);
+  for_each_benchmark_result(results_file_, [&](std::string_view, const BenchmarkResultRow& row, long) {
+    write_benchmark_results_csv_row(csv, row);
+    planned.add(row);
+  });
   const SessionAccount session = session_account(signo);
   // Where the run's time went, over every kept row; the ratios to the wall time only when this
   // session measured all of them.
-  const TimeBreakdown time = time_breakdown(planned.rows);
-  const double time_wall_s = cells_this_session_ == planned.rows.size() ? session.wall_s : 0.0;
+  const TimeBreakdown& time = planned.time;
+  const double time_wall_s = cells_this_session_ == planned.rows ? session.wall_s : 0.0;
   const json summary =
       run_summary_json(options_, plan_, rows_, worker_starts_ > 0, session, planned, time, time_wall_s);
-  write_files_atomically({{csv_file, csv.str()},
-                          {(fs::path(options_.out) / kRunSummaryFileName).string(), summary.dump(2) + "\n"}});
+  files.open((fs::path(options_.out) / kRunSummaryFileName).string()) << summary.dump(2) << '\n';
+  files.commit();
   clear_cell_in_flight(options_.out);  // no cell runs any more
 
   if (signo) {
-    const std::size_t kept = planned.rows.size();
+    const std::size_t kept = planned.rows;
     std::cerr << fmt::format("caliber run: interrupted by {}: kept {} of {} cells ({} this session) in {}, with {} "
                              "and {}; --resume continues with the other {}\n",
                              signal_name(signo), kept, plan_.cells(), cells_this_session_, results_file_,

@@ -1,9 +1,11 @@
 // Outputs: atomic, only onto regular files or new paths, and multi-file outputs all or nothing.
 #include "core/atomic_file.h"
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -95,6 +97,57 @@ TEST(AtomicFile, AnUnsyncedReplacementIsWholeAndLeavesNoTemporary) {
   EXPECT_EQ(error_of([&] { replace_file_unsynced(link, "{}"); }),
             link + ": is a symbolic link; caliber writes its outputs only as new or regular files");
   EXPECT_FALSE(fs::exists(dir + "/target.json"));
+}
+
+// Outputs of any size are written as streams: nothing is at the path before commit(), the whole
+// content after; abandoned, they leave the old file and no temporary.
+TEST(AtomicFile, StreamedFilesTakeTheirPlaceOnlyAtCommit) {
+  const std::string dir = scratch_dir("streamed");
+  { std::ofstream(dir + "/rows.jsonl") << "old\n"; }
+  std::string expected;
+  for (int i = 0; i < 100000; ++i) expected += "row " + std::to_string(i) + "\n";  // 1.2 MB: many buffers
+  {
+    AtomicFiles files;
+    files.open(dir + "/rows.jsonl") << expected;
+    files.open(dir + "/summary.json") << "{}\n";
+    EXPECT_EQ(slurp(dir + "/rows.jsonl"), "old\n");
+    EXPECT_FALSE(fs::exists(dir + "/summary.json"));
+  }  // abandoned
+  EXPECT_EQ(slurp(dir + "/rows.jsonl"), "old\n");
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);
+  AtomicFiles files;
+  files.open(dir + "/rows.jsonl") << expected;
+  files.open(dir + "/summary.json") << "{}\n";
+  EXPECT_EQ(error_of([&] { files.open(dir + "/./summary.json"); }),
+            dir + "/./summary.json: named twice among the files of one output");
+  files.commit();
+  EXPECT_EQ(slurp(dir + "/rows.jsonl"), expected);
+  EXPECT_EQ(slurp(dir + "/summary.json"), "{}\n");
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 2);
+}
+
+// A write that fails halfway (here: past the file size limit, as on a full disk) fails the
+// commit with the file and the reason, and nothing takes its place.
+TEST(AtomicFile, AStreamedWriteThatFailsFailsTheCommit) {
+  const std::string dir = scratch_dir("efbig");
+  { std::ofstream(dir + "/big.csv") << "old\n"; }
+  struct rlimit old {};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old), 0);
+  const auto previous = std::signal(SIGXFSZ, SIG_IGN);
+  struct rlimit small = old;
+  small.rlim_cur = 1 << 20;
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+  const std::string why = error_of([&] {
+    AtomicFiles files;
+    std::ostream& out = files.open(dir + "/big.csv");
+    for (int i = 0; i < 300000; ++i) out << "a line of the file\n";  // 5.7 MB
+    files.commit();
+  });
+  ::setrlimit(RLIMIT_FSIZE, &old);
+  std::signal(SIGXFSZ, previous);
+  EXPECT_EQ(why, dir + "/big.csv.tmp." + std::to_string(::getpid()) + ": write failed: File too large");
+  EXPECT_EQ(slurp(dir + "/big.csv"), "old\n");
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);
 }
 
 TEST(AtomicFile, AWritableDirectoryIsCheckedBeforeAnythingIsCreated) {

@@ -32,7 +32,7 @@ TEST(RunSummary, PlannedRowsCountOnlyThePlannedShapesAndNameEveryStatus) {
   const std::vector<BenchmarkResultRow> rows = {row("a", BenchmarkStatus::ok), row("b", BenchmarkStatus::ok),
                                                 row("gone", BenchmarkStatus::failed)};
   const PlannedRows planned = planned_rows(rows, plan_of({"a", "b"}));
-  EXPECT_EQ(planned.rows.size(), 2u);
+  EXPECT_EQ(planned.rows, 2u);
   EXPECT_EQ(planned.statuses.at("ok"), 2u);
   EXPECT_EQ(planned.statuses.at("failed"), 0u);  // the removed shape's row is not the run's
   EXPECT_EQ(planned.statuses.size(), all_benchmark_statuses().size());
