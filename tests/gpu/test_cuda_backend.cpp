@@ -3,9 +3,11 @@
 // performance targets.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -89,20 +91,34 @@ TEST_F(CudaTest, ColdFlushStaysOutsideTheWindow) {
   EXPECT_LT(tiny.value_us, flush_alone.value_us / 3) << "flush leaked into the window";
 }
 
+// The warm median a cold or rotated one is compared with: the faster of two warm measurements
+// taken around it, after one that lets the clocks ramp (on an H100 a first warm median came out
+// above the cold one, 8.74 us against 8.64 us, once in six runs: clocks still rising).
+double settled_warm_us(const std::function<Result()>& warm, const std::function<Result()>& other, Result& out) {
+  warm();
+  const double before = warm().value_us;
+  out = other();
+  return std::min(before, warm().value_us);
+}
+
 TEST_F(CudaTest, ColdIsSlowerThanWarmForDataThatFitsInL2) {
-  const Result warm = run("copy", 8 << 20, fixed(Schedule::per_iter, CachePolicy::warm, 100));
-  const Result cold = run("copy", 8 << 20, fixed(Schedule::per_iter, CachePolicy::cold, 100));
-  EXPECT_GT(cold.value_us, warm.value_us * 1.1);
+  Result cold;
+  const double warm_us = settled_warm_us(
+      [&] { return run("copy", 8 << 20, fixed(Schedule::per_iter, CachePolicy::warm, 100)); },
+      [&] { return run("copy", 8 << 20, fixed(Schedule::per_iter, CachePolicy::cold, 100)); }, cold);
+  EXPECT_GT(cold.value_us, warm_us * 1.1);
 }
 
 TEST_F(CudaTest, RotationDefeatsTheCacheLikeAFlush) {
   const std::uint64_t bytes = 8 << 20;
   const std::size_t copies =
       rotation_copies_needed(bench::builtin_working_set_bytes("copy", bytes), backend_->device().llc_bytes);
-  const Result warm = run("copy", bytes, fixed(Schedule::per_iter, CachePolicy::warm, 100));
-  const Result rotate = run("copy", bytes, fixed(Schedule::per_iter, CachePolicy::rotate, 100), copies);
+  Result rotate;
+  const double warm_us = settled_warm_us(
+      [&] { return run("copy", bytes, fixed(Schedule::per_iter, CachePolicy::warm, 100)); },
+      [&] { return run("copy", bytes, fixed(Schedule::per_iter, CachePolicy::rotate, 100), copies); }, rotate);
   EXPECT_EQ(rotate.rotation_copies, copies);
-  EXPECT_GT(rotate.value_us, warm.value_us * 1.1);
+  EXPECT_GT(rotate.value_us, warm_us * 1.1);
 }
 
 TEST_F(CudaTest, GraphRemovesLaunchOverheadOfATinyKernel) {
