@@ -19,19 +19,23 @@ targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   for f in tests/fuzz/fuzz_*.cpp; do targets+=("$(basename "$f" .cpp | sed 's/^fuzz_//')"); done
 fi
-scripts/setup.sh clang libclang-rt-dev
-# -O2: the long run is about executions per second (the CI build is -O0 for its compile time).
-cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
-  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1" \
-  -DCALIBER_PRECOMPILE_HEADERS=ON -DCALIBER_ENABLE_CUDA=OFF -DCALIBER_SANITIZE=address,undefined \
-  -DCALIBER_BUILD_FUZZERS=ON -DCALIBER_BUILD_UNIT_TESTS=OFF >/dev/null
-cmake --build "$BUILD_DIR" --parallel "$(nproc)" --target "${targets[@]/#/fuzz_}"
+# FUZZ_PREBUILT=1: the targets are already in $BUILD_DIR/tests/fuzz (built elsewhere, e.g. copied
+# to a machine with more cores and no compiler); REVISION names the source they were built from.
+if [ -z "${FUZZ_PREBUILT:-}" ]; then
+  scripts/setup.sh clang libclang-rt-dev
+  # -O2: the long run is about executions per second (the CI build is -O0 for its compile time).
+  cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+    "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1" \
+    -DCALIBER_PRECOMPILE_HEADERS=ON -DCALIBER_ENABLE_CUDA=OFF -DCALIBER_SANITIZE=address,undefined \
+    -DCALIBER_BUILD_FUZZERS=ON -DCALIBER_BUILD_UNIT_TESTS=OFF >/dev/null
+  cmake --build "$BUILD_DIR" --parallel "$(nproc)" --target "${targets[@]/#/fuzz_}"
+fi
 LOGS="$BUILD_DIR/fuzz-logs" ART="$BUILD_DIR/fuzz-artifacts" LEDGER="$BUILD_DIR/fuzz-ledger"
 mkdir -p "$LOGS" "$ART" "$LEDGER"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-REVISION="$(git rev-parse --short=12 HEAD)$(git diff --quiet HEAD -- src include tests/fuzz || echo '+changes')"
+REVISION=${REVISION:-"$(git rev-parse --short=12 HEAD)$(git diff --quiet HEAD -- src include tests/fuzz || echo '+changes')"}
 # Executions a target has made in all its runs (column 3 of its ledger).
 executed() { awk -F'\t' '{s += $3} END {print s + 0}' "$LEDGER/$1.tsv" 2>/dev/null || echo 0; }
 # One run of one target: the executions still missing, within MAX_SECONDS; one ledger line:
@@ -66,8 +70,8 @@ failed=0
   echo "Written by \`scripts/fuzz.sh\` (tests/fuzz/README.md): each target runs from its seeds and the"
   echo "corpus its earlier runs grew until it has executed the goal; a row sums all its runs."
   echo
-  echo "- command: \`scripts/fuzz.sh $RUNS${*:+ $*}\`${MAX_SECONDS:+ with MAX_SECONDS=$MAX_SECONDS} (clang $(clang --version | sed -n 's/.*version \([0-9.]*\).*/\1/p;q'), ASan + UBSan, -O2)"
-  echo "- machine: $(nproc) cores, $(awk '/MemTotal/{printf "%.0f GiB", $2/1048576}' /proc/meminfo); written $(date -u +%Y-%m-%dT%H:%M:%SZ) at revision $REVISION"
+  echo "- command: \`scripts/fuzz.sh $RUNS${*:+ $*}\`${MAX_SECONDS:+ with MAX_SECONDS=$MAX_SECONDS} (clang $(clang --version 2>/dev/null | sed -n 's/.*version \([0-9.]*\).*/\1/p;q'), ASan + UBSan, -O2)"
+  echo "- machine: ${FUZZ_MACHINES:-$(nproc) cores, $(awk '/MemTotal/{printf "%.0f GiB", $2/1048576}' /proc/meminfo)}; written $(date -u +%Y-%m-%dT%H:%M:%SZ) at revision $REVISION"
   echo
   echo "| target | executions (goal $RUNS) | runs | seconds | exec/s | edges | features | corpus | revisions | crashes |"
   echo "|---|---|---|---|---|---|---|---|---|---|"
