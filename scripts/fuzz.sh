@@ -45,7 +45,7 @@ run_one() {
   local left=$(( RUNS - $(executed "$t") ))
   [ "$left" -gt 0 ] || return 0
   mkdir -p "$corpus" "$ART/$t"
-  local s=$(date +%s) rc=0 log="$LOGS/$t.$(date -u +%Y%m%dT%H%M%SZ).log"
+  local s=$(date +%s) rc=0 log="$LOGS/$t.$(date -u +%Y%m%dT%H%M%SZ).$BASHPID.log"
   "$BUILD_DIR/tests/fuzz/fuzz_$t" -runs="$left" ${MAX_SECONDS:+-max_total_time=$MAX_SECONDS} -timeout=10 \
     -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$ART/$t/" "$corpus" "tests/fuzz/corpus/$t" \
     > "$log" 2>&1 || rc=$?

@@ -26,16 +26,7 @@ for ((start = 0; start < ROWS; start += 10000)); do
   done
   "$CALIBER" ledger manual --op rmsnorm --ledger "$ledger" --dtype fp32 "${args[@]}" >/dev/null 2>&1
 done
-cat > "$WORK/baseline_matrix.yaml" <<'YAML'
-schema_version: 1
-kernel: rmsnorm
-op_type: rmsnorm
-dtype: [fp32]
-reference_provider: caliber
-layout_contract: row_major
-providers:
-  caliber: {enabled: true, entrypoint: "builtin:caliber", provider: caliber}
-YAML
+cp scripts/data/rmsnorm_caliber.baseline_matrix.yaml "$WORK/baseline_matrix.yaml"
 campaign=$WORK/campaign
 rm -rf "$campaign" "$WORK/report"
 batch=("$CALIBER" batch --op rmsnorm --backend host --shape-ledger "$ledger" --baseline-matrix "$WORK/baseline_matrix.yaml"
@@ -57,10 +48,13 @@ echo
 echo "| step | wall s | peak RSS MiB |"
 echo "|---|---|---|"
 # timeout's SIGTERM stops the batch as a kill would (status 124); what it measured is kept.
-measure "batch, stopped by SIGTERM after ${INTERRUPT_S} s" 124 timeout -s TERM "$INTERRUPT_S" "${batch[@]}"
+# (A campaign small enough to end before the signal ends with 0 and is not resumed.)
+measure "batch, stopped by SIGTERM after ${INTERRUPT_S} s" 0,124 timeout -s TERM "$INTERRUPT_S" "${batch[@]}"
 sleep 2
 kept=$(cat "$campaign"/shards/rmsnorm/s*/benchmark_results.jsonl 2>/dev/null | wc -l)
-measure "batch --resume (to the seal; $kept cells were kept)" 0 "${batch[@]}" --resume
+if [ ! -f "$campaign/campaign_seal.json" ]; then
+  measure "batch --resume (to the seal; $kept cells were kept)" 0 "${batch[@]}" --resume
+fi
 measure "campaign verify" 0 "$CALIBER" campaign verify "$campaign"
 measure "report" 0 "$CALIBER" report --results "$campaign/benchmark_results.jsonl" --shape-ledger "$ledger" \
   --candidate caliber --out "$WORK/report"

@@ -23,16 +23,7 @@ for ((start = 1; start <= ROWS; start += 10000)); do
   for ((m = start; m < start + 10000 && m <= ROWS; ++m)); do args+=(--shape "m=$m,n=8,eps=1e-6"); done
   "$CALIBER" ledger manual --op rmsnorm --ledger "$ledger" --dtype fp32 "${args[@]}" >/dev/null 2>&1
 done
-cat > "$WORK/baseline_matrix.yaml" <<'EOF'
-schema_version: 1
-kernel: rmsnorm
-op_type: rmsnorm
-dtype: [fp32]
-reference_provider: caliber
-layout_contract: row_major
-providers:
-  caliber: {enabled: true, entrypoint: "builtin:caliber", provider: caliber}
-EOF
+cp scripts/data/rmsnorm_caliber.baseline_matrix.yaml "$WORK/baseline_matrix.yaml"
 run=$WORK/run
 rm -rf "$run"
 "$CALIBER" run --op rmsnorm --backend host --shape-ledger "$ledger" --baseline-matrix "$WORK/baseline_matrix.yaml" \

@@ -132,8 +132,9 @@ void check_frozen_harness(const Manifest& stored, const HarnessFingerprint& harn
   }
 }
 
-// The campaign's backend and run id, and its input and verification seeds in o: the resumed
-// campaign's, or new ones (the backend resolved, the seeds not pinned drawn).
+// The campaign's backend and run id, and its input seed in o: the resumed campaign's, or new ones
+// (the backend resolved, the input seed drawn unless pinned). The verification seed is drawn by
+// each shard's run unless pinned: no file or command line of the campaign holds it.
 std::pair<std::string, std::string> settle_backend_and_run_id(BatchOptions& o, const std::optional<Manifest>& resumed) {
   std::string backend, run_id;
   if (resumed) {
@@ -142,15 +143,12 @@ std::pair<std::string, std::string> settle_backend_and_run_id(BatchOptions& o, c
       throw UsageError(fmt::format("--backend {}: the campaign runs on {}", o.run.backend, backend));
     }
     run_id = resumed->frozen.at("run_id").get<std::string>();
-    const json& seeds = resumed->frozen.at("seeds");
-    if (o.run.verification_seed == 0) {
-      o.run.verification_seed = std::stoull(seeds.at("verification").get<std::string>(), nullptr, 16);
-    }
-    if (o.run.seed == 0) o.run.seed = seeds.at("inputs").get<std::uint64_t>();
+    // A pinned verification seed must be given again (the manifest keeps only its hash, and the
+    // rebuilt manifest is compared with it); a drawn one is drawn anew by each shard's run.
+    if (o.run.seed == 0) o.run.seed = resumed->frozen.at("seeds").at("inputs").get<std::uint64_t>();
   } else {
     backend = resolve_backend(o.run.backend);
     run_id = make_run_id(utc_timestamp_now());
-    o.run.verification_seed = pinned_or_drawn(o.run.verification_seed);
     o.run.seed = pinned_or_drawn(o.run.seed);
   }
   o.run.backend = backend;

@@ -18,6 +18,13 @@
 namespace caliber::campaign {
 namespace {
 
+// What the manifest says of the verification seed: never the seed itself, which the measured code
+// could read here (docs/integrity.md, "Random choices, recorded"). "drawn": each shard's run draws
+// its own; a pinned one, by its SHA-256, so a resume can check it is given the same.
+std::string verification_seed_record(std::uint64_t seed) {
+  return seed == 0 ? std::string("drawn") : "sha256:" + sha256_hex(fmt::format("{:016x}", seed));
+}
+
 namespace fs = std::filesystem;
 using nlohmann::json;
 
@@ -139,7 +146,7 @@ json make_frozen_manifest(const BatchOptions& o, const CampaignPlan& plan, const
        json::array({{{"role", "kernel_only"}, {"contract", to_json(contracts.kernel_only)}},
                     {{"role", "eager"}, {"contract", to_json(contracts.eager)}}})},
       {"auto_graph_calls", contracts.auto_graph_calls},
-      {"seeds", {{"inputs", o.run.seed}, {"verification", fmt::format("{:016x}", o.run.verification_seed)}}},
+      {"seeds", {{"inputs", o.run.seed}, {"verification", verification_seed_record(o.run.verification_seed)}}},
       {"candidate_commit", o.run.candidate_commit.value_or(CALIBER_GIT_REVISION)},
       {"shards", shards},
       {"cells", plan.cells()},

@@ -205,8 +205,11 @@ std::vector<std::string> caliber_run_arguments(const runner::RunOptions& o) {
   if (o.rerun_cells) a.insert(a.end(), {"--rerun-cells", *o.rerun_cells});
   a.insert(a.end(), {"--cell-timeout-s", fmt::format("{}", o.cell_timeout_s)});
   a.insert(a.end(), {"--start-timeout-s", fmt::format("{}", o.start_timeout_s)});
-  // The campaign's seeds (its manifest's): a worker's command line carries none, a shard's run does.
-  a.insert(a.end(), {"--seed", std::to_string(o.seed), "--verification-seed", fmt::format("{:016x}", o.verification_seed)});
+  // The campaign's input seed (its manifest's); the verification seed only when the user pinned it
+  // (a drawn one is drawn by the shard's run, on no command line). A worker's command line carries
+  // neither.
+  a.insert(a.end(), {"--seed", std::to_string(o.seed)});
+  if (o.verification_seed != 0) a.insert(a.end(), {"--verification-seed", fmt::format("{:016x}", o.verification_seed)});
   return a;
 }
 

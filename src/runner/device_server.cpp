@@ -25,12 +25,18 @@
 #include "core/parallel_for.h"
 #include "runner/worker.h"
 #include "runner/worker_main.h"
+#include "runner/worker_token.h"
 
 namespace caliber::runner {
 namespace {
 
 // The connection being served: where the crash handler says which signal ended the server.
 volatile sig_atomic_t g_connection = -1;
+// The crash line of that connection up to its signal number. It carries the run's channel token
+// (runner/worker_token.h): the measured code runs in this process and can write on the
+// connection too, and the run takes a server line only with the token.
+char g_crash_prefix[128] = R"({"event":"crashed","signal":)";
+volatile sig_atomic_t g_crash_prefix_length = 28;
 
 void write_all(int fd, const char* data, std::size_t size) {
   while (size > 0) {
@@ -46,8 +52,9 @@ void write_all(int fd, const char* data, std::size_t size) {
 void on_crash(int signo) {
   const int fd = g_connection;
   if (fd >= 0) {
-    char line[64] = "{\"event\":\"crashed\",\"signal\":";
-    std::size_t n = std::strlen(line);
+    char line[160];
+    std::size_t n = static_cast<std::size_t>(g_crash_prefix_length);
+    std::memcpy(line, g_crash_prefix, n);
     char digits[8];
     int k = 0;
     for (int v = signo; v > 0 && k < 7; v /= 10) digits[k++] = static_cast<char>('0' + v % 10);
@@ -58,6 +65,15 @@ void on_crash(int signo) {
   }
   ::signal(signo, SIG_DFL);
   ::raise(signo);
+}
+
+// Before the connection's run is served (not in the handler): its crash line with its token.
+void arm_crash_line(const std::string& token) {
+  const std::string prefix = fmt::format(R"({{"event":"crashed","token":"{}","signal":)", token);
+  if (prefix.size() >= sizeof g_crash_prefix) throw UsageError("the run's channel token is too long");
+  g_crash_prefix_length = 0;
+  std::memcpy(g_crash_prefix, prefix.data(), prefix.size());
+  g_crash_prefix_length = static_cast<sig_atomic_t>(prefix.size());
 }
 
 void send_line(int fd, const nlohmann::json& event) {
@@ -89,6 +105,18 @@ class ConnectionLines {
   int fd_;
   std::string buffer_;
 };
+
+// The run's channel token, the line after the server's "served" (the run sends it first of all);
+// serve_run then takes it instead of reading a line.
+std::string take_run_token(ConnectionLines& lines) {
+  std::string line;
+  if (!lines.next(line)) throw UsageError("the run sent no channel token");
+  const std::optional<std::string> token = token_from_line(line);
+  if (!token) throw UsageError("the run's first line after its request is not its channel token");
+  preset_worker_token(*token);
+  arm_crash_line(*token);
+  return *token;
+}
 
 // This process's threads: id -> name (/proc/self/task).
 std::map<std::string, std::string> threads_now() {
@@ -171,7 +199,7 @@ int run_device_server(const DeviceServerOptions& o) {
     g_connection = c;
     const std::map<std::string, std::string> threads_before = threads_now();
     ConnectionLines lines(c);
-    std::string first;
+    std::string first, token;
     int code = 0;
     try {
       if (!lines.next(first)) throw UsageError("the run sent nothing");
@@ -187,17 +215,18 @@ int run_device_server(const DeviceServerOptions& o) {
       RunOptions options = parse_worker_options(request.at("arguments").get<std::vector<std::string>>());
       options.events_fd = c;
       send_line(c, {{"event", "served"}, {"pid", ::getpid()}});
+      token = take_run_token(lines);
       code = serve_run(options, device.get(), [&lines](std::string& line) { return lines.next(line); });
     } catch (const std::exception& e) {
       // Anything thrown past the worker leaves its state unknown: this server ends after saying so.
-      send_line(c, {{"event", "fatal"}, {"exit_code", 1}, {"message", e.what()}});
+      send_line(c, {{"event", "fatal"}, {"exit_code", 1}, {"message", e.what()}, {"token", token}});
       g_connection = -1;
       ::close(c);
       std::cerr << "caliber device server: run " << served << ": error: " << one_line(e.what()) << "; exiting\n";
       ::unlink(o.socket.c_str());
       return 1;
     }
-    send_line(c, {{"event", "job_done"}, {"exit_code", code}});
+    send_line(c, {{"event", "job_done"}, {"exit_code", code}, {"token", token}});
     g_connection = -1;
     ::close(c);
     const std::map<std::string, std::string> threads_after = threads_now();

@@ -68,7 +68,7 @@ double Supervisor::start_worker() {
   if (!worker_) worker_ = std::make_unique<WorkerProcess>(worker_command_.executable, arguments, kEventsFd);
   // The channel's token first: the worker reads it before it loads any provider code.
   token_ = make_worker_token();
-  worker_->send_line(token_line(token_));
+  worker_->send_token(token_);
   ++worker_starts_;
   return spawned_us;
 }

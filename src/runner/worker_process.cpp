@@ -20,6 +20,7 @@
 
 #include "caliber/errors.h"
 #include "core/subprocess.h"
+#include "runner/worker_token.h"
 
 namespace caliber::runner {
 
@@ -154,13 +155,19 @@ bool WorkerProcess::retire_server(const std::string& socket_path, double timeout
   return true;
 }
 
+bool WorkerProcess::send_token(const std::string& token) {
+  token_ = token;
+  return send_line(token_line(token));
+}
+
 bool WorkerProcess::take_server_line(const std::string& line) {
   if (line.starts_with(R"({"event":"job_done")") || line.starts_with(R"({"event":"crashed")")) {
     const nlohmann::json ev = nlohmann::json::parse(line, nullptr, false);
-    if (ev.is_object() && ev.contains("exit_code") && ev["exit_code"].is_number_integer()) {
+    if (!ev.is_object() || !ev.contains("token") || ev["token"] != token_) return false;
+    if (ev.contains("exit_code") && ev["exit_code"].is_number_integer()) {
       job_exit_code_ = ev["exit_code"].get<int>();
     }
-    if (ev.is_object() && ev.contains("signal") && ev["signal"].is_number_integer()) crash_signal_ = ev["signal"].get<int>();
+    if (ev.contains("signal") && ev["signal"].is_number_integer()) crash_signal_ = ev["signal"].get<int>();
     return true;
   }
   return false;

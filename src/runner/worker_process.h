@@ -40,6 +40,10 @@ class WorkerProcess {
 
   // Writes one line to the child's stdin. False when the child is gone.
   bool send_line(const std::string& line);
+  // Sends the channel's token (runner/worker_token.h), the first line. A served run's own lines
+  // (job_done, crashed) are then taken only with it: the measured code runs in the server and can
+  // write on the connection too.
+  bool send_token(const std::string& token);
   // Closes the child's stdin (it then finishes and exits).
   void close_input();
 
@@ -58,12 +62,14 @@ class WorkerProcess {
 
  private:
   WorkerProcess() = default;
-  // A served run's own lines (served, job_done, crashed): taken in, not returned by read_line.
+  // A served run's own lines (job_done, crashed) that carry the channel's token: taken in, not
+  // returned by read_line (a line without it is returned, and the run takes it for forged).
   bool take_server_line(const std::string& line);
   // Kills what is left in the worker's process group (not a served run's server).
   void end_group();
   bool served_ = false;
   bool killed_ = false;
+  std::string token_;  // the channel's (send_token)
   int crash_signal_ = 0;
   std::optional<int> job_exit_code_;
   pid_t pid_ = -1;

@@ -20,6 +20,7 @@
 #include "results/benchmark_results.h"
 #include "caliber/run_identity.h"
 #include "core/json_fields.h"
+#include "core/sha256.h"
 #include "ledger/importers.h"
 #include "runner/shape_inputs.h"
 #include "support/cli_run.h"
@@ -402,6 +403,45 @@ TEST(BatchCli, AResumeDoesNotSealRowsEditedAfterTheirReceipts) {
   EXPECT_EQ(slurp(c.out + "/benchmark_results.jsonl"), merged_before);  // nothing merged
   const auto verify = run_caliber({"campaign", "verify", c.out});
   EXPECT_NE(verify.exit_code, 0) << verify.out;
+}
+
+// The verification seed decides which output rows the untimed check compares: no file or command
+// line of a campaign may hold it, or the code measured could read it there. Drawn, the manifest
+// says so and the shards' runs draw their own; pinned (the user's, on the campaign's command line
+// anyway), the seeds field keeps its hash, and a resume must be given the same seed.
+TEST(BatchCli, TheVerificationSeedIsWrittenNowhere) {
+  const std::string dir = fresh_dir("batch_seed");
+  write_shape_ledger(dir + "/shape_ledger.jsonl", {row(ops::OpType::rmsnorm, 4, 8), row(ops::OpType::rmsnorm, 6, 16)});
+  write_text(dir + "/rmsnorm.baseline_matrix.yaml", matrix("rmsnorm", ""));
+  std::vector<std::string> args = {"batch", "--op", "rmsnorm", "--backend", "host", "--devices", "0,0",
+                                   "--shape-ledger", dir + "/shape_ledger.jsonl", "--baseline-matrix",
+                                   dir + "/rmsnorm.baseline_matrix.yaml", "--out", dir + "/drawn", "--min-time-ms",
+                                   "0", "--max-time-ms", "2", "--min-samples", "6", "--warmup", "1"};
+  auto r = run_caliber(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto seeds = [](const std::string& out) {
+    return nlohmann::json::parse(slurp(out + "/campaign_manifest.json")).at("frozen").at("seeds").at("verification");
+  };
+  EXPECT_EQ(seeds(dir + "/drawn"), "drawn");
+  std::size_t identities = 0;
+  for (const auto& e : fs::recursive_directory_iterator(dir + "/drawn/shards")) {
+    if (e.path().filename() != "run_identity.json") continue;
+    ++identities;
+    const auto id = nlohmann::json::parse(slurp(e.path().string()));
+    EXPECT_EQ(id.at("command").dump().find("--verification-seed"), std::string::npos) << e.path();
+  }
+  EXPECT_EQ(identities, 2u);
+
+  args[12] = dir + "/pinned";
+  args.insert(args.end(), {"--verification-seed", "1234", "--limit", "1"});
+  ASSERT_EQ(run_caliber(args).exit_code, 0);
+  EXPECT_EQ(seeds(dir + "/pinned"), "sha256:" + sha256_hex("0000000000001234"));
+  fs::remove(dir + "/pinned/campaign_seal.json");
+  args.insert(args.end(), {"--resume"});
+  args[args.size() - 4] = "4321";  // another seed
+  r = run_caliber(args);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("was frozen with other options or inputs"), std::string::npos) << r.err;
 }
 
 TEST(BatchCli, ResumeRefusesOtherOptions) {

@@ -11,6 +11,10 @@
  *                             aborts, when m == 13; else correct
  *   caliber_test_forge_event  run() writes {"event":"fatal","exit_code":0,...} on the worker's events
  *                             descriptor (3), then computes, when m == 13; else correct
+ *   caliber_test_forge_server run() writes the device server's own end of a run,
+ *                             {"event":"job_done","exit_code":0}, on every socket it has open (a
+ *                             served run's connection among them), then aborts, when m == 13; else
+ *                             correct
  *   caliber_test_flaky        run() aborts the process when m == 13 and the file named by
  *                             $CALIBER_TEST_FLAKY_FILE does not exist yet (it creates it first), else
  *                             correct: a failure on the first attempt only (caliber batch retries)
@@ -63,6 +67,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -72,7 +77,7 @@
 
 enum behaviour { CORRECT, WRONG, FAIL, CRASH, HANG, FLAKY, FP32_ONLY, LEAVE_THREAD, LAZY, DRIFT, SAME_POINTER, MEMO_POINTER, SUBSET_ROWS,
                  TOUCH_INPUTS, SNIFF_OUTPUT, CONTENT_MEMO, GAP_SKIP, MEMO_SEEN, CONFIGURABLE, FORK_CRASH,
-                 FORGE_EVENT };
+                 FORGE_EVENT, FORGE_SERVER };
 
 /* Per-process memory of the cheaters: calls since prepare(), the last input pointer, the memo. */
 static long calls_since_prepare;
@@ -127,6 +132,16 @@ static caliber_status run_once(void* state, const caliber_problem_v1* p, const c
     if (f) {
       fprintf(f, "%ld\n", (long)child);
       fclose(f);
+    }
+    abort();
+  }
+  if (b == FORGE_SERVER && p->m == 13) {
+    /* In a device server the run's connection is a socket of this process: the server's own line
+       that ends a run, with exit code 0, on each socket, then a crash the forged line would hide. */
+    static const char forged[] = "{\"event\":\"job_done\",\"exit_code\":0}\n";
+    for (int fd = 3; fd < 1024; ++fd) {
+      struct stat st;
+      if (fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode) && write(fd, forged, sizeof forged - 1) < 0) continue;
     }
     abort();
   }
@@ -473,6 +488,12 @@ EXPORT caliber_status caliber_test_forge_event(uint32_t abi, const char* op, cal
                                                size_t s) {
   (void)abi, (void)op, (void)e, (void)s;
   return fill(out, FORGE_EVENT, CALIBER_BACKEND_HOST, "test plugin: writes a fatal event on fd 3 at m == 13");
+}
+EXPORT caliber_status caliber_test_forge_server(uint32_t abi, const char* op, caliber_provider_v1* out, char* e,
+                                                size_t s) {
+  (void)abi, (void)op, (void)e, (void)s;
+  return fill(out, FORGE_SERVER, CALIBER_BACKEND_HOST,
+              "test plugin: writes a device server's job_done on its sockets, then aborts, at m == 13");
 }
 EXPORT caliber_status caliber_test_flaky(uint32_t abi, const char* op, caliber_provider_v1* out, char* e, size_t s) {
   (void)abi, (void)op, (void)e, (void)s;
