@@ -13,6 +13,7 @@
 #include "cli/command.h"
 #include "core/number_text.h"
 #include "ledger/importers.h"
+#include "ledger/shape_axes.h"
 #include "io/shape_ledger_json.h"
 
 namespace caliber::cli {
@@ -28,6 +29,7 @@ struct LedgerOptions {
   std::optional<std::string> baselines;
   // manual / diagnostic
   std::vector<std::string> shapes;
+  std::vector<std::string> axes;  // ledger manual --axis NAME=V1,V2,...
   std::string dtypes = "bf16";
   std::string stage = "mixed";
   std::optional<std::string> model;
@@ -135,7 +137,9 @@ ShapeWeight weight_of(const LedgerOptions& o) {
 
 int run_manual(const LedgerOptions& o, bool diagnostic) {
   const ledger::RowTemplate t = template_of(o);
-  if (o.shapes.empty()) throw UsageError("--shape is required (e.g. --shape m=4096,n=8192)");
+  if (o.shapes.empty() && o.axes.empty()) {
+    throw UsageError("--shape or --axis is required (e.g. --shape m=4096,n=8192, or --axis m=1,7,4096 --axis n=8192)");
+  }
   if (diagnostic && o.shapes.size() != 1) throw UsageError("caliber ledger diagnostic takes exactly one --shape");
   const Stage stage = diagnostic ? Stage::diagnostic : [&] {
     try {
@@ -147,8 +151,8 @@ int run_manual(const LedgerOptions& o, bool diagnostic) {
   const std::vector<DType> dtypes = dtypes_of(o.dtypes);
   if (diagnostic && dtypes.size() != 1) throw UsageError("caliber ledger diagnostic takes exactly one --dtype");
   std::vector<ShapeRow> fresh;
-  for (const auto& text : o.shapes) {
-    const nlohmann::json args = ops::parse_shape_text(t.op_name(), text, "--shape");
+  for (const auto& text : ledger::sweep_shape_texts(o.shapes, o.axes)) {
+    const nlohmann::json args = ops::parse_shape_text(t.op_name(), text, o.axes.empty() ? "--shape" : "--shape/--axis");
     for (DType d : dtypes) {
       ShapeRow r = ledger::make_row(t, d, args, stage, o.model,
                                     {diagnostic ? SourceKind::diagnostic : SourceKind::manual, "command line", ""},
@@ -206,7 +210,10 @@ const RegisterCommand registration{30, [](CLI::App& root, int& exit_code) {
 
   auto* manual = ledger->add_subcommand("manual", "Add shapes given on the command line (source kind manual)");
   add_common(manual, *o);
-  manual->add_option("--shape", o->shapes, "m=...,n=...[,k=...][,eps=...]; repeatable")->required();
+  manual->add_option("--shape", o->shapes, "m=...,n=...[,k=...][,eps=...]; repeatable");
+  manual->add_option("--axis", o->axes,
+                     "NAME=V1,V2,...; repeatable: the shapes are the product of the axes (the first varies slowest), "
+                     "crossed with each --shape");
   manual->add_option("--dtype", o->dtypes, "fp32 | bf16 | fp16, or a comma list")->capture_default_str();
   manual->add_option("--stage", o->stage, "prefill | decode | mixed | synthetic | model_config")->capture_default_str();
   manual->add_option("--model", o->model, "Model the shapes come from");

@@ -36,12 +36,21 @@ int run_validate(const ValidateOptions& o) {
     const auto k = forced ? forced : validation::infer_file_kind(f);
     if (!k) {
       throw UsageError(fmt::format("{}: cannot tell its kind from the name (shape_ledger*.jsonl, baseline_matrix*.yaml, "
-                                   "benchmark_results*.jsonl|csv); pass --kind",
+                                   "benchmark_results*.jsonl|csv, *.op.yaml); pass --kind",
                                    f));
     }
     kinds.push_back(*k);
   }
   for (const std::string& file : o.op_descriptions) ops::register_op_description(file);
+  // Descriptions among the files too, so that the ledgers and matrices beside them can name their
+  // ops (one that does not read is reported in its turn below).
+  for (std::size_t i = 0; i < o.files.size(); ++i) {
+    if (kinds[i] != validation::FileKind::op_description) continue;
+    try {
+      ops::register_op_description(o.files[i]);
+    } catch (const Error&) {
+    }
+  }
   // The matrices' op descriptions first (ops of your own, docs/user-ops.md): a ledger of such an op
   // is read after the matrix that names its description. A matrix that does not read is reported
   // in its turn below.
@@ -78,7 +87,7 @@ const RegisterCommand registration{60, [](CLI::App& root, int& exit_code) {
                   "(repeatable; docs/user-ops.md)")
       ->allow_extra_args(false);  // one file per --op-description: the files after it are the files to check
   cmd->add_option("--kind", o->kind,
-                  "shape_ledger | baseline_matrix | benchmark_results_jsonl | benchmark_results_csv");
+                  "shape_ledger | baseline_matrix | benchmark_results_jsonl | benchmark_results_csv | op_description");
   cmd->callback([o, &exit_code] { exit_code = run_validate(*o); });
 }};
 

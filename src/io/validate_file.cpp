@@ -20,6 +20,7 @@
 #include <valijson/validator.hpp>
 
 #include "matrix/baseline_matrix.h"
+#include "ops/op_description.h"
 #include "results/benchmark_results.h"
 #include "caliber/errors.h"
 #include "ledger/shape_ledger.h"
@@ -254,17 +255,18 @@ std::string_view to_string(FileKind k) {
     case FileKind::baseline_matrix: return "baseline_matrix";
     case FileKind::benchmark_results_jsonl: return "benchmark_results_jsonl";
     case FileKind::benchmark_results_csv: return "benchmark_results_csv";
+    case FileKind::op_description: return "op_description";
   }
   return "?";
 }
 
 FileKind parse_file_kind(std::string_view s) {
   for (FileKind k : {FileKind::shape_ledger, FileKind::baseline_matrix, FileKind::benchmark_results_jsonl,
-                     FileKind::benchmark_results_csv}) {
+                     FileKind::benchmark_results_csv, FileKind::op_description}) {
     if (to_string(k) == s) return k;
   }
   throw UsageError(fmt::format("unknown kind '{}' (expected shape_ledger|baseline_matrix|benchmark_results_jsonl|"
-                               "benchmark_results_csv)",
+                               "benchmark_results_csv|op_description)",
                                s));
 }
 
@@ -280,6 +282,7 @@ std::optional<FileKind> infer_file_kind(const std::string& path) {
   if (name.find("benchmark_results") != std::string::npos && ends_with(name, ".csv")) {
     return FileKind::benchmark_results_csv;
   }
+  if (ends_with(name, ".op.yaml") || ends_with(name, ".op.yml")) return FileKind::op_description;
   return std::nullopt;
 }
 
@@ -289,6 +292,7 @@ std::string_view schema_name(FileKind k) {
     case FileKind::baseline_matrix: return "baseline_matrix.v1.schema.json";
     case FileKind::benchmark_results_jsonl: return "benchmark_result.v1.schema.json";
     case FileKind::benchmark_results_csv: return "benchmark_results_csv.v1.schema.json";
+    case FileKind::op_description: return "the op description reader, docs/user-ops.md";
   }
   return "";
 }
@@ -308,6 +312,10 @@ Outcome validate_file(const std::string& path, FileKind kind, std::size_t max_pr
       case FileKind::benchmark_results_jsonl: validate_jsonl(path, kind, c); break;
       case FileKind::baseline_matrix: validate_matrix(path, c); break;
       case FileKind::benchmark_results_csv: validate_csv(path, c); break;
+      case FileKind::op_description:
+        ops::read_op_description(path);  // refuses with the description's file, line and field
+        c.outcome.records = 1;
+        break;
     }
   } catch (const InputError& e) {
     c.add(e);  // an unreadable file

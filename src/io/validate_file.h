@@ -9,15 +9,18 @@
 
 namespace caliber::validation {
 
-enum class FileKind { shape_ledger, baseline_matrix, benchmark_results_jsonl, benchmark_results_csv };
+enum class FileKind { shape_ledger, baseline_matrix, benchmark_results_jsonl, benchmark_results_csv, op_description };
 
 std::string_view to_string(FileKind k);
-// shape_ledger | baseline_matrix | benchmark_results_jsonl | benchmark_results_csv; UsageError otherwise.
+// shape_ledger | baseline_matrix | benchmark_results_jsonl | benchmark_results_csv | op_description;
+// UsageError otherwise.
 FileKind parse_file_kind(std::string_view s);
 // From the file name: *shape_ledger*.jsonl, *baseline_matrix*.yaml|yml,
-// *benchmark_results*.jsonl, *benchmark_results*.csv. Nothing when the name says nothing.
+// *benchmark_results*.jsonl, *benchmark_results*.csv, *.op.yaml|yml (an op description,
+// docs/user-ops.md). Nothing when the name says nothing.
 std::optional<FileKind> infer_file_kind(const std::string& path);
-// The schema file a kind is checked against, e.g. "shape_ledger.v1.schema.json".
+// The schema file a kind is checked against, e.g. "shape_ledger.v1.schema.json" (an op
+// description: the reader that registers it, as the file names).
 std::string_view schema_name(FileKind k);
 
 struct Problem {

@@ -110,6 +110,24 @@ TEST(ValidateCli, KindFromTheNameOrKindAndRefusals) {
   EXPECT_NE(r.err.find("missing_shape_ledger.jsonl: does not exist"), std::string::npos) << r.err;
 }
 
+// An op description (docs/user-ops.md) is validated alone, by its name (*.op.yaml) or --kind, and
+// an error in it names the description's own file, line and field.
+TEST(ValidateCli, AnOpDescriptionIsValidatedAlone) {
+  const std::string dir = fresh_dir("validate_op_description");
+  const std::string good = testing_support::read_file_text(std::string(CALIBER_SOURCE_DIR) +
+                                                           "/scripts/device/acceptance/row_cumsum/row_cumsum.op.yaml");
+  write_text(dir + "/row_cumsum.op.yaml", good);
+  auto r = run_caliber({"validate", dir + "/row_cumsum.op.yaml"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("row_cumsum.op.yaml: valid op_description (1 record"), std::string::npos) << r.out;
+  std::string bad = good;
+  bad.replace(bad.find("  n: {type: integer, min: 1}"), 28, "  n: {type: integer, min: 1, color: red}");
+  write_text(dir + "/description.yaml", bad);
+  r = run_caliber({"validate", "--kind", "op_description", dir + "/description.yaml"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(dir + "/description.yaml:7: field 'args.n.color': unknown field"), std::string::npos) << r.err;
+}
+
 TEST(Schemas, TheCsvSchemaListsExactlyTheProjectedColumns) {
   nlohmann::json schema;
   for (const auto& s : embedded_schemas()) {
