@@ -16,7 +16,11 @@
  *    Work that run() does beyond the op (allocation, layout conversion, JIT) must be declared
  *    with the CALIBER_INCLUDES_* flags; results rows carry them.
  *  - Pointers in caliber_buffers_v1 are device pointers on the cuda backend, host pointers on
- *    the host backend; tensors are contiguous, row-major, in the problem's dtype.
+ *    the host backend; tensors are contiguous, row-major, in the problem's dtype. Every pointer
+ *    (inputs and outputs, v1 and v2, every call, the fresh and rotated copies included) starts
+ *    at a multiple of CALIBER_BUFFER_ALIGNMENT_HOST bytes on the host backend and of
+ *    CALIBER_BUFFER_ALIGNMENT_CUDA on the cuda backend (what cudaMalloc returns): vector loads
+ *    of up to 64 bytes (AVX-512) and 16-byte CUDA loads need no peeling at a tensor's start.
  *  - Inputs, in order: rmsnorm: x[m,n], weight[n]; layernorm: x[m,n], weight[n], bias[n];
  *    softmax: x[m,n]; gemm: a[m,k], b[k,n]. Output: y[m,n] (gemm: c[m,n]). fp32 accumulation.
  *  - Strings a plugin returns (detail) must stay valid until destroy().
@@ -39,6 +43,9 @@ extern "C" {
 #endif
 
 #define CALIBER_PLUGIN_ABI_VERSION 1u
+/* The alignment, in bytes, of every buffer pointer caliber passes to a provider (see Rules). */
+#define CALIBER_BUFFER_ALIGNMENT_HOST 64u
+#define CALIBER_BUFFER_ALIGNMENT_CUDA 256u
 
 typedef enum caliber_dtype {
   CALIBER_DTYPE_FP32 = 1,

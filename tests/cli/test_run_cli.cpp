@@ -188,6 +188,28 @@ TEST(RunCli, EveryStatusIsRecordedAndTheRunGoesOn) {
   EXPECT_EQ(read_benchmark_results(dir + "/out/benchmark_results.jsonl").size(), rows.size());
 }
 
+// Every buffer a provider gets, on every call (the checks' fresh and moved copies included), is
+// aligned as the plugin ABI promises (CALIBER_BUFFER_ALIGNMENT_HOST): the test plugin fails any
+// call that is not, naming the buffer. Odd sizes, so that no tensor's length is a multiple of it;
+// warm and cold caches.
+TEST(RunCli, EveryBufferIsAlignedAsTheAbiPromises) {
+  const std::string dir = fresh_dir("run_aligned");
+  write_shape_ledger(dir + "/shape_ledger.jsonl",
+                     {rms_row(13, 7, DType::fp32), rms_row(3, 33, DType::bf16), rms_row(1, 1, DType::fp32)});
+  write_text(dir + "/baseline_matrix.yaml",
+             matrix("  caliber: {enabled: true, entrypoint: \"builtin:caliber\", provider: caliber}\n" +
+                    plugin_entry("aligned", "caliber_test_aligned")));
+  for (const char* cache : {"warm", "cold"}) {
+    std::filesystem::remove_all(dir + "/out");
+    const auto r = run_caliber(run_args(dir, {"--kernel-only-cache", cache, "--eager-cache", cache}));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    for (const auto& row : read_benchmark_results(dir + "/out/benchmark_results.jsonl")) {
+      EXPECT_EQ(row.benchmark_status, BenchmarkStatus::ok) << cache << " " << row.shape_id << " " << row.provider
+                                                           << ": " << row.status_reason.value_or("");
+    }
+  }
+}
+
 TEST(RunCli, AHangingCellIsKilledAndRecorded) {
   const std::string dir = fresh_dir("run_hang");
   const ShapeRow hang = rms_row(13, 8, DType::fp32), fine = rms_row(4, 8, DType::fp32);

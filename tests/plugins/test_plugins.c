@@ -15,6 +15,8 @@
  *                             {"event":"job_done","exit_code":0}, on every socket it has open (a
  *                             served run's connection among them), then aborts, when m == 13; else
  *                             correct
+ *   caliber_test_aligned      correct, and run() fails (CALIBER_ERROR, naming the buffer) on any
+ *                             input or output not at a multiple of CALIBER_BUFFER_ALIGNMENT_HOST
  *   caliber_test_flaky        run() aborts the process when m == 13 and the file named by
  *                             $CALIBER_TEST_FLAKY_FILE does not exist yet (it creates it first), else
  *                             correct: a failure on the first attempt only (caliber batch retries)
@@ -77,7 +79,7 @@
 
 enum behaviour { CORRECT, WRONG, FAIL, CRASH, HANG, FLAKY, FP32_ONLY, LEAVE_THREAD, LAZY, DRIFT, SAME_POINTER, MEMO_POINTER, SUBSET_ROWS,
                  TOUCH_INPUTS, SNIFF_OUTPUT, CONTENT_MEMO, GAP_SKIP, MEMO_SEEN, CONFIGURABLE, FORK_CRASH,
-                 FORGE_EVENT, FORGE_SERVER };
+                 FORGE_EVENT, FORGE_SERVER, ALIGNED };
 
 /* Per-process memory of the cheaters: calls since prepare(), the last input pointer, the memo. */
 static long calls_since_prepare;
@@ -134,6 +136,16 @@ static caliber_status run_once(void* state, const caliber_problem_v1* p, const c
       fclose(f);
     }
     abort();
+  }
+  if (b == ALIGNED) {
+    for (int32_t i = 0; i <= buf->input_count; ++i) {
+      const void* ptr = i < buf->input_count ? buf->inputs[i] : buf->output;
+      if ((uintptr_t)ptr % CALIBER_BUFFER_ALIGNMENT_HOST != 0) {
+        snprintf(error, size, "test plugin: %s %d at %p is not %u-byte aligned", i < buf->input_count ? "input" : "output",
+                 (int)i, ptr, CALIBER_BUFFER_ALIGNMENT_HOST);
+        return CALIBER_ERROR;
+      }
+    }
   }
   if (b == FORGE_SERVER && p->m == 13) {
     /* In a device server the run's connection is a socket of this process: the server's own line
@@ -494,6 +506,10 @@ EXPORT caliber_status caliber_test_forge_server(uint32_t abi, const char* op, ca
   (void)abi, (void)op, (void)e, (void)s;
   return fill(out, FORGE_SERVER, CALIBER_BACKEND_HOST,
               "test plugin: writes a device server's job_done on its sockets, then aborts, at m == 13");
+}
+EXPORT caliber_status caliber_test_aligned(uint32_t abi, const char* op, caliber_provider_v1* out, char* e, size_t s) {
+  (void)abi, (void)op, (void)e, (void)s;
+  return fill(out, ALIGNED, CALIBER_BACKEND_HOST, "test plugin: checks every buffer's alignment on every call");
 }
 EXPORT caliber_status caliber_test_flaky(uint32_t abi, const char* op, caliber_provider_v1* out, char* e, size_t s) {
   (void)abi, (void)op, (void)e, (void)s;

@@ -8,6 +8,7 @@
 #include "backends/host/host_device_info.h"
 #include "backends/host_clock_timer.h"
 #include "caliber/errors.h"
+#include "caliber/plugin_abi.h"
 #include "core/buffer_digest.h"
 
 namespace caliber::host {
@@ -50,8 +51,10 @@ namespace caliber::host {
 
 void* HostBackend::allocate(std::size_t bytes) {
   void* p = nullptr;
-  const std::size_t rounded = (bytes + 63) / 64 * 64;
-  if (::posix_memalign(&p, 64, rounded == 0 ? 64 : rounded) != 0 || !p) {
+  // The alignment the plugin ABI promises every buffer (caliber/plugin_abi.h).
+  constexpr std::size_t kAlign = CALIBER_BUFFER_ALIGNMENT_HOST;
+  const std::size_t rounded = (bytes + kAlign - 1) / kAlign * kAlign;
+  if (::posix_memalign(&p, kAlign, rounded == 0 ? kAlign : rounded) != 0 || !p) {
     throw OutOfMemoryError(fmt::format("host allocation of {} bytes failed", bytes));
   }
   return p;
