@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "core/atomic_file.h"
+#include "core/input_file.h"
 #include "caliber/errors.h"
 #include "core/json_fields.h"
 #include "io/benchmark_results_json.h"
@@ -72,35 +73,28 @@ void check_rerun_cells(const std::string& results_file, const std::set<CellKey>&
 std::size_t supersede_rows(const std::string& results_file, const std::string& attempts_file,
                            const std::set<CellKey>& cells) {
   if (cells.empty() || !std::filesystem::exists(results_file)) return 0;
-  std::vector<BenchmarkResultRow> rows;
-  std::vector<std::string> lines;  // each row's line as written
-  for_each_benchmark_result(results_file, [&](std::string_view text, BenchmarkResultRow row, long) {
-    lines.emplace_back(text);
-    rows.push_back(std::move(row));
-  });
-  std::unordered_set<std::string> already;
+  std::unordered_set<std::string> already;  // lines the attempts file holds (a resume after a crash)
   if (std::filesystem::exists(attempts_file)) {
-    std::istringstream in(read_text_file(attempts_file));
-    std::string line;
-    while (std::getline(in, line)) already.insert(line);
+    for_each_text_line(attempts_file, [&](std::string_view line, long, bool) { already.emplace(line); });
   }
-  std::vector<std::string> keep;
+  // A row at a time: the kept lines into the results file's replacement, the superseded ones
+  // appended to the attempts file first, so that a crash loses neither.
+  AtomicFiles rewritten;
+  std::ostream& keep = rewritten.open(results_file);
   std::size_t moved = 0;
   {
     LineAppender attempts(attempts_file);
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      if (!cells.count({rows[i].shape_id, rows[i].provider})) {
-        keep.push_back(lines[i]);
-        continue;
+    for_each_benchmark_result(results_file, [&](std::string_view text, const BenchmarkResultRow& row, long) {
+      if (!cells.count({row.shape_id, row.provider})) {
+        keep << text << '\n';
+        return;
       }
-      if (!already.count(lines[i])) attempts.append(lines[i]);
+      if (!already.count(std::string(text))) attempts.append(std::string(text));
       ++moved;
-    }
+    });
   }
-  if (moved == 0) return 0;
-  write_file_atomically(results_file, [&](std::ostream& out) {
-    for (const auto& l : keep) out << l << '\n';
-  });
+  if (moved == 0) return 0;  // abandoned: the results file stays as it was
+  rewritten.commit();
   return moved;
 }
 
