@@ -64,15 +64,20 @@ std::string not_replaceable(const std::string& path) {
 
 std::string temporary_path(const std::string& path) { return fmt::format("{}.tmp.{}", path, ::getpid()); }
 
-// Writes `content` to a new temporary beside `path` and, when `sync`, fsyncs it; returns the
-// temporary's path.
-std::string write_temporary(const PendingFile& f, bool sync = true) {
-  const std::string tmp = temporary_path(f.path);
+// A new temporary file, open for writing (never through a link).
+int create_temporary(const std::string& tmp) {
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd < 0) throw Error(fmt::format("{}: cannot create: {}", tmp, errno_text()));
+  return fd;
+}
+
+// Writes `content` to a new temporary beside `path`, not fsynced (replace_file_unsynced); returns
+// the temporary's path.
+std::string write_unsynced_temporary(const std::string& path, const std::string& content) {
+  const std::string tmp = temporary_path(path);
+  const int fd = create_temporary(tmp);
   try {
-    write_all(fd, f.content, tmp);
-    if (sync && ::fsync(fd) != 0) throw Error(fmt::format("{}: fsync failed: {}", tmp, errno_text()));
+    write_all(fd, content, tmp);
   } catch (...) {
     ::close(fd);
     ::unlink(tmp.c_str());
@@ -156,9 +161,7 @@ std::ostream& AtomicFiles::open(const std::string& path) {
     }
   }
   const std::string tmp = temporary_path(path);
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-  if (fd < 0) throw Error(fmt::format("{}: cannot create: {}", tmp, errno_text()));
-  files_.push_back(std::make_unique<Pending>(path, tmp, fd));
+  files_.push_back(std::make_unique<Pending>(path, tmp, create_temporary(tmp)));
   return files_.back()->stream;
 }
 
@@ -201,7 +204,7 @@ void replace_file_unsynced(const std::string& path, const std::string& content) 
   if (const std::string what = not_replaceable(path); !what.empty()) {
     throw Error(fmt::format("{}: is {}; caliber writes its outputs only as new or regular files", path, what));
   }
-  const std::string tmp = write_temporary(PendingFile{path, content}, /*sync=*/false);
+  const std::string tmp = write_unsynced_temporary(path, content);
   // Exchanged rather than renamed over: ext4 writes back the data of a file renamed over another
   // (its auto_da_alloc), which costs as much as an fsync (0.4-0.8 ms against 30 us measured).
   // The old content, now at the temporary's name, is removed; where the file system cannot

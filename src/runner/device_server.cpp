@@ -48,7 +48,8 @@ void write_all(int fd, const char* data, std::size_t size) {
   }
 }
 
-// Async-signal-safe: a fixed line with the signal number, then the default action.
+// Async-signal-safe: the connection's crash line (armed with its token) and the signal number,
+// then the default action.
 void on_crash(int signo) {
   const int fd = g_connection;
   if (fd >= 0) {
