@@ -259,9 +259,7 @@ int run_batch(const BatchOptions& input, std::ostream& out, std::ostream& err) {
   std::optional<runner::OutDirectoryLock> lock;
   if (!o.dry_run) {
     require_writable_directory(dir.string(), "--out");
-    std::error_code ec;
-    create_output_directories(dir.string(), ec);
-    if (ec) throw UsageError(fmt::format("--out {}: cannot create it: {}", dir.string(), ec.message()));
+    create_output_directories(dir.string(), "--out");
     lock.emplace(dir.string(), fmt::format("pid {} since {}: {}", ::getpid(), utc_timestamp_now(),
                                            fmt::join(current_command_line(), " ")));
   }

@@ -156,9 +156,7 @@ int reaccount_campaign(const ReaccountOptions& o, std::ostream& out) {
   if (identity) rules.llc_bytes = identity->device.llc_bytes;
   if (o.ceilings) rules.ceilings = read_device_ceilings(*o.ceilings);
   // Every file is derived into its temporary before any is renamed into place.
-  std::error_code ec;
-  create_output_directories(target.string(), ec);
-  if (ec) throw UsageError(fmt::format("--out {}: cannot create it: {}", o.out, ec.message()));
+  create_output_directories(o.out, "--out");
   AtomicFiles files;
   const Reaccounted r = reaccount_rows(dir, target, v, rules, files);
   const nlohmann::json summary = {{"kind", "caliber.reaccount_summary"},

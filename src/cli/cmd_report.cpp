@@ -184,9 +184,7 @@ int run_report(const ReportOptions& o) {
   const BenchmarkReport report =
       build_benchmark_report(ledger, std::move(results.rows), o.candidate, ceilings, sources, results.lines);
 
-  std::error_code ec;
-  create_output_directories(o.out, ec);
-  if (ec) throw UsageError(fmt::format("--out {}: cannot create it: {}", o.out, ec.message()));
+  create_output_directories(o.out, "--out");
   RenderedFiles rendered(o.out);
   rendered.render("benchmark_summary.md", [&](std::ostream& s) { write_benchmark_summary(s, report); });
   rendered.render("coverage_matrix.md", [&](std::ostream& s) { write_coverage_matrix(s, report); });

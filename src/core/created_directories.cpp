@@ -4,6 +4,10 @@
 #include <mutex>
 #include <vector>
 
+#include <fmt/format.h>
+
+#include "caliber/errors.h"
+
 namespace caliber {
 
 namespace fs = std::filesystem;
@@ -27,6 +31,12 @@ void create_output_directories(const std::string& directory) {
   std::error_code ec;
   create_output_directories(directory, ec);
   if (ec) throw fs::filesystem_error("cannot create the directory", directory, ec);
+}
+
+void create_output_directories(const std::string& directory, const std::string& option) {
+  std::error_code ec;
+  create_output_directories(directory, ec);
+  if (ec) throw UsageError(fmt::format("{} {}: cannot create it: {}", option, directory, ec.message()));
 }
 
 void create_output_directories(const std::string& directory, std::error_code& ec) {

@@ -13,6 +13,8 @@ namespace caliber {
 void create_output_directories(const std::string& directory);
 // The same, with the error in `ec` instead of an exception.
 void create_output_directories(const std::string& directory, std::error_code& ec);
+// The same for a command's output option: UsageError "<option> <directory>: cannot create it: ...".
+void create_output_directories(const std::string& directory, const std::string& option);
 
 // Removes the directories noted by create_output_directories that are still empty, deepest
 // first; what holds a file stays. Called when a command ends with an error.
