@@ -79,7 +79,7 @@ function(caliber_install_libraries)
           LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
           INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
   # The API, and only the API: every other header is the library's own (src/).
-  set(_api_headers backend.h c_api.h caliber.h caliber_check.h clock.h contract.h device.h dtype.h errors.h
+  set(_api_headers backend.h c_api.h caliber.h caliber_check.h clock.h contract.h device.h dtype.h errors.h input_draw.h
       instrument_policy.h integrity.h measure.h params.h plugin_abi.h result.h result_json.h result_table.h
       run_identity.h run_identity_json.h statistics.h telemetry.h)
   list(TRANSFORM _api_headers PREPEND ${PROJECT_SOURCE_DIR}/include/caliber/)

@@ -15,6 +15,7 @@
 #include "caliber/contract.h"
 #include "caliber/device.h"
 #include "caliber/dtype.h"
+#include "caliber/input_draw.h"
 #include "caliber/telemetry.h"
 
 namespace caliber {
@@ -193,12 +194,12 @@ class Backend {
   virtual void copy_rows_to_host(void* host_dst, const void* device_src, std::size_t row_bytes,
                                  const std::vector<std::int64_t>& rows);
   virtual void fill_bytes(void* device_dst, unsigned char value, std::size_t bytes);
-  // Writes `elements` values of `dtype` at device_dst: the ops' uniform input draw (seed, lo,
-  // hi), bit for bit what the host's draw writes (src/ops/uniform_draw.h), so that inputs need
-  // not be drawn on the host and copied. False when the backend cannot draw on its device (the
-  // default): the caller draws on the host.
-  virtual bool fill_uniform(void* device_dst, DType dtype, std::size_t elements, std::uint64_t seed, float lo,
-                            float hi);
+  // Writes `elements` values of element type `element` at device_dst: an input draw
+  // (caliber/input_draw.h), bit for bit what the host's draw writes (src/ops/host_draw.h), so that
+  // inputs need not be drawn on the host and copied. Enqueued on the backend's stream, not waited
+  // for. False when the backend cannot draw this one on its device (the default; a permutation
+  // or a file's values): the caller draws on the host.
+  virtual bool fill_draw(void* device_dst, ElementType element, std::size_t elements, const DrawParams& draw);
 
 };
 

@@ -38,6 +38,12 @@ struct DeclaredBuffers {
   // outputs; they are not watched as inputs. The timed calls in between run on what the previous
   // call left (docs/integrity.md, "In-place buffers").
   std::vector<BufferRef> in_place;
+  // Why outputs without a dtype are not scanned for the poison, for the record ("" : none given).
+  std::string unscanned_reason;
+  // Set when the judge compares every element of every output without a dtype with a reference
+  // (which their poison, 0xFF bytes, fails unless the reference holds that value there): then
+  // output_complete passes on the judge's word, with this text.
+  std::string unscanned_judged_whole;
   bool empty() const { return inputs.empty() && outputs.empty() && in_place.empty(); }
 };
 

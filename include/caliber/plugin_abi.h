@@ -51,7 +51,15 @@ typedef enum caliber_dtype {
   CALIBER_DTYPE_FP32 = 1,
   CALIBER_DTYPE_BF16 = 2,
   CALIBER_DTYPE_FP16 = 3,
-  CALIBER_DTYPE_FP64 = 4 /* only in a described op's reference problem (ABI v2, precision fp64) */
+  CALIBER_DTYPE_FP64 = 4,
+  /* The element types only a described op's tensors name (ABI v2, input_dtypes/output_dtypes). */
+  CALIBER_DTYPE_FP8_E4M3 = 5, /* OCP fp8 e4m3 ("fn": no infinity, max 448) */
+  CALIBER_DTYPE_FP8_E5M2 = 6, /* OCP fp8 e5m2 */
+  CALIBER_DTYPE_INT8 = 7,
+  CALIBER_DTYPE_UINT8 = 8,
+  CALIBER_DTYPE_INT32 = 9,
+  CALIBER_DTYPE_INT64 = 10,
+  CALIBER_DTYPE_BOOL = 11 /* one byte, 0 or 1 */
 } caliber_dtype;
 
 typedef enum caliber_backend {
@@ -64,6 +72,21 @@ typedef enum caliber_status {
   CALIBER_UNSUPPORTED = 1, /* supports(): this shape is not supported; entry: op not offered */
   CALIBER_ERROR = 2        /* anything else; the text says what */
 } caliber_status;
+
+/* A plugin may declare the compiler flags it was built with; caliber records them in its rows'
+ * provider_detail ("... (built with: -O3 -march=x86-64-v3)"), so that numbers of builds with
+ * other flags never read the same. In one source file of the library, at file scope:
+ *   CALIBER_DECLARE_BUILD_FLAGS("-O3 -mavx2 -mfma")
+ * (a build system passes its own: -DPLUGIN_FLAGS="\"${CMAKE_C_FLAGS}\"" and
+ * CALIBER_DECLARE_BUILD_FLAGS(PLUGIN_FLAGS)). One line, at most 512 bytes are recorded. */
+#define CALIBER_BUILD_FLAGS_SYMBOL "caliber_plugin_build_flags"
+#ifdef __cplusplus
+#define CALIBER_DECLARE_BUILD_FLAGS(flags) \
+  extern "C" __attribute__((visibility("default"))) const char caliber_plugin_build_flags[] = flags;
+#else
+#define CALIBER_DECLARE_BUILD_FLAGS(flags) \
+  __attribute__((visibility("default"))) const char caliber_plugin_build_flags[] = flags;
+#endif
 
 /* Honesty flags: what run() does besides the op. */
 #define CALIBER_INCLUDES_ALLOCATION 1u
@@ -144,8 +167,11 @@ typedef caliber_status (*caliber_plugin_entry_v1)(uint32_t caliber_abi_version, 
  *
  * The rules of version 1 hold (no device work in the entry, run() only enqueues on
  * buffers->stream on cuda, strings valid until destroy(), one-line texts), and:
- *  - Every tensor of a problem has the problem's dtype, is contiguous and row-major; dims[] are
- *    its extents, outermost first.
+ *  - Every tensor is contiguous and row-major; dims[] are its extents, outermost first. Its
+ *    element type is input_dtypes[k] / output_dtypes[k]: the problem's dtype unless the
+ *    description names another for it (docs/user-ops.md, "Tensor dtypes"); in a reference
+ *    problem, every floating-point tensor is in the reference's precision, integer tensors in
+ *    their own type.
  *  - Inputs and outputs come in the order of the description. run() writes every element of
  *    every output and reads the inputs only: caliber checks both. An output the description
  *    updates in place (`in_place: NAME`) is that input's buffer: outputs[k] == inputs[j]; write
@@ -163,7 +189,7 @@ typedef struct caliber_tensor_v2 {
 
 typedef struct caliber_problem_v2 {
   const char* op_type;   /* the description's op name, e.g. "add_rmsnorm" */
-  caliber_dtype dtype;   /* of every tensor */
+  caliber_dtype dtype;   /* the shape's dtype: of every tensor the description gives no dtype of */
   const char* layout;    /* "row_major" */
   const char* args_json; /* the ledger row's args as compact JSON, keys sorted */
   int32_t arg_count;
@@ -174,6 +200,10 @@ typedef struct caliber_problem_v2 {
   int32_t output_count;
   const caliber_tensor_v2* outputs;
   const char* description_sha256; /* hex SHA-256 of the description file's bytes */
+  /* Each tensor's element type, in the order of inputs and outputs (appended after the fields
+   * above: a plugin built before them reads none of them and sees the same layout). */
+  const caliber_dtype* input_dtypes;
+  const caliber_dtype* output_dtypes;
 } caliber_problem_v2;
 
 typedef struct caliber_buffers_v2 {

@@ -30,11 +30,19 @@ _OK, _UNSUPPORTED, _ERROR = 0, 1, 2
 _ABI_V2 = 2
 _BACKENDS = {"host": 1, "cuda": 2}
 _FLAGS = {"allocation": 1, "layout_conversion": 2, "jit": 4}
-_DTYPES = {1: "fp32", 2: "bf16", 3: "fp16", 4: "fp64"}
-_ITEMSIZE = {"fp32": 4, "bf16": 2, "fp16": 2, "fp64": 8}
-# Array-interface type strings; bfloat16 has none (an opaque 2-byte element): use .torch().
-_TYPESTR = {"fp32": "<f4", "fp16": "<f2", "fp64": "<f8", "bf16": "<V2"}
-_CTYPES = {"fp32": ctypes.c_float, "fp64": ctypes.c_double, "fp16": ctypes.c_uint16, "bf16": ctypes.c_uint16}
+_DTYPES = {1: "fp32", 2: "bf16", 3: "fp16", 4: "fp64", 5: "fp8_e4m3", 6: "fp8_e5m2", 7: "int8", 8: "uint8",
+           9: "int32", 10: "int64", 11: "bool"}
+_ITEMSIZE = {"fp32": 4, "bf16": 2, "fp16": 2, "fp64": 8, "fp8_e4m3": 1, "fp8_e5m2": 1, "int8": 1, "uint8": 1,
+             "int32": 4, "int64": 8, "bool": 1}
+# Array-interface type strings; bfloat16 and fp8 have none (opaque elements): use .torch().
+_TYPESTR = {"fp32": "<f4", "fp16": "<f2", "fp64": "<f8", "bf16": "<V2", "fp8_e4m3": "|V1", "fp8_e5m2": "|V1",
+            "int8": "|i1", "uint8": "|u1", "int32": "<i4", "int64": "<i8", "bool": "|b1"}
+# The raw integer type a torch or numpy view reads an opaque element as, and torch's own type.
+_RAW = {"bf16": ("<i2", "<u2", "bfloat16"), "fp8_e4m3": ("|u1", "|u1", "float8_e4m3fn"),
+        "fp8_e5m2": ("|u1", "|u1", "float8_e5m2")}
+_CTYPES = {"fp32": ctypes.c_float, "fp64": ctypes.c_double, "fp16": ctypes.c_uint16, "bf16": ctypes.c_uint16,
+           "fp8_e4m3": ctypes.c_uint8, "fp8_e5m2": ctypes.c_uint8, "int8": ctypes.c_int8, "uint8": ctypes.c_uint8,
+           "int32": ctypes.c_int32, "int64": ctypes.c_int64, "bool": ctypes.c_uint8}
 
 _TEXT = ctypes.c_void_p  # char* buffers the caller owns (written, NUL-terminated)
 
@@ -50,7 +58,8 @@ class _ProblemV2(ctypes.Structure):
                 ("arg_names", ctypes.POINTER(ctypes.c_char_p)), ("arg_values", ctypes.POINTER(ctypes.c_double)),
                 ("input_count", ctypes.c_int32), ("inputs", ctypes.POINTER(_TensorV2)),
                 ("output_count", ctypes.c_int32), ("outputs", ctypes.POINTER(_TensorV2)),
-                ("description_sha256", ctypes.c_char_p)]
+                ("description_sha256", ctypes.c_char_p), ("input_dtypes", ctypes.POINTER(ctypes.c_int)),
+                ("output_dtypes", ctypes.POINTER(ctypes.c_int))]
 
 
 class _BuffersV2(ctypes.Structure):
@@ -102,12 +111,13 @@ def _exception_text(exc):
 
 
 class TensorSpec:
-    """One tensor of a problem: ``name`` and ``shape`` (a tuple, outermost first)."""
+    """One tensor of a problem: ``name``, ``shape`` (a tuple, outermost first) and ``dtype`` (its
+    element type: the problem's unless the op description names another; None: the problem's)."""
 
-    __slots__ = ("name", "shape")
+    __slots__ = ("name", "shape", "dtype")
 
-    def __init__(self, name, shape):
-        self.name, self.shape = name, tuple(shape)
+    def __init__(self, name, shape, dtype=None):
+        self.name, self.shape, self.dtype = name, tuple(shape), dtype
 
     def __repr__(self):
         return "TensorSpec({!r}, {})".format(self.name, self.shape)
@@ -133,15 +143,17 @@ def _problem_v2(p):
     def number(v):
         return int(v) if float(v).is_integer() else v
 
-    def tensors(array, count):
-        return [TensorSpec(array[i].name.decode(), [array[i].dims[d] for d in range(array[i].rank)])
+    def tensors(array, count, dtypes):
+        return [TensorSpec(array[i].name.decode(), [array[i].dims[d] for d in range(array[i].rank)],
+                           _DTYPES.get(dtypes[i], str(dtypes[i])))
                 for i in range(count)]
 
     args = {p.arg_names[i].decode(): number(p.arg_values[i]) for i in range(p.arg_count)}
     # The shipped ops' dimensions also as attributes (problem.m, ...), as their providers read them.
     extra = {key: args.get(key, 0) for key in ("m", "n", "k", "eps")}
-    return Problem(p.op_type.decode(), _DTYPES.get(p.dtype, str(p.dtype)), args, tensors(p.inputs, p.input_count),
-                   tensors(p.outputs, p.output_count), description_sha256=p.description_sha256.decode(), **extra)
+    return Problem(p.op_type.decode(), _DTYPES.get(p.dtype, str(p.dtype)), args,
+                   tensors(p.inputs, p.input_count, p.input_dtypes), tensors(p.outputs, p.output_count, p.output_dtypes),
+                   description_sha256=p.description_sha256.decode(), **extra)
 
 
 class Tensor:
@@ -180,10 +192,11 @@ class Tensor:
         view = self._views.get("torch")
         if view is None:
             import torch  # noqa: PLC0415  (only where the provider uses torch)
-            raw = _RawInterface(self, "<i2" if self.dtype == "bf16" else _TYPESTR[self.dtype])
+            opaque = _RAW.get(self.dtype)
+            raw = _RawInterface(self, opaque[0] if opaque else _TYPESTR[self.dtype])
             view = torch.as_tensor(raw, device="cuda" if self.device == "cuda" else "cpu")
-            if self.dtype == "bf16":
-                view = view.view(torch.bfloat16)
+            if opaque:
+                view = view.view(getattr(torch, opaque[2]))
             self._views["torch"] = view
         return view
 
@@ -192,7 +205,8 @@ class Tensor:
         view = self._views.get("numpy")
         if view is None:
             import numpy  # noqa: PLC0415
-            view = numpy.asarray(_RawInterface(self, "<u2" if self.dtype == "bf16" else _TYPESTR[self.dtype]))
+            opaque = _RAW.get(self.dtype)
+            view = numpy.asarray(_RawInterface(self, opaque[1] if opaque else _TYPESTR[self.dtype]))
             self._views["numpy"] = view
         return view
 
@@ -382,8 +396,9 @@ class _Adapter:
             if len(ins) != len(problem.inputs) or len(outs) != len(problem.outputs):
                 raise ValueError("caliber passed {} inputs and {} outputs for a problem of {} and {}".format(
                     len(ins), len(outs), len(problem.inputs), len(problem.outputs)))
-            views = ([Tensor(spec, problem.dtype, a, self.device, True) for spec, a in zip(problem.inputs, ins)],
-                     [Tensor(spec, problem.dtype, a, self.device, False) for spec, a in zip(problem.outputs, outs)])
+            views = ([Tensor(spec, spec.dtype or problem.dtype, a, self.device, True) for spec, a in zip(problem.inputs, ins)],
+                     [Tensor(spec, spec.dtype or problem.dtype, a, self.device, False)
+                      for spec, a in zip(problem.outputs, outs)])
             self.views[key] = views
         return views
 

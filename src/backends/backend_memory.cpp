@@ -21,7 +21,7 @@ void Backend::deallocate(void*) noexcept {}
 void Backend::copy_to_device(void*, const void*, std::size_t) { no_memory(*this); }
 void Backend::copy_to_host(void*, const void*, std::size_t) { no_memory(*this); }
 void Backend::fill_bytes(void*, unsigned char, std::size_t) { no_memory(*this); }
-bool Backend::fill_uniform(void*, DType, std::size_t, std::uint64_t, float, float) { return false; }
+bool Backend::fill_draw(void*, ElementType, std::size_t, const DrawParams&) { return false; }
 
 void Backend::copy_rows_to_host(void* host_dst, const void* device_src, std::size_t row_bytes,
                                 const std::vector<std::int64_t>& rows) {

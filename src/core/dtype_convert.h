@@ -1,34 +1,45 @@
-// Host conversions between float and the 16-bit types, bit-exact with the device's
-// round-to-nearest-even conversions (__float2bfloat16_rn, __float2half_rn).
+// Conversions between float and the 16-bit types, bit-exact with the device's
+// round-to-nearest-even conversions (__float2bfloat16_rn, __float2half_rn); compiled for the
+// device too (the input draws share them, ops/element_codec.h).
 #pragma once
 
 #include <cstdint>
 #include <cstring>
 
+#include "core/host_device.h"
+
 namespace caliber::ops {
 
-inline std::uint32_t float_bits(float f) {
+CALIBER_HOST_DEVICE inline std::uint32_t float_bits(float f) {
+#if defined(__CUDA_ARCH__)
+  return __float_as_uint(f);
+#else
   std::uint32_t u;
   std::memcpy(&u, &f, sizeof u);
   return u;
+#endif
 }
 
-inline float bits_float(std::uint32_t u) {
+CALIBER_HOST_DEVICE inline float bits_float(std::uint32_t u) {
+#if defined(__CUDA_ARCH__)
+  return __uint_as_float(u);
+#else
   float f;
   std::memcpy(&f, &u, sizeof f);
   return f;
+#endif
 }
 
-inline float bf16_to_float(std::uint16_t h) { return bits_float(static_cast<std::uint32_t>(h) << 16); }
+CALIBER_HOST_DEVICE inline float bf16_to_float(std::uint16_t h) { return bits_float(static_cast<std::uint32_t>(h) << 16); }
 
-inline std::uint16_t float_to_bf16(float f) {
+CALIBER_HOST_DEVICE inline std::uint16_t float_to_bf16(float f) {
   const std::uint32_t u = float_bits(f);
   if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<std::uint16_t>((u >> 16) | 0x40u);  // quiet NaN
   const std::uint32_t rounding = 0x7fffu + ((u >> 16) & 1u);  // to nearest, ties to even
   return static_cast<std::uint16_t>((u + rounding) >> 16);
 }
 
-inline float fp16_to_float(std::uint16_t h) {
+CALIBER_HOST_DEVICE inline float fp16_to_float(std::uint16_t h) {
   const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
   const std::uint32_t exp = (h >> 10) & 0x1fu;
   std::uint32_t mant = h & 0x3ffu;
@@ -47,7 +58,7 @@ inline float fp16_to_float(std::uint16_t h) {
   return bits_float(sign | (exp + (127 - 15)) << 23 | (mant << 13));
 }
 
-inline std::uint16_t float_to_fp16(float f) {
+CALIBER_HOST_DEVICE inline std::uint16_t float_to_fp16(float f) {
   const std::uint32_t u = float_bits(f);
   const std::uint32_t sign = (u >> 16) & 0x8000u;
   const std::uint32_t abs = u & 0x7fffffffu;

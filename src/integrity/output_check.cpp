@@ -88,8 +88,12 @@ void OutputCheck::check_complete(Integrity& integ, bool untimed) {
   std::uint64_t bad = 0, scanned = 0, scanned_in_place = 0;
   std::string where;
   bool any_dtype = false;
+  std::string unscanned;  // outputs without a dtype (integers, fp8, fp64: no NaN poison to find)
   for (const BufferRef* o : buffers_.judged()) {
-    if (!o->dtype) continue;
+    if (!o->dtype) {
+      unscanned += (unscanned.empty() ? "" : ", ") + o->name;
+      continue;
+    }
     any_dtype = true;
     const std::size_t n = o->bytes / dtype_size_bytes(*o->dtype);
     const std::uint64_t k = backend_.count_nonfinite(o->data, n, *o->dtype);
@@ -106,9 +110,15 @@ void OutputCheck::check_complete(Integrity& integ, bool untimed) {
     integ.record(check::output_complete, CheckOutcome::not_run,
                  subject_.judge ? "no output buffers declared: only the judge looked at the outputs"
                                 : "no outputs declared");
+  } else if (!any_dtype && !subject_.buffers.unscanned_judged_whole.empty()) {
+    integ.record(check::output_complete, CheckOutcome::passed,
+                 (subject_.buffers.unscanned_reason.empty() ? "" : subject_.buffers.unscanned_reason + "; ") +
+                     subject_.buffers.unscanned_judged_whole);
   } else if (!any_dtype) {
     integ.record(check::output_complete, CheckOutcome::not_run,
-                 "no output dtype declared: the elements were not scanned for the poison");
+                 !subject_.buffers.unscanned_reason.empty()
+                     ? subject_.buffers.unscanned_reason
+                     : "no output dtype declared: the elements were not scanned for the poison");
   } else if (bad > 0) {
     integ.record(check::output_complete, CheckOutcome::failed,
                  fmt::format("after {}, {} are NaN or infinite: never written (they still hold the poison) or not "
@@ -116,8 +126,14 @@ void OutputCheck::check_complete(Integrity& integ, bool untimed) {
                              untimed ? "the untimed call" : "the last timed call", where));
   } else {
     integ.record(check::output_complete, CheckOutcome::passed,
-                 fmt::format("all {} output elements written and finite after each verified call{}", scanned,
-                             in_place_note));
+                 fmt::format("all {} output elements written and finite after each verified call{}{}", scanned,
+                             in_place_note,
+                             unscanned.empty()
+                                 ? ""
+                                 : fmt::format("; not scanned (no NaN in their dtype): {}{}", unscanned,
+                                               subject_.buffers.unscanned_judged_whole.empty()
+                                                   ? ", the judge compares their checked rows"
+                                                   : ": " + subject_.buffers.unscanned_judged_whole)));
   }
 }
 

@@ -10,7 +10,6 @@
 namespace caliber::integrity {
 namespace {
 
-constexpr unsigned char kPoisonByte = 0xFF;  // NaN in fp32, bf16 and fp16
 
 bool overlap(const BufferRef& a, const BufferRef& b) {
   const auto* a0 = static_cast<const unsigned char*>(a.data);
@@ -146,8 +145,9 @@ void SubjectBuffers::poison_outputs_async() {
 }
 
 void poison_async(Backend& backend, void* data, DType dtype, std::size_t bytes) {
-  const float nan = std::numeric_limits<float>::quiet_NaN();
-  if (!backend.fill_uniform(data, dtype, bytes / dtype_size_bytes(dtype), 0, nan, nan)) {
+  DrawParams nan;  // uniform in [NaN, NaN): every element NaN
+  nan.a = nan.b = std::numeric_limits<double>::quiet_NaN();
+  if (!backend.fill_draw(data, element_of(dtype), bytes / dtype_size_bytes(dtype), nan)) {
     backend.fill_bytes(data, kPoisonByte, bytes);
   }
 }

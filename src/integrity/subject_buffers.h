@@ -12,6 +12,10 @@
 
 namespace caliber::integrity {
 
+// The byte outputs without a dtype are poisoned with: NaN in every floating-point dtype, -1 in
+// signed integers.
+inline constexpr unsigned char kPoisonByte = 0xFF;
+
 // Fills `bytes` of `dtype` at `data` with NaN on the device, without waiting for it (the device
 // draw with lo = hi = NaN), or with the poison byte where the backend has no device draw.
 void poison_async(Backend& backend, void* data, DType dtype, std::size_t bytes);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <mutex>
 #include <stdexcept>
+#include <type_traits>
 #include <unordered_set>
 
 #include <fmt/format.h>
@@ -27,6 +28,27 @@ Tolerance tolerance_for(DType dtype) {
     case DType::fp16: return {2e-3, 1.0 / 512, 2e-3, std::ldexp(1.0, -24)};  // 4u = 2^-9
   }
   return {};
+}
+
+Tolerance tolerance_for(ElementType e) {
+  if (const std::optional<DType> d = shape_dtype_of(e)) return tolerance_for(*d);
+  switch (e) {
+    case ElementType::fp64: return {1e-12, 1e-10, 1e-10, std::ldexp(1.0, -1074)};
+    // Unit roundoff 2^-4 (e4m3) and 2^-3 (e5m2): rtol 2u, atol 2u, rel_fro u, as bf16's scale with it.
+    case ElementType::fp8_e4m3: return {1.0 / 16, 1.0 / 8, 1.0 / 8, std::ldexp(1.0, -9)};
+    case ElementType::fp8_e5m2: return {1.0 / 8, 1.0 / 4, 1.0 / 4, std::ldexp(1.0, -16)};
+    default: return {};  // integers: exact
+  }
+}
+
+std::string CheckRule::text() const {
+  switch (kind) {
+    case Kind::tolerance: return "tolerance";
+    case Kind::exact: return "exact";
+    case Kind::ulp: return fmt::format("within {:g} ulp", ulps);
+    case Kind::indices: return fmt::format("indices into {}{}", indices_into_name, unordered ? " (unordered)" : "");
+  }
+  return "?";
 }
 
 std::vector<std::int64_t> rows_to_check(const Op& op, const OpShape& shape, std::uint64_t seed) {
@@ -113,7 +135,7 @@ void Reference::sum_squares() {
     for (std::int64_t i = i0; i < i1; ++i) {
       const double* r = values_.data() + static_cast<std::size_t>(i) * n;
       double sq = 0;
-      for (std::size_t j = 0; j < n; ++j) sq += r[j] * r[j];
+      for (std::size_t j = 0; j < n; ++j) sq += std::isfinite(r[j]) ? r[j] * r[j] : 0.0;
       row_sq[static_cast<std::size_t>(i)] = sq;
     }
   });
@@ -122,8 +144,9 @@ void Reference::sum_squares() {
 
 namespace {
 
-// Compares checked rows [i0, i1) with the reference, reading the output through `decode` (one
-// dtype per call: no per-element dispatch).
+// Compares checked rows [i0, i1) with the reference, reading the output through `decode`: of an
+// element (one dtype per call: no per-element dispatch), or with a null `out`, of the element's
+// flat index (the rarer element types, through HostTensor::get).
 template <typename Element, typename Decode>
 RowComparison compare_rows(const Reference& reference, const Element* out, const Tolerance& tol, double atol,
                            std::int64_t i0, std::int64_t i1, Decode decode) {
@@ -132,12 +155,19 @@ RowComparison compare_rows(const Reference& reference, const Element* out, const
   const double* ref = reference.values().data();
   RowComparison p;
   for (std::int64_t i = i0; i < i1; ++i) {
-    const Element* o = out + static_cast<std::size_t>(rows[static_cast<std::size_t>(i)]) * n;
+    const std::size_t first = static_cast<std::size_t>(rows[static_cast<std::size_t>(i)]) * n;
     const double* r = ref + static_cast<std::size_t>(i) * n;
     for (std::size_t j = 0; j < n; ++j) {
-      const double v = decode(o[j]);
-      if (!std::isfinite(v)) {
-        ++p.nonfinite;
+      double v = 0;
+      if constexpr (std::is_same_v<Element, unsigned char>) {
+        v = decode(first + j);
+      } else {
+        v = decode(out[first + j]);
+      }
+      if (!std::isfinite(v) || !std::isfinite(r[j])) {
+        // A NaN where the reference is NaN, an infinity where it is the same infinity (special
+        // input values): equal. Anything else non-finite on either side fails.
+        if (!(std::isnan(v) && std::isnan(r[j])) && v != r[j]) ++p.nonfinite;
         continue;
       }
       const double d = v - r[j];
@@ -180,18 +210,22 @@ CorrectnessCheck check_output(const Reference& reference, const HostTensor& outp
   RowComparison total;
   parallel_for(static_cast<std::int64_t>(rows.size()), 16, [&](std::int64_t i0, std::int64_t i1) {
     RowComparison p;
-    switch (output.dtype()) {
-      case DType::fp32:
+    switch (output.element()) {
+      case ElementType::fp32:
         p = compare_rows(reference, static_cast<const float*>(output.data()), tol, atol, i0, i1,
                          [](float v) { return static_cast<double>(v); });
         break;
-      case DType::bf16:
+      case ElementType::bf16:
         p = compare_rows(reference, static_cast<const std::uint16_t*>(output.data()), tol, atol, i0, i1,
                          [](std::uint16_t v) { return static_cast<double>(bf16_to_float(v)); });
         break;
-      case DType::fp16:
+      case ElementType::fp16:
         p = compare_rows(reference, static_cast<const std::uint16_t*>(output.data()), tol, atol, i0, i1,
                          [](std::uint16_t v) { return static_cast<double>(fp16_to_float(v)); });
+        break;
+      default:
+        p = compare_rows(reference, static_cast<const unsigned char*>(nullptr), tol, atol, i0, i1,
+                         [&](std::size_t k) { return output.get(k); });
         break;
     }
     std::lock_guard<std::mutex> lock(mutex);
@@ -209,7 +243,14 @@ bool passed(const CorrectnessCheck& c) {
 
 std::string failure_reason(const CorrectnessCheck& c) {
   if (c.nonfinite > 0) {
+    // Counted where output and reference differ in finiteness (a NaN where the reference has one
+    // matches: special input values).
     return fmt::format("{} non-finite outputs (NaN or inf) in {} checked rows", c.nonfinite, c.checked_rows);
+  }
+  if (c.tolerance_rel_fro == 0 && c.rtol == 0 && c.atol == 0 && !(c.rel_fro_error <= 0 && c.max_scaled_error <= 1)) {
+    return fmt::format("elements differ from the reference under an exact check (relative Frobenius error {:.3e}; {} "
+                       "of {} rows checked)",
+                       c.rel_fro_error, c.checked_rows, c.total_rows);
   }
   if (!(c.rel_fro_error <= c.tolerance_rel_fro)) {
     return fmt::format("relative Frobenius error {:.3e} > {:.1e} ({} of {} rows checked)", c.rel_fro_error,

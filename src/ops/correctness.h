@@ -24,6 +24,27 @@ struct Tolerance {
 };
 
 Tolerance tolerance_for(DType dtype);
+// The shape dtypes' tolerances, and for the other floating-point element types: fp64 tight, fp8
+// from its unit roundoff as the others are (docs/user-ops.md). Integers: all zero (exact).
+Tolerance tolerance_for(ElementType e);
+
+// How one output of a described op is compared with its reference (docs/user-ops.md, "Checks").
+struct CheckRule {
+  enum class Kind {
+    tolerance,  // the tolerance of its element type (the shipped ops' rule)
+    exact,      // every element equal (integers' default; NaN where the reference is NaN)
+    ulp,        // every element within `ulps` units in the last place of its element type
+    indices,    // indices into the last extent of input `indices_into`: the values they select
+                // equal those the reference's select, so any correct answer under ties passes
+  };
+  Kind kind = Kind::tolerance;
+  double ulps = 0;
+  std::size_t indices_into = 0;  // the input's index
+  std::string indices_into_name;
+  bool unordered = false;  // indices: the selected values compared as a set per row
+  // For the integrity record: "tolerance", "exact", "within 1 ulp", "indices into x".
+  std::string text() const;
+};
 
 // Reference work budget of one check, in multiply-adds: every row when m x row work fits,
 // else a sample of rows drawn at random (at least kMinCheckedRows).

@@ -8,6 +8,7 @@
 #include "caliber/errors.h"
 #include "core/json_fields.h"
 #include "ops/row_reference.h"
+#include "ops/tensor_yaml.h"
 
 namespace caliber::ops {
 
@@ -17,6 +18,7 @@ std::vector<TensorSpec> DescribedOp::tensors(const OpShape& s, const std::vector
   for (const DescribedTensor& t : list) {
     TensorSpec spec;
     spec.name = t.name;
+    spec.element = t.element_for(s.dtype);
     spec.in_place_of = t.in_place_of;
     for (const ArgFormula& f : t.dims) spec.dims.push_back(f.count(s.values, 1, kMaxDim));
     spec.cols = spec.dims.back();
@@ -49,10 +51,14 @@ std::uint64_t DescribedOp::flops(const OpShape& s) const {
   return static_cast<std::uint64_t>(description_.flops.count(s.values, 0, std::int64_t{1} << 62));
 }
 
-std::vector<InputDraw> DescribedOp::input_draws(const OpShape&, std::uint64_t seed) const {
+std::vector<InputDraw> DescribedOp::input_draws(const OpShape& s, std::uint64_t seed) const {
   std::vector<InputDraw> out;
   for (std::size_t k = 0; k < description_.inputs.size(); ++k) {
-    out.push_back({mix64(seed + k + 1), description_.inputs[k].lo, description_.inputs[k].hi});
+    const DescribedTensor& t = description_.inputs[k];
+    InputDraw d{t.draw, t.file};
+    d.params.seed = mix64(seed + k + 1);
+    integer_draw_range(t, t.element_for(s.dtype), s.values, d.params.a, d.params.b);  // checked by parse_shape
+    out.push_back(std::move(d));
   }
   return out;
 }
@@ -84,10 +90,35 @@ void DescribedOp::reference_rows(const OpShape& s, const std::vector<HostTensor>
   row_reference_->reference_rows(s, inputs, rows, count, out);
 }
 
+const DescribedTensor* DescribedOp::nonfinite_input() const {
+  for (const DescribedTensor& t : description_.inputs) {
+    if (t.draw.special_fraction > 0 || (t.draw.mask_fraction > 0 && !std::isfinite(t.draw.mask_value))) return &t;
+  }
+  return nullptr;
+}
+
 bool DescribedOp::parallel_reference() const { return row_reference_ && row_reference_->parallel_reference(); }
 
 double DescribedOp::reference_row_work(const OpShape& s) const {
   return row_reference_ ? row_reference_->reference_row_work(s) : 0;
+}
+
+// An output of indices holds k per row of the input it indexes, whole rows of it per output row.
+void DescribedOp::check_index_outputs(const OpShape& s, const std::string& file, long line,
+                                      const std::string& field) const {
+  const std::vector<TensorSpec> ins = inputs(s), outs = outputs(s);
+  for (std::size_t k = 0; k < outs.size(); ++k) {
+    const CheckRule& rule = description_.outputs[k].check;
+    if (rule.kind != CheckRule::Kind::indices) continue;
+    const TensorSpec& into = ins.at(rule.indices_into);
+    const std::int64_t per_row = outs[k].elements() / into.rows;
+    if (outs[k].elements() % into.rows != 0 || per_row == 0 || outs[k].cols % per_row != 0) {
+      throw InputError(file, line, field,
+                       fmt::format("output {} ({} elements) does not hold whole groups of indices per row of input {} "
+                                   "({} rows; {})",
+                                   outs[k].name, outs[k].elements(), into.name, into.rows, description_.file));
+    }
+  }
 }
 
 OpShape DescribedOp::parse_shape(DType dtype, const std::string& layout, const nlohmann::json& args,
@@ -135,6 +166,15 @@ OpShape DescribedOp::parse_shape(DType dtype, const std::string& layout, const n
   };
   check(description_.inputs, "input");
   check(description_.outputs, "output");
+  check_index_outputs(s, file, line, field);
+  for (const DescribedTensor& t : description_.inputs) {
+    double lo = 0, hi = 0;
+    try {
+      integer_draw_range(t, t.element_for(s.dtype), s.values, lo, hi);
+    } catch (const std::invalid_argument& e) {
+      throw InputError(file, line, field, fmt::format("input {}: {} ({})", t.name, e.what(), description_.file));
+    }
+  }
   // The counts come out whole numbers for this shape.
   try {
     (void)flops(s);

@@ -29,7 +29,7 @@ class DescribedOp final : public Op {
   std::vector<TensorSpec> outputs(const OpShape& s) const override;
   std::uint64_t bytes(const OpShape& s) const override;
   std::uint64_t flops(const OpShape& s) const override;
-  // Input k from mix64(seed + k + 1), in [lo, hi] of its description.
+  // Input k's draw of its description, from mix64(seed + k + 1).
   std::vector<InputDraw> input_draws(const OpShape& s, std::uint64_t seed) const override;
   // The row reference's (a shipped op's); without one, reference_row and reference_rows throw
   // std::logic_error (never called: the reference is a provider) and the work is 0.
@@ -38,6 +38,10 @@ class DescribedOp final : public Op {
   void reference_rows(const OpShape& s, const std::vector<HostTensor>& inputs, const std::int64_t* rows,
                       std::size_t count, double* out) const override;
   bool parallel_reference() const override;
+  // The first input whose draw may hold non-finite values (special values, a mask of
+  // infinities or NaN), or null: then a NaN output may be a result, not an unwritten element.
+  const DescribedTensor* nonfinite_input() const;
+  bool draws_nonfinite() const { return nonfinite_input() != nullptr; }
   double reference_row_work(const OpShape& s) const override;
 
   // Parses a ledger row's args for this op: exactly the description's args, each in its range
@@ -53,6 +57,7 @@ class DescribedOp final : public Op {
   OpType type_ = OpType::described;
   const RowReference* row_reference_ = nullptr;
   std::vector<TensorSpec> tensors(const OpShape& s, const std::vector<DescribedTensor>& list) const;
+  void check_index_outputs(const OpShape& s, const std::string& file, long line, const std::string& field) const;
 };
 
 }  // namespace caliber::ops

@@ -4,14 +4,10 @@
 namespace caliber::ops {
 
 std::uint64_t Op::bytes(const OpShape& s) const {
-  std::uint64_t elements = 0;
-  for (const TensorSpec& t : inputs(s)) {
-    elements += static_cast<std::uint64_t>(t.rows) * static_cast<std::uint64_t>(t.cols);
-  }
-  for (const TensorSpec& t : outputs(s)) {
-    elements += static_cast<std::uint64_t>(t.rows) * static_cast<std::uint64_t>(t.cols);
-  }
-  return elements * dtype_size_bytes(s.dtype);
+  std::uint64_t bytes = 0;
+  for (const TensorSpec& t : inputs(s)) bytes += t.bytes();
+  for (const TensorSpec& t : outputs(s)) bytes += t.bytes();
+  return bytes;
 }
 
 std::vector<HostTensor> Op::make_inputs(const OpShape& s, std::uint64_t seed) const {
@@ -20,8 +16,8 @@ std::vector<HostTensor> Op::make_inputs(const OpShape& s, std::uint64_t seed) co
   std::vector<HostTensor> t;
   t.reserve(specs.size());
   for (std::size_t k = 0; k < specs.size(); ++k) {
-    t.emplace_back(specs[k].name, s.dtype, specs[k].rows, specs[k].cols);
-    fill_uniform(t.back(), draws.at(k).seed, draws[k].lo, draws[k].hi);
+    t.emplace_back(specs[k].name, specs[k].element, specs[k].rows, specs[k].cols);
+    fill_draw(t.back(), draws.at(k));
   }
   return t;
 }

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "ops/host_draw.h"
 #include "ops/host_tensor.h"
 #include "ops/op_shape.h"
 
@@ -18,6 +19,7 @@ namespace caliber::ops {
 
 struct TensorSpec {
   std::string name;
+  ElementType element = ElementType::fp32;  // the shape's dtype unless a description names its own
   std::int64_t rows = 0;  // every extent but the last, multiplied (1 for a vector)
   std::int64_t cols = 0;  // the last extent
   std::vector<std::int64_t> dims;  // the extents, outermost first; empty: {rows, cols}
@@ -26,14 +28,7 @@ struct TensorSpec {
   std::optional<std::size_t> in_place_of;
   std::int64_t elements() const { return rows * cols; }
   std::vector<std::int64_t> extents() const { return dims.empty() ? std::vector<std::int64_t>{rows, cols} : dims; }
-};
-
-// How one input's values are drawn: fill_uniform(tensor, seed, lo, hi), rounded to the shape's
-// dtype. A backend that draws on the device (Backend::fill_uniform) produces the same bits.
-struct InputDraw {
-  std::uint64_t seed = 0;
-  float lo = 0;
-  float hi = 0;
+  std::size_t bytes() const { return static_cast<std::size_t>(elements()) * element_size_bytes(element); }
 };
 
 class Op {
@@ -42,18 +37,18 @@ class Op {
   virtual OpType type() const = 0;
   // Input tensors in the order providers receive them (plugin_abi.h documents it too).
   virtual std::vector<TensorSpec> inputs(const OpShape& s) const = 0;
-  // The outputs in the order providers receive them, in the shape's dtype; the shipped ops have
-  // one, [m, n] (gemm: c, the others: y).
+  // The outputs in the order providers receive them, each in its element type; the shipped ops
+  // have one, in the shape's dtype, [m, n] (gemm: c, the others: y).
   virtual std::vector<TensorSpec> outputs(const OpShape& s) const = 0;
   // Minimum bytes one call reads plus writes: every input element once, every output element
   // once (a described op may give its own formula).
   virtual std::uint64_t bytes(const OpShape& s) const;
   // Floating-point operations of one call (docs/ops.md gives each formula).
   virtual std::uint64_t flops(const OpShape& s) const = 0;
-  // The draw of each input, in the order of inputs(s): never all zeros, deterministic for
-  // (shape, seed).
+  // The draw of each input, in the order of inputs(s) (ops/host_draw.h): deterministic for
+  // (shape, seed). A backend that draws on the device (Backend::fill_draw) writes the host's bits.
   virtual std::vector<InputDraw> input_draws(const OpShape& s, std::uint64_t seed) const = 0;
-  // The inputs drawn on the host, rounded to the dtype.
+  // The inputs drawn on the host, rounded to their element types.
   std::vector<HostTensor> make_inputs(const OpShape& s, std::uint64_t seed) const;
   // The fp64 reference of output row `row` from the (already dtype-rounded) inputs; `out` has n
   // entries, `scratch` is reusable working memory.

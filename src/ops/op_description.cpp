@@ -14,6 +14,7 @@
 #include "ops/op_catalog.h"
 #include "ops/op_shape.h"
 #include "ops/row_reference.h"
+#include "ops/tensor_yaml.h"
 
 namespace caliber::ops {
 namespace {
@@ -24,15 +25,6 @@ bool valid_name(const std::string& name) {
 }
 
 long line_of(const YAML::Node& n) { return n.Mark().line >= 0 ? n.Mark().line + 1 : 1; }
-
-double finite_number(const YamlFields& f, const std::string& key) {
-  const YAML::Node v = f.get(key);
-  double d = 0;
-  if (!v.IsScalar() || !YAML::convert<double>::decode(v, d) || !std::isfinite(d)) {
-    f.fail(key, "expected a finite number");
-  }
-  return d;
-}
 
 // `what`: what the names are, for the error ("args", "the model's numbers").
 ArgFormula formula(const YamlFields& f, const YAML::Node& node, const std::string& field,
@@ -61,8 +53,8 @@ std::vector<DescribedTensor> read_tensors(const YamlFields& root, const std::str
   for (std::size_t i = 0; i < list.size(); ++i) {
     const std::string path = fmt::format("{}[{}]", key, i);
     const YamlFields t(list[i], root.file(), path);
-    t.refuse_unknown(inputs ? std::vector<std::string>{"name", "shape", "uniform"}
-                            : std::vector<std::string>{"name", "shape", "in_place"});
+    t.refuse_unknown(inputs ? std::vector<std::string>{"name", "shape", "dtype", "uniform", "draw"}
+                            : std::vector<std::string>{"name", "shape", "dtype", "in_place", "check"});
     DescribedTensor d;
     d.name = t.str("name");
     if (!valid_name(d.name)) t.fail("name", "tensor names are lowercase letters, digits and '_', starting with a letter");
@@ -78,8 +70,11 @@ std::vector<DescribedTensor> read_tensors(const YamlFields& root, const std::str
         t.fail("in_place", fmt::format("input '{}' is already updated in place by another output", of));
       }
       if (t.has("shape")) t.fail("shape", fmt::format("an in-place output has the shape of its input '{}': leave shape out", of));
+      if (t.has("dtype")) t.fail("dtype", fmt::format("an in-place output has the dtype of its input '{}': leave dtype out", of));
       d.dims = it->dims;
+      d.element = it->element;
       d.in_place_of = index;
+      read_output_check(t, d, *inputs_read);
       out.push_back(std::move(d));
       continue;
     }
@@ -90,15 +85,11 @@ std::vector<DescribedTensor> read_tensors(const YamlFields& root, const std::str
     for (std::size_t k = 0; k < shape.size(); ++k) {
       d.dims.push_back(formula(t, shape[k], fmt::format("{}.shape[{}]", path, k), arg_names));
     }
-    if (inputs && t.has("uniform")) {
-      const YAML::Node u = t.get("uniform");
-      double lo = 0, hi = 0;
-      if (!u.IsSequence() || u.size() != 2 || !YAML::convert<double>::decode(u[0], lo) ||
-          !YAML::convert<double>::decode(u[1], hi) || !std::isfinite(lo) || !std::isfinite(hi) || !(lo < hi)) {
-        t.fail("uniform", "expected [lo, hi] with finite lo < hi");
-      }
-      d.lo = static_cast<float>(lo);
-      d.hi = static_cast<float>(hi);
+    read_tensor_dtype(t, d);
+    if (inputs) {
+      read_input_draw(t, d, arg_names);
+    } else {
+      read_output_check(t, d, *inputs_read);
     }
     out.push_back(std::move(d));
   }
@@ -322,22 +313,21 @@ OpDescription parse_op_description(const std::string& text, const std::string& f
   if (root.has("tolerance")) {
     const YamlFields tol = root.mapping("tolerance");
     for (const std::string& dt : tol.keys()) {
-      DType dtype{};
+      ElementType element{};
       try {
-        dtype = parse_dtype(dt);
+        element = parse_element_type(dt);
       } catch (const UsageError& e) {
         tol.fail(dt, e.what());
       }
+      if (is_integer(element)) tol.fail(dt, "integer outputs are compared exactly (check: exact), not with a tolerance");
       const YamlFields t = tol.mapping(dt);
       t.refuse_unknown({"rel_fro", "rtol", "atol"});
-      Tolerance v = tolerance_for(dtype);  // keeps the dtype's subnormal floor
+      Tolerance v = tolerance_for(element);  // keeps the element type's subnormal floor
       v.rel_fro = finite_number(t, "rel_fro");
       v.rtol = finite_number(t, "rtol");
       v.atol = finite_number(t, "atol");
-      if (!(v.rel_fro > 0) || v.rtol < 0 || v.atol < 0) {
-        t.fail("rel_fro", "rel_fro must be > 0, rtol and atol >= 0");
-      }
-      d.tolerances[dtype] = v;
+      if (v.rel_fro < 0 || v.rtol < 0 || v.atol < 0) t.fail("rel_fro", "rel_fro, rtol and atol must be >= 0");
+      d.tolerances[element] = v;
     }
   }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "caliber/dtype.h"
+#include "caliber/input_draw.h"
 #include "ops/entrypoint.h"
 #include "ops/correctness.h"
 #include "ops/op_expression.h"
@@ -43,11 +44,22 @@ struct OpArgument {
 struct DescribedTensor {
   std::string name;
   std::vector<ArgFormula> dims;  // outermost first; at least one
-  // Inputs: values drawn uniformly from [lo, hi], then rounded to the dtype.
-  float lo = -1.0f;
-  float hi = 1.0f;
+  // `dtype:` its element type; absent: the shape's dtype.
+  std::optional<ElementType> element;
+  // Inputs: how its values are drawn (`uniform:` or `draw:`, docs/user-ops.md "Input values"; the
+  // seed is the shape's), then rounded to its element type; `file`: a .npy file, resolved against
+  // the description's folder.
+  DrawParams draw;
+  std::string file;
+  // An integers draw's bounds as formulas of the args (`integers: [0, vocab - 1]`): each shape
+  // draws in its own range (draw.a and draw.b hold them when they use no arg).
+  std::optional<std::pair<ArgFormula, ArgFormula>> integer_bounds;
   // Outputs: the input it updates in place (`in_place: NAME`), by index; its shape is that input's.
   std::optional<std::size_t> in_place_of;
+  // Outputs: how it is compared with the reference (`check:`; integers: exact by default).
+  CheckRule check;
+
+  ElementType element_for(DType shape_dtype) const { return element.value_or(element_of(shape_dtype)); }
 };
 
 // A shape the op's author names as a boundary probe (`probes:`, docs/user-ops.md): `caliber ledger
@@ -101,7 +113,7 @@ struct OpDescription {
   std::vector<DescribedTensor> outputs;
   ArgFormula flops;
   std::optional<ArgFormula> bytes;           // of the args and dtype_bytes; absent: every input and output element once
-  std::map<DType, Tolerance> tolerances;     // dtypes without an entry use tolerance_for(dtype)
+  std::map<ElementType, Tolerance> tolerances;  // element types without an entry use tolerance_for
   Entrypoint reference;                      // a plugin entry (ABI v2, host or cuda) or a Python provider computing the
                                              // outputs; a shipped op's: builtin:NAME (ops/row_reference.h)
   ReferencePrecision reference_precision = ReferencePrecision::fp64;
@@ -115,11 +127,12 @@ struct OpDescription {
     }
     return nullptr;
   }
-  // The description's tolerance for `dtype`, else the shipped ops' (ops/correctness.h).
-  Tolerance tolerance(DType dtype) const {
-    const auto it = tolerances.find(dtype);
-    return it != tolerances.end() ? it->second : tolerance_for(dtype);
+  // The description's tolerance for an output of element type `e`, else caliber's (ops/correctness.h).
+  Tolerance tolerance(ElementType e) const {
+    const auto it = tolerances.find(e);
+    return it != tolerances.end() ? it->second : tolerance_for(e);
   }
+  Tolerance tolerance(DType d) const { return tolerance(element_of(d)); }
 };
 
 // `shipped`: the text is one of caliber's own descriptions (only those may name a builtin

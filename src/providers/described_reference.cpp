@@ -19,7 +19,7 @@ namespace {
 
 constexpr std::int64_t kGrain = 1 << 16;  // elements per parallel chunk of a conversion
 
-// The element type of one precision, and its ABI dtype.
+// The problem's dtype of one precision.
 caliber_dtype reference_dtype(ops::ReferencePrecision p, DType dtype) {
   switch (p) {
     case ops::ReferencePrecision::fp64: return CALIBER_DTYPE_FP64;
@@ -29,25 +29,12 @@ caliber_dtype reference_dtype(ops::ReferencePrecision p, DType dtype) {
   return CALIBER_DTYPE_FP64;
 }
 
-// A tensor as the reference reads or writes it: doubles (fp64), floats (fp32), or the tensor's
-// own bits (same).
-struct Buffer {
-  std::vector<double> f64;
-  std::vector<float> f32;
-  ops::HostTensor same;
-  void* data() {
-    if (!f64.empty()) return f64.data();
-    if (!f32.empty()) return f32.data();
-    return same.data();
-  }
-  std::size_t bytes() const {
-    if (!f64.empty()) return f64.size() * sizeof(double);
-    if (!f32.empty()) return f32.size() * sizeof(float);
-    return same.bytes();
-  }
-};
+// An fp64 or fp32 output element the reference did not write: a signaling NaN with a payload,
+// which no arithmetic produces (a computed NaN is quiet) and no input holds.
+constexpr std::uint64_t kUnwritten64 = 0x7ff40000deadbeefull;
+constexpr std::uint32_t kUnwritten32 = 0x7fa0beefu;
 
-// A cuda reference's buffers on the device: the host buffers' copies (the outputs' NaN bytes
+// A cuda reference's buffers on the device: the host buffers' copies (the outputs' marks
 // included), freed with it.
 class DeviceCopies {
  public:
@@ -57,7 +44,7 @@ class DeviceCopies {
   }
   DeviceCopies(const DeviceCopies&) = delete;
   DeviceCopies& operator=(const DeviceCopies&) = delete;
-  void* upload(Buffer& b) {
+  void* upload(ops::HostTensor& b) {
     void* p = backend_.allocate(std::max<std::size_t>(b.bytes(), 1));
     pointers_.push_back(p);
     backend_.copy_to_device(p, b.data(), b.bytes());
@@ -69,61 +56,65 @@ class DeviceCopies {
   std::vector<void*> pointers_;
 };
 
-// A buffer of `elements` NaNs in the reference's precision: an element the reference leaves
-// unwritten stays NaN, and is refused.
-Buffer nan_buffer(ops::ReferencePrecision precision, const std::string& name, DType dtype, std::size_t elements) {
-  Buffer b;
-  switch (precision) {
-    case ops::ReferencePrecision::fp64: b.f64.assign(elements, std::numeric_limits<double>::quiet_NaN()); break;
-    case ops::ReferencePrecision::fp32: b.f32.assign(elements, std::numeric_limits<float>::quiet_NaN()); break;
-    case ops::ReferencePrecision::same:
-      b.same = ops::HostTensor(name, dtype, 1, static_cast<std::int64_t>(elements));
-      parallel_for(static_cast<std::int64_t>(elements), kGrain, [&](std::int64_t i0, std::int64_t i1) {
-        for (std::int64_t i = i0; i < i1; ++i) b.same.set(static_cast<std::size_t>(i), std::numeric_limits<float>::quiet_NaN());
-      });
-      break;
+// An output buffer of `elements` in `element`, marked unwritten: fp64 and fp32 with the
+// signaling NaN above, the narrower floating-point types with NaN, integers with zeros (no value
+// tells an unwritten integer apart).
+ops::HostTensor output_buffer(const std::string& name, ElementType element, std::size_t elements) {
+  ops::HostTensor b(name, element, 1, static_cast<std::int64_t>(elements));
+  if (element == ElementType::fp64 || element == ElementType::fp32) {
+    const bool wide = element == ElementType::fp64;
+    parallel_for(static_cast<std::int64_t>(elements), kGrain, [&](std::int64_t i0, std::int64_t i1) {
+      for (auto i = static_cast<std::size_t>(i0); i < static_cast<std::size_t>(i1); ++i) {
+        if (wide) {
+          std::memcpy(static_cast<unsigned char*>(b.data()) + i * 8, &kUnwritten64, 8);
+        } else {
+          std::memcpy(static_cast<unsigned char*>(b.data()) + i * 4, &kUnwritten32, 4);
+        }
+      }
+    });
+  } else if (is_integer(element)) {
+    std::memset(b.data(), 0, b.bytes());
+  } else {
+    for (std::size_t i = 0; i < elements; ++i) b.set(i, std::numeric_limits<double>::quiet_NaN());
   }
   return b;
 }
 
-// An input tensor converted to the reference's precision (its own bits for "same").
-Buffer input_buffer(ops::ReferencePrecision precision, DType dtype, const ops::HostTensor& t) {
-  Buffer b = nan_buffer(precision, t.name(), dtype, t.elements());
-  if (precision == ops::ReferencePrecision::same) {
-    std::memcpy(b.same.data(), t.data(), t.bytes());
+// An input tensor in the element type the reference reads it in (a copy of its bits when that is
+// its own).
+ops::HostTensor input_buffer(ops::ReferencePrecision precision, const ops::HostTensor& t) {
+  const ElementType element = reference_element(precision, t.element());
+  ops::HostTensor b(t.name(), element, 1, static_cast<std::int64_t>(t.elements()));
+  if (element == t.element()) {
+    std::memcpy(b.data(), t.data(), t.bytes());
     return b;
   }
   parallel_for(static_cast<std::int64_t>(t.elements()), kGrain, [&](std::int64_t i0, std::int64_t i1) {
-    for (auto i = static_cast<std::size_t>(i0); i < static_cast<std::size_t>(i1); ++i) {
-      if (!b.f64.empty()) {
-        b.f64[i] = t.get(i);
-      } else {
-        b.f32[i] = static_cast<float>(t.get(i));
-      }
-    }
+    for (auto i = static_cast<std::size_t>(i0); i < static_cast<std::size_t>(i1); ++i) b.set(i, t.get(i));
   });
   return b;
 }
 
-// An output's values as doubles (moved out of the buffer when it holds doubles). ProviderError
-// names the first NaN: an element the reference did not write, or not a number.
-std::vector<double> output_values(Buffer& o, std::size_t elements, const std::string& who, const std::string& name) {
-  std::vector<double> v;
-  if (!o.f64.empty()) {
-    v = std::move(o.f64);
-  } else {
-    v.resize(elements);
-    parallel_for(static_cast<std::int64_t>(elements), kGrain, [&](std::int64_t i0, std::int64_t i1) {
-      for (auto i = static_cast<std::size_t>(i0); i < static_cast<std::size_t>(i1); ++i) {
-        v[i] = !o.f32.empty() ? o.f32[i] : o.same.get(i);
-      }
-    });
-  }
-  for (std::size_t i = 0; i < elements; ++i) {
-    if (std::isnan(v[i])) {
-      throw ProviderError(fmt::format("{} left output {} element {} NaN (unwritten, or not a number): no "
-                                      "reference to compare with",
-                                      who, name, i));
+// Whether element i still holds the mark output_buffer left (`nan_is_unwritten`: a NaN in the
+// narrower floating-point types counts as one, unless the inputs may hold non-finite values).
+bool unwritten(const ops::HostTensor& o, std::size_t i, bool nan_is_unwritten) {
+  const auto* p = static_cast<const unsigned char*>(o.data());
+  if (o.element() == ElementType::fp64) return std::memcmp(p + i * 8, &kUnwritten64, 8) == 0;
+  if (o.element() == ElementType::fp32) return std::memcmp(p + i * 4, &kUnwritten32, 4) == 0;
+  return nan_is_unwritten && !is_integer(o.element()) && std::isnan(o.get(i));
+}
+
+// An output's values as doubles. ProviderError names the first element the reference left
+// unwritten.
+std::vector<double> output_values(const ops::HostTensor& o, const std::string& who, bool nan_is_unwritten) {
+  std::vector<double> v(o.elements());
+  parallel_for(static_cast<std::int64_t>(v.size()), kGrain, [&](std::int64_t i0, std::int64_t i1) {
+    for (auto i = static_cast<std::size_t>(i0); i < static_cast<std::size_t>(i1); ++i) v[i] = o.get(i);
+  });
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (unwritten(o, i, nan_is_unwritten)) {
+      throw ProviderError(fmt::format("{} left output {} element {} unwritten{}: no reference to compare with", who,
+                                      o.name(), i, nan_is_unwritten ? " (or NaN)" : ""));
     }
   }
   return v;
@@ -205,20 +196,22 @@ std::string DescribedReference::precision(DType dtype) const {
 std::vector<std::vector<double>> DescribedReference::compute(const ops::OpShape& s,
                                                              const std::vector<ops::HostTensor>& inputs) const {
   const ops::ReferencePrecision precision = op_.description().reference_precision;
-  const ProblemV2 problem(s, reference_dtype(precision, s.dtype));
+  const ProblemV2 problem(s, reference_dtype(precision, s.dtype), precision);
   const std::string who =
       fmt::format("reference {} ({}{})", where_, this->precision(s.dtype), device_ ? ", on the device" : "");
   PluginText text = {0};
   accept_shape(loaded_.provider, problem, who, text);
-  std::vector<Buffer> ins;
-  for (const ops::HostTensor& t : inputs) ins.push_back(input_buffer(precision, s.dtype, t));
+  std::vector<ops::HostTensor> ins;
+  for (const ops::HostTensor& t : inputs) ins.push_back(input_buffer(precision, t));
   const std::vector<ops::TensorSpec> out_specs = op_.outputs(s);
   // An in-place output is its input's buffer, as for the providers: the reference updates it.
-  std::vector<Buffer> outs;
+  std::vector<ops::HostTensor> outs;
   for (const ops::TensorSpec& t : out_specs) {
-    outs.push_back(t.in_place_of ? Buffer{} : nan_buffer(precision, t.name, s.dtype, static_cast<std::size_t>(t.elements())));
+    outs.push_back(t.in_place_of ? ops::HostTensor{}
+                                 : output_buffer(t.name, reference_element(precision, t.element),
+                                                 static_cast<std::size_t>(t.elements())));
   }
-  const auto out_buffer = [&](std::size_t k) -> Buffer& {
+  const auto out_buffer = [&](std::size_t k) -> ops::HostTensor& {
     return out_specs[k].in_place_of ? ins.at(*out_specs[k].in_place_of) : outs[k];
   };
   // The buffers the reference reads and writes: the host buffers, or their copies on the device
@@ -226,7 +219,7 @@ std::vector<std::vector<double>> DescribedReference::compute(const ops::OpShape&
   std::optional<DeviceCopies> on_device;
   std::vector<void*> in_ptrs;
   if (device_) on_device.emplace(*device_);
-  for (Buffer& b : ins) in_ptrs.push_back(device_ ? on_device->upload(b) : b.data());
+  for (ops::HostTensor& b : ins) in_ptrs.push_back(device_ ? on_device->upload(b) : b.data());
   std::vector<void*> out_ptrs;
   for (std::size_t k = 0; k < outs.size(); ++k) {
     out_ptrs.push_back(out_specs[k].in_place_of ? in_ptrs.at(*out_specs[k].in_place_of)
@@ -235,16 +228,28 @@ std::vector<std::vector<double>> DescribedReference::compute(const ops::OpShape&
   run_reference(loaded_.provider, device_, problem, in_ptrs, out_ptrs, who, text);
   if (device_) {
     for (std::size_t k = 0; k < outs.size(); ++k) {
-      Buffer& host = out_buffer(k);
+      ops::HostTensor& host = out_buffer(k);
       device_->copy_to_host(host.data(), out_ptrs[k], host.bytes());
     }
   }
+  // An in-place output starts from its input's values, which the reference may leave as they are.
+  const bool nan_is_unwritten = !op_.draws_nonfinite();
   std::vector<std::vector<double>> values;
   for (std::size_t k = 0; k < outs.size(); ++k) {
-    values.push_back(
-        output_values(out_buffer(k), static_cast<std::size_t>(out_specs[k].elements()), who, out_specs[k].name));
+    values.push_back(out_specs[k].in_place_of ? output_values(out_buffer(k), who, false)
+                                              : output_values(out_buffer(k), who, nan_is_unwritten));
   }
   return values;
+}
+
+ElementType reference_element(ops::ReferencePrecision precision, ElementType e) {
+  if (is_integer(e)) return e;
+  switch (precision) {
+    case ops::ReferencePrecision::fp64: return ElementType::fp64;
+    case ops::ReferencePrecision::fp32: return ElementType::fp32;
+    case ops::ReferencePrecision::same: return e;
+  }
+  return e;
 }
 
 }  // namespace caliber::providers

@@ -15,11 +15,21 @@
 
 namespace caliber::providers {
 
-caliber_dtype abi_dtype(DType d) {
-  switch (d) {
-    case DType::fp32: return CALIBER_DTYPE_FP32;
-    case DType::bf16: return CALIBER_DTYPE_BF16;
-    case DType::fp16: return CALIBER_DTYPE_FP16;
+caliber_dtype abi_dtype(DType d) { return abi_dtype(element_of(d)); }
+
+caliber_dtype abi_dtype(ElementType e) {
+  switch (e) {
+    case ElementType::fp32: return CALIBER_DTYPE_FP32;
+    case ElementType::bf16: return CALIBER_DTYPE_BF16;
+    case ElementType::fp16: return CALIBER_DTYPE_FP16;
+    case ElementType::fp64: return CALIBER_DTYPE_FP64;
+    case ElementType::fp8_e4m3: return CALIBER_DTYPE_FP8_E4M3;
+    case ElementType::fp8_e5m2: return CALIBER_DTYPE_FP8_E5M2;
+    case ElementType::int8: return CALIBER_DTYPE_INT8;
+    case ElementType::uint8: return CALIBER_DTYPE_UINT8;
+    case ElementType::int32: return CALIBER_DTYPE_INT32;
+    case ElementType::int64: return CALIBER_DTYPE_INT64;
+    case ElementType::boolean: return CALIBER_DTYPE_BOOL;
   }
   return CALIBER_DTYPE_FP32;
 }
@@ -27,6 +37,7 @@ caliber_dtype abi_dtype(DType d) {
 // A provider's self-description in each row: at most this much of it (cut with "... (N bytes)").
 constexpr std::size_t kMaxProviderDetailBytes = 1024;
 constexpr std::size_t kMaxScannedDetailBytes = 16u << 20;
+constexpr std::size_t kMaxBuildFlagsBytes = 512;
 
 std::string plugin_text(const char* buffer) {
   std::string s(buffer, strnlen(buffer, kPluginTextSize));
@@ -36,7 +47,7 @@ std::string plugin_text(const char* buffer) {
   return s.empty() ? "(no message)" : s;
 }
 
-ProblemV2::ProblemV2(const ops::OpShape& s, caliber_dtype dtype)
+ProblemV2::ProblemV2(const ops::OpShape& s, caliber_dtype dtype, std::optional<ops::ReferencePrecision> reference)
     : op_(s.op_name()), layout_(s.layout), args_json_(ops::args_to_json(s).dump()) {
   const ops::DescribedOp& op = *s.described;
   sha256_ = op.description().sha256;
@@ -51,6 +62,8 @@ ProblemV2::ProblemV2(const ops::OpShape& s, caliber_dtype dtype)
     for (const ops::TensorSpec& t : *list) {
       tensor_names_.push_back(t.name);
       dims_.push_back(t.extents());
+      (list == &ins ? input_dtypes_ : output_dtypes_)
+          .push_back(abi_dtype(reference ? reference_element(*reference, t.element) : t.element));
     }
   }
   std::size_t k = 0;
@@ -73,6 +86,8 @@ ProblemV2::ProblemV2(const ops::OpShape& s, caliber_dtype dtype)
   p_.output_count = static_cast<std::int32_t>(outputs_.size());
   p_.outputs = outputs_.data();
   p_.description_sha256 = sha256_.c_str();
+  p_.input_dtypes = input_dtypes_.data();
+  p_.output_dtypes = output_dtypes_.data();
 }
 
 namespace {
@@ -187,7 +202,15 @@ std::string call_entry(void* symbol_address, const std::string& op_name, Loaded<
   return {};
 }
 
-void* entry_symbol(const std::string& library, const std::string& symbol) {
+// The flags a plugin declares it was built with (CALIBER_DECLARE_BUILD_FLAGS), one bounded line;
+// "" when it declares none.
+std::string declared_build_flags(void* handle) {
+  const auto* flags = static_cast<const char*>(::dlsym(handle, CALIBER_BUILD_FLAGS_SYMBOL));
+  if (!flags) return "";
+  return quoted_text(std::string_view(flags, strnlen(flags, kMaxScannedDetailBytes)), kMaxBuildFlagsBytes);
+}
+
+void* entry_symbol(const std::string& library, const std::string& symbol, std::string& build_flags) {
   const std::string where = library + ":" + symbol;
   if (is_python_provider_file(library)) {
     // A Python provider: its entry is registered by the Python process hosting this worker.
@@ -202,6 +225,7 @@ void* entry_symbol(const std::string& library, const std::string& symbol) {
   ::dlerror();
   void* sym = ::dlsym(handle, symbol.c_str());
   if (!sym) throw UsageError(fmt::format("plugin {}: symbol '{}' not found in {}", where, symbol, library));
+  build_flags = declared_build_flags(handle);
   return sym;
 }
 
@@ -209,7 +233,8 @@ template <class Abi>
 Loaded<Abi> load(const std::string& library, const std::string& symbol, const std::string& op_name) {
   const std::string where = library + ":" + symbol;
   Loaded<Abi> out;
-  if (const std::string problem = call_entry<Abi>(entry_symbol(library, symbol), op_name, out); !problem.empty()) {
+  void* entry = entry_symbol(library, symbol, out.build_flags);
+  if (const std::string problem = call_entry<Abi>(entry, op_name, out); !problem.empty()) {
     throw UsageError(fmt::format("plugin {} {}", where, problem));
   }
   if (!out.offered) out.not_offered_reason = fmt::format("plugin {} {}", where, out.not_offered_reason);
@@ -239,10 +264,13 @@ class PluginProvider final : public Provider {
   std::string name() const override { return where_; }
   std::string detail(const ops::OpShape&) const override {
     const char* d = loaded_.provider.detail;
-    if (!d) return fmt::format("plugin {}", where_);
+    const std::string built =
+        loaded_.build_flags.empty() ? "" : fmt::format(" (built with: {})", loaded_.build_flags);
+    if (!d) return fmt::format("plugin {}{}", where_, built);
     // Every row carries it: bounded (and one line), whatever the plugin's string holds.
-    return fmt::format("plugin {}: {}", where_, quoted_text(std::string_view(d, strnlen(d, kMaxScannedDetailBytes)),
-                                                            kMaxProviderDetailBytes));
+    return fmt::format("plugin {}: {}{}", where_,
+                       quoted_text(std::string_view(d, strnlen(d, kMaxScannedDetailBytes)), kMaxProviderDetailBytes),
+                       built);
   }
   ProviderFlags flags() const override {
     const std::uint32_t f = loaded_.provider.flags;

@@ -7,15 +7,21 @@
 #include <vector>
 
 #include "caliber/plugin_abi.h"
+#include <optional>
+
+#include "ops/op_description.h"
 #include "ops/op_shape.h"
 
 namespace caliber::providers {
 
 // A caliber_problem_v2 and the strings and arrays it points into, for one shape of a described
-// op. `dtype`: of every tensor (a reference problem may ask for CALIBER_DTYPE_FP64).
+// op. `dtype`: the problem's (a reference problem's is its precision, CALIBER_DTYPE_FP64 ...);
+// each tensor's element type is its own, or with `reference` the one the reference computes in
+// (reference_element).
 class ProblemV2 {
  public:
-  ProblemV2(const ops::OpShape& shape, caliber_dtype dtype);
+  ProblemV2(const ops::OpShape& shape, caliber_dtype dtype,
+            std::optional<ops::ReferencePrecision> reference = std::nullopt);
   ProblemV2(const ProblemV2&) = delete;
   ProblemV2& operator=(const ProblemV2&) = delete;
   const caliber_problem_v2* get() const { return &p_; }
@@ -28,11 +34,17 @@ class ProblemV2 {
   std::vector<std::string> tensor_names_;
   std::vector<std::vector<std::int64_t>> dims_;
   std::vector<caliber_tensor_v2> inputs_, outputs_;
+  std::vector<caliber_dtype> input_dtypes_, output_dtypes_;
   caliber_problem_v2 p_{};
 };
 
-// The ABI's dtype of a caliber dtype.
+// The ABI's dtype of a shape dtype and of an element type.
 caliber_dtype abi_dtype(DType d);
+caliber_dtype abi_dtype(ElementType e);
+// The element type a described op's reference reads or writes a tensor of element type `e` in:
+// integers and bool in their own, floating-point tensors in the precision (docs/user-ops.md,
+// "The reference").
+ElementType reference_element(ops::ReferencePrecision precision, ElementType e);
 
 // One line of a plugin's text buffer (newlines folded), "(no message)" when empty.
 std::string plugin_text(const char* buffer);
@@ -45,6 +57,7 @@ struct LoadedPlugin {
   ProviderStruct provider{};
   bool offered = true;
   std::string not_offered_reason;
+  std::string build_flags;  // what the library declares it was built with (CALIBER_DECLARE_BUILD_FLAGS), or ""
 };
 using LoadedV2 = LoadedPlugin<caliber_provider_v2>;
 

@@ -120,7 +120,7 @@ void Cell::allocate_outputs() {
     if (t.in_place_of) {
       buffers_.outputs.push_back(inputs_.working().at(*t.in_place_of).get());
     } else {
-      outputs_.emplace_back(ctx_.backend, tensor_bytes(t, shape_.dtype));
+      outputs_.emplace_back(ctx_.backend, t.bytes());
       buffers_.outputs.push_back(outputs_.back().get());
     }
   }
@@ -141,9 +141,7 @@ integrity::Subject Cell::make_subject() {
   if (!ctx_.options.fresh_inputs) {
     subject.fixed_inputs_reason = "--integrity fixed-inputs (to measure what fresh inputs and audits cost)";
   } else if (!inputs_.updates_in_place()) {
-    std::vector<std::size_t> output_bytes;
-    for (const DeviceBuffer& o : outputs_) output_bytes.push_back(o.bytes());
-    lanes_ = std::make_unique<InputLanes>(ctx_.backend, inputs_, std::move(output_bytes), shape_.dtype);
+    lanes_ = std::make_unique<InputLanes>(ctx_.backend, inputs_, subject.buffers.outputs);
     subject.input_sets = [this](std::size_t sets) { return lanes_->resize(sets); };
     subject.draw_inputs = [this](std::uint64_t seed) {
       const double from = now_ms();
@@ -162,8 +160,22 @@ integrity::Subject Cell::make_subject() {
 void Cell::declare_buffers(integrity::Subject& subject) const {
   const std::vector<ops::TensorSpec>& outs = inputs_.output_specs();
   std::vector<bool> updated_in_place(inputs_.working().size(), false);
+  // Scanned for the poison in their dtype: the shape dtypes' (NaN), unless the inputs may hold
+  // non-finite values (then a NaN may be a result).
+  const std::string unscanned = inputs_.unscanned_outputs_reason();
+  subject.buffers.unscanned_reason = unscanned;
+  const auto scanned = [&](const ops::TensorSpec& t) {
+    return unscanned.empty() ? shape_dtype_of(t.element) : std::nullopt;
+  };
+  bool whole = true;  // the judge compares every element of every unscanned output
+  for (std::size_t k = 0; k < outs.size(); ++k) whole = whole && (scanned(outs[k]) || inputs_.compared_whole(k));
+  if (whole) {
+    subject.buffers.unscanned_judged_whole =
+        "every element of each output without a NaN poison is compared with the reference after each verified call "
+        "(its poison, 0xFF bytes, fails unless the reference holds that value there)";
+  }
   for (std::size_t k = 0; k < outs.size(); ++k) {
-    BufferRef ref{outs[k].name, buffers_.outputs[k], tensor_bytes(outs[k], shape_.dtype), shape_.dtype};
+    BufferRef ref{outs[k].name, buffers_.outputs[k], outs[k].bytes(), scanned(outs[k])};
     if (outs[k].in_place_of) {
       updated_in_place.at(*outs[k].in_place_of) = true;
       subject.buffers.in_place.push_back(std::move(ref));
@@ -174,7 +186,7 @@ void Cell::declare_buffers(integrity::Subject& subject) const {
   for (std::size_t k = 0; k < inputs_.working().size(); ++k) {
     if (updated_in_place[k]) continue;
     const DeviceBuffer& b = inputs_.working()[k];
-    subject.buffers.inputs.push_back({inputs_.input_specs()[k].name, b.get(), b.bytes(), shape_.dtype});
+    subject.buffers.inputs.push_back({inputs_.input_specs()[k].name, b.get(), b.bytes(), shape_dtype_of(inputs_.input_specs()[k].element)});
   }
 }
 

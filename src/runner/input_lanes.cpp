@@ -8,8 +8,8 @@
 
 namespace caliber::runner {
 
-InputLanes::InputLanes(Backend& backend, ShapeInputs& inputs, std::vector<std::size_t> output_bytes, DType dtype)
-    : backend_(backend), inputs_(inputs), output_bytes_(std::move(output_bytes)), dtype_(dtype) {}
+InputLanes::InputLanes(Backend& backend, ShapeInputs& inputs, std::vector<BufferRef> outputs)
+    : backend_(backend), inputs_(inputs), outputs_(std::move(outputs)) {}
 
 InputLanes::Lane InputLanes::make_lane() const {
   Lane lane;
@@ -17,8 +17,8 @@ InputLanes::Lane InputLanes::make_lane() const {
     lane.inputs.emplace_back(backend_, b.bytes());
     lane.buffers.inputs.push_back(lane.inputs.back().get());
   }
-  for (std::size_t bytes : output_bytes_) {
-    lane.outputs.emplace_back(backend_, bytes);
+  for (const BufferRef& o : outputs_) {
+    lane.outputs.emplace_back(backend_, o.bytes);
     lane.buffers.outputs.push_back(lane.outputs.back().get());
   }
   lane.buffers.output = lane.buffers.outputs.empty() ? nullptr : lane.buffers.outputs.front();
@@ -50,17 +50,22 @@ std::size_t InputLanes::picked(std::uint64_t seed) const {
 void InputLanes::draw(std::uint64_t seed) {
   for (std::size_t k = 0; k < lanes_.size(); ++k) {
     inputs_.draw_buffers(lanes_[k].inputs, seed_of(seed, k + 1));
-    for (std::size_t o = 0; o < output_bytes_.size(); ++o) {
-      integrity::poison_async(backend_, lanes_[k].outputs[o].get(), dtype_, output_bytes_[o]);
+    for (std::size_t o = 0; o < outputs_.size(); ++o) {
+      if (outputs_[o].dtype) {
+        integrity::poison_async(backend_, lanes_[k].outputs[o].get(), *outputs_[o].dtype, outputs_[o].bytes);
+      } else {
+        backend_.fill_bytes(lanes_[k].outputs[o].get(), integrity::kPoisonByte, outputs_[o].bytes);
+      }
     }
   }
 }
 
 std::string InputLanes::nonfinite() const {
   for (std::size_t k = 0; k < lanes_.size(); ++k) {
-    for (std::size_t o = 0; o < output_bytes_.size(); ++o) {
-      const std::size_t elements = output_bytes_[o] / dtype_size_bytes(dtype_);
-      const std::uint64_t bad = backend_.count_nonfinite(lanes_[k].outputs[o].get(), elements, dtype_);
+    for (std::size_t o = 0; o < outputs_.size(); ++o) {
+      if (!outputs_[o].dtype) continue;
+      const std::size_t elements = outputs_[o].bytes / dtype_size_bytes(*outputs_[o].dtype);
+      const std::uint64_t bad = backend_.count_nonfinite(lanes_[k].outputs[o].get(), elements, *outputs_[o].dtype);
       if (bad > 0) {
         return fmt::format("{} of {} elements of output {} of call {} of the graph replay are NaN or infinite "
                            "(poison left: work skipped)",

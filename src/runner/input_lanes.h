@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "caliber/backend.h"
+#include "caliber/integrity.h"
 #include "providers/provider.h"
 #include "runner/shape_inputs.h"
 
@@ -19,8 +20,9 @@ namespace caliber::runner {
 
 class InputLanes {
  public:
-  // `outputs` are the sizes of the op's outputs (bytes, in order); none is updated in place.
-  InputLanes(Backend& backend, ShapeInputs& inputs, std::vector<std::size_t> output_bytes, DType dtype);
+  // `outputs` are the op's outputs (in order; none is updated in place): their bytes, and the
+  // dtype their poison is scanned in (none: poisoned bytewise, not scanned).
+  InputLanes(Backend& backend, ShapeInputs& inputs, std::vector<BufferRef> outputs);
 
   // Holds `count` sets (set 0 being the cell's own): allocates sets 1..count-1, or frees them
   // when count <= 1. Returns how many sets there are: 1 when the device has no room for count.
@@ -46,8 +48,7 @@ class InputLanes {
 
   Backend& backend_;
   ShapeInputs& inputs_;
-  std::vector<std::size_t> output_bytes_;
-  DType dtype_;
+  std::vector<BufferRef> outputs_;
   std::vector<Lane> lanes_;
 };
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "ops/described_op.h"
+#include "ops/rule_checks.h"
 
 namespace caliber::runner {
 namespace {
@@ -11,7 +12,7 @@ namespace {
 // when the rows are most of it, else only those rows (Backend::copy_rows_to_host).
 void copy_checked_rows(Backend& backend, const void* device_out, ops::HostTensor& out,
                        const std::vector<std::int64_t>& rows) {
-  const std::size_t row_bytes = static_cast<std::size_t>(out.cols()) * dtype_size_bytes(out.dtype());
+  const std::size_t row_bytes = static_cast<std::size_t>(out.cols()) * element_size_bytes(out.element());
   if (rows.size() * 4 >= static_cast<std::size_t>(out.rows())) {
     backend.copy_to_host(out.data(), device_out, out.bytes());
     return;
@@ -21,7 +22,8 @@ void copy_checked_rows(Backend& backend, const void* device_out, ops::HostTensor
 
 }  // namespace
 
-Judgement combine_checks(const std::vector<CorrectnessCheck>& checks, const std::vector<std::string>& names) {
+Judgement combine_checks(const std::vector<CorrectnessCheck>& checks, const std::vector<std::string>& names,
+                         const std::vector<std::string>& reasons) {
   Judgement j;
   for (std::size_t k = 0; k < checks.size(); ++k) {
     const CorrectnessCheck& one = checks[k];
@@ -31,8 +33,8 @@ Judgement combine_checks(const std::vector<CorrectnessCheck>& checks, const std:
       j.check = one;
     }
     if (!one_ok && j.failure.empty()) {
-      j.failure = checks.size() > 1 ? fmt::format("output {}: {}", names.at(k), ops::failure_reason(one))
-                                    : ops::failure_reason(one);
+      const std::string why = k < reasons.size() && !reasons[k].empty() ? reasons[k] : ops::failure_reason(one);
+      j.failure = checks.size() > 1 ? fmt::format("output {}: {}", names.at(k), why) : why;
     }
   }
   return j;
@@ -45,17 +47,18 @@ void keep_in_row(std::optional<CorrectnessCheck>& row_check, const Judgement& ju
 ReferenceJudge::ReferenceJudge(Backend& backend, const ShapeInputs& inputs)
     : backend_(backend),
       inputs_(inputs),
-      tol_(inputs.shape().op_description().description().tolerance(inputs.shape().dtype)),
+      tol_(inputs.shape().op_description().description().tolerance(element_of(inputs.shape().dtype))),
       host_outs_(inputs.output_specs().size()) {}
 
 Judgement ReferenceJudge::judge(const InputSet& set, const std::vector<void*>& outputs) {
   std::vector<CorrectnessCheck> checks;
-  std::vector<std::string> names;
+  std::vector<std::string> names, reasons;
   for (std::size_t k = 0; k < inputs_.output_specs().size(); ++k) {
     checks.push_back(check_output(set, k, outputs.at(k)));
     names.push_back(inputs_.output_specs()[k].name);
+    reasons.push_back(inputs_.provider_reference() ? ops::rule_failure_reason(checks.back(), rule(k)) : "");
   }
-  return combine_checks(checks, names);
+  return combine_checks(checks, names, reasons);
 }
 
 CorrectnessCheck ReferenceJudge::check_output(const InputSet& set, std::size_t k, const void* output) {
@@ -69,10 +72,24 @@ CorrectnessCheck ReferenceJudge::check_output(const InputSet& set, std::size_t k
   }
   const ops::TensorSpec& spec = inputs_.output_specs()[k];
   std::optional<ops::HostTensor>& host_out = host_outs_[k];
-  if (!host_out) host_out.emplace(spec.name, s.dtype, spec.rows, spec.cols);
+  if (!host_out) host_out.emplace(spec.name, spec.element, spec.rows, spec.cols);
   const ops::Reference& ref = inputs_.provider_reference() ? set.output_references.at(k) : *set.reference;
   copy_checked_rows(backend_, output, *host_out, ref.rows());
-  return ops::check_output(ref, *host_out, tol_);
+  if (!inputs_.provider_reference()) return ops::check_output(ref, *host_out, tol_);
+  const ops::CheckRule& r = rule(k);
+  switch (r.kind) {
+    case ops::CheckRule::Kind::exact: return ops::check_output(ref, *host_out, ops::exact_tolerance());
+    case ops::CheckRule::Kind::ulp: return ops::check_ulp(ref, *host_out, r.ulps);
+    case ops::CheckRule::Kind::indices:
+      // The inputs the reference read (a described op's reference runs on the set's host copy).
+      return ops::check_indices(ref, *host_out, set.host.at(r.indices_into), r.unordered);
+    case ops::CheckRule::Kind::tolerance: break;
+  }
+  return ops::check_output(ref, *host_out, inputs_.shape().op_description().description().tolerance(spec.element));
+}
+
+const ops::CheckRule& ReferenceJudge::rule(std::size_t k) const {
+  return inputs_.shape().op_description().description().outputs.at(k).check;
 }
 
 }  // namespace caliber::runner

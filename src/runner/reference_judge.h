@@ -20,8 +20,10 @@ struct Judgement {
   bool passed() const { return failure.empty(); }
 };
 
-// Combines the checks of an op's outputs (in its output order, with their names).
-Judgement combine_checks(const std::vector<CorrectnessCheck>& checks, const std::vector<std::string>& names);
+// Combines the checks of an op's outputs (in its output order, with their names and, where
+// given, why each failed; else ops::failure_reason's words).
+Judgement combine_checks(const std::vector<CorrectnessCheck>& checks, const std::vector<std::string>& names,
+                         const std::vector<std::string>& reasons = {});
 
 // The check a row keeps over its judged calls: the first one's, or the first failing one's.
 void keep_in_row(std::optional<CorrectnessCheck>& row_check, const Judgement& judgement);
@@ -36,6 +38,8 @@ class ReferenceJudge {
 
  private:
   CorrectnessCheck check_output(const InputSet& set, std::size_t k, const void* output);
+  // A described op's output k's check rule.
+  const ops::CheckRule& rule(std::size_t k) const;
 
   Backend& backend_;
   const ShapeInputs& inputs_;

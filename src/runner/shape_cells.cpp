@@ -36,9 +36,9 @@ std::optional<std::uint64_t> ShapeCells::untimed_trace_bytes() const {
   }
   if (runnable == 0) return std::nullopt;
   std::uint64_t in_bytes = 0;
-  for (const ops::TensorSpec& t : inputs_.input_specs()) in_bytes += tensor_bytes(t, shape_.dtype);
+  for (const ops::TensorSpec& t : inputs_.input_specs()) in_bytes += t.bytes();
   std::uint64_t out_bytes = 0;
-  for (const ops::TensorSpec& t : inputs_.output_specs()) out_bytes += t.in_place_of ? 0 : tensor_bytes(t, shape_.dtype);
+  for (const ops::TensorSpec& t : inputs_.output_specs()) out_bytes += t.in_place_of ? 0 : t.bytes();
   const std::uint64_t need = 3 * in_bytes + runnable * out_bytes;
   const std::uint64_t have = ctx_.backend.device().memory_bytes;
   if (have > 0 && need > have / 5 * 4) return std::nullopt;

@@ -7,6 +7,8 @@
 #include "caliber/errors.h"
 #include "modules/builtins.h"
 #include "ops/op_catalog.h"
+#include "ops/rule_checks.h"
+#include "providers/provider.h"
 #include "runner/wall_clock.h"
 
 namespace caliber::runner {
@@ -14,9 +16,11 @@ namespace {
 
 // The reference of a described op's output `t` on the rows a check compares: every row up to
 // kCheckedElementsBudget elements, else rows drawn from `seed` (docs/user-ops.md).
+std::int64_t described_row_count(const ops::TensorSpec& t) {
+  return std::max<std::int64_t>(ops::kMinCheckedRows, ops::kCheckedElementsBudget / t.cols);
+}
 std::vector<std::int64_t> described_rows(const ops::TensorSpec& t, std::uint64_t seed) {
-  return ops::sample_rows(t.rows, std::max<std::int64_t>(ops::kMinCheckedRows, ops::kCheckedElementsBudget / t.cols),
-                          seed);
+  return ops::sample_rows(t.rows, described_row_count(t), seed);
 }
 
 ops::Reference checked_rows_of(const ops::TensorSpec& t, const std::vector<double>& values, std::uint64_t seed) {
@@ -32,10 +36,6 @@ ops::Reference checked_rows_of(const ops::TensorSpec& t, const std::vector<doubl
 }
 
 }  // namespace
-
-std::size_t tensor_bytes(const ops::TensorSpec& t, DType dtype) {
-  return static_cast<std::size_t>(t.rows) * static_cast<std::size_t>(t.cols) * dtype_size_bytes(dtype);
-}
 
 ShapeSeeds shape_seeds(const std::string& shape_id, std::uint64_t seed, std::uint64_t verification_seed) {
   const std::uint64_t id_bits = std::stoull(shape_id.substr(shape_id.find(':') + 1, 16), nullptr, 16);
@@ -70,6 +70,18 @@ bool ShapeInputs::updates_in_place() const {
                      [](const ops::TensorSpec& t) { return t.in_place_of.has_value(); });
 }
 
+bool ShapeInputs::compared_whole(std::size_t k) const {
+  return provider_reference_ && output_specs_.at(k).rows <= described_row_count(output_specs_[k]);
+}
+
+std::string ShapeInputs::unscanned_outputs_reason() const {
+  const ops::DescribedTensor* input = shape_.op_description().nonfinite_input();
+  if (!input) return "";
+  return fmt::format("input {} is drawn with non-finite values, so a NaN output may be a result: the outputs are not "
+                     "scanned for the poison; the judge compares them with the reference, NaN for NaN",
+                     input->name);
+}
+
 double ShapeInputs::build_once() {
   if (ready() || failure_) return 0;
   const double from = now_ms();
@@ -101,7 +113,7 @@ void ShapeInputs::build() {
     return;
   }
   std::uint64_t in_bytes = 0;
-  for (const ops::TensorSpec& t : input_specs_) in_bytes += tensor_bytes(t, shape_.dtype);
+  for (const ops::TensorSpec& t : input_specs_) in_bytes += t.bytes();
   rows_ = ops::rows_to_check(op_, shape_, rows_seed_);
   const bool device_copies = backend_.asynchronous();
   const bool room_for_three = have == 0 || need + 2 * in_bytes <= have;
@@ -128,7 +140,7 @@ void ShapeInputs::build() {
 
 // Draws a set on the device, where the backend can (false: it cannot, nothing is kept).
 bool ShapeInputs::draw_on_device(InputSet& set, std::uint64_t seed) {
-  for (const ops::TensorSpec& t : input_specs_) set.device.emplace_back(backend_, tensor_bytes(t, shape_.dtype));
+  for (const ops::TensorSpec& t : input_specs_) set.device.emplace_back(backend_, t.bytes());
   if (draw_into(set.device, seed)) return true;
   set.device.clear();
   return false;
@@ -182,8 +194,7 @@ bool ShapeInputs::draw_into(const std::vector<DeviceBuffer>& buffers, std::uint6
   const std::vector<ops::InputDraw> draws = op_.input_draws(shape_, seed);
   for (std::size_t k = 0; k < buffers.size(); ++k) {
     const ops::TensorSpec& t = input_specs_[k];
-    const auto elements = static_cast<std::size_t>(t.rows) * static_cast<std::size_t>(t.cols);
-    if (!backend_.fill_uniform(buffers[k].get(), shape_.dtype, elements, draws.at(k).seed, draws[k].lo, draws[k].hi)) {
+    if (!backend_.fill_draw(buffers[k].get(), t.element, static_cast<std::size_t>(t.elements()), draws.at(k).params)) {
       return false;
     }
   }
@@ -195,8 +206,8 @@ void ShapeInputs::draw_buffers(const std::vector<DeviceBuffer>& buffers, std::ui
   const std::vector<ops::InputDraw> draws = op_.input_draws(shape_, seed);
   for (std::size_t k = 0; k < buffers.size(); ++k) {
     const ops::TensorSpec& t = input_specs_[k];
-    if (draw_scratch_.size() <= k) draw_scratch_.emplace_back(t.name, shape_.dtype, t.rows, t.cols);
-    ops::fill_uniform(draw_scratch_[k], draws.at(k).seed, draws[k].lo, draws[k].hi);
+    if (draw_scratch_.size() <= k) draw_scratch_.emplace_back(t.name, t.element, t.rows, t.cols);
+    ops::fill_draw(draw_scratch_[k], draws.at(k));
     backend_.copy_to_device(buffers[k].get(), draw_scratch_[k].data(), draw_scratch_[k].bytes());
   }
 }
@@ -228,7 +239,7 @@ const std::vector<ops::HostTensor>& ShapeInputs::host_tensors(InputSet& set) {
   if (set.host.empty()) {
     for (std::size_t k = 0; k < input_specs_.size(); ++k) {
       const ops::TensorSpec& t = input_specs_[k];
-      set.host.emplace_back(t.name, shape_.dtype, t.rows, t.cols);
+      set.host.emplace_back(t.name, t.element, t.rows, t.cols);
       backend_.copy_to_host(set.host.back().data(), set.device[k].get(), set.host.back().bytes());
     }
   }
@@ -265,7 +276,10 @@ void ShapeInputs::compute_reference(InputSet& set, const std::vector<std::int64_
     if (!described_reference_) {
       described_reference_ = std::make_unique<providers::DescribedReference>(*shape_.described, &backend_);
     }
-    if (set.provider_values.empty()) set.provider_values = described_reference_->compute(shape_, host_tensors(set));
+    if (set.provider_values.empty()) {
+      set.provider_values = described_reference_->compute(shape_, host_tensors(set));
+      refuse_invalid_indices(set);
+    }
     for (std::size_t k = 0; k < output_specs_.size(); ++k) {
       // The original and fresh sets: the cell's rows; an audit set: its own.
       set.output_references.push_back(
@@ -282,6 +296,20 @@ void ShapeInputs::compute_reference(InputSet& set, const std::vector<std::int64_
     if (set.device_reference) return;
   }
   set.reference = std::make_unique<ops::Reference>(op_, shape_, host_tensors(set), rows);
+}
+
+// A reference whose output of indices is not one cannot judge the providers' indices.
+void ShapeInputs::refuse_invalid_indices(InputSet& set) const {
+  const ops::OpDescription& d = shape_.op_description().description();
+  for (std::size_t k = 0; k < d.outputs.size(); ++k) {
+    if (d.outputs[k].check.kind != ops::CheckRule::Kind::indices) continue;
+    const std::string why =
+        ops::invalid_reference_indices(set.provider_values[k], output_specs_[k].name, set.host.at(d.outputs[k].check.indices_into));
+    if (!why.empty()) {
+      set.provider_values.clear();
+      throw providers::ProviderError(fmt::format("reference {}: {}", described_reference_->where(), why));
+    }
+  }
 }
 
 // Where the references were computed.
@@ -303,8 +331,13 @@ std::string ShapeInputs::checked_outputs() const {
   std::string out;
   for (std::size_t k = 0; k < original_.output_references.size(); ++k) {
     const ops::Reference& r = original_.output_references[k];
-    out += fmt::format("{}{}: {} of {} rows", out.empty() ? "" : ", ", output_specs_[k].name, r.rows().size(),
-                       r.total_rows());
+    const ops::TensorSpec& t = output_specs_[k];
+    const ops::CheckRule& rule = shape_.op_description().description().outputs.at(k).check;
+    // An output of another dtype than the shape's, or checked otherwise than by the tolerance, says so.
+    const std::string how = t.element == element_of(shape_.dtype) && rule.kind == ops::CheckRule::Kind::tolerance
+                                ? ""
+                                : fmt::format(" ({}, {})", to_string(t.element), rule.text());
+    out += fmt::format("{}{}: {} of {} rows{}", out.empty() ? "" : ", ", t.name, r.rows().size(), r.total_rows(), how);
   }
   return out;
 }
@@ -316,7 +349,19 @@ std::string ShapeInputs::judge_description() const {
                         reference_origin(), checked_outputs(), ops::kCheckedElementsBudget, rows_seed_)
           : fmt::format("fp64 reference {}, on {} of {} rows, drawn at random (seed {:016x})", reference_origin(),
                         rows_.size(), shape_.m, rows_seed_);
-  return what + (no_fresh_reason_.empty() ? "" : "; " + no_fresh_reason_);
+  return what + (provider_reference_ ? "; inputs: " + drawn_inputs() : "") +
+         (no_fresh_reason_.empty() ? "" : "; " + no_fresh_reason_);
+}
+
+// A described op's inputs as drawn: "x (fp32): normal(0, 1), ties 25% on 4 levels; ...".
+std::string ShapeInputs::drawn_inputs() const {
+  const std::vector<ops::InputDraw> draws = op_.input_draws(shape_, 0);
+  std::string out;
+  for (std::size_t k = 0; k < draws.size(); ++k) {
+    out += fmt::format("{}{} ({}): {}", out.empty() ? "" : "; ", input_specs_[k].name, to_string(input_specs_[k].element),
+                       ops::draw_text(draws[k]));
+  }
+  return out;
 }
 
 }  // namespace caliber::runner

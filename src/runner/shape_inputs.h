@@ -120,6 +120,12 @@ class ShapeInputs {
   bool provider_reference() const { return provider_reference_; }
   // An output is updated in place (docs/user-ops.md, "In-place outputs").
   bool updates_in_place() const;
+  // Why the outputs are not scanned for the NaN poison: an input's draw holds non-finite values
+  // (special values, a mask of infinities), so a NaN may be a result. "" when they are scanned.
+  std::string unscanned_outputs_reason() const;
+  // Whether the judge compares every row of output k (a described op's output of at most
+  // kCheckedElementsBudget elements, or of few rows).
+  bool compared_whole(std::size_t k) const;
 
  private:
   void build();
@@ -135,6 +141,8 @@ class ShapeInputs {
   std::vector<std::vector<std::int64_t>> selected_rows() const;
   std::string reference_origin() const;
   std::string checked_outputs() const;
+  std::string drawn_inputs() const;
+  void refuse_invalid_indices(InputSet& set) const;
 
   Backend& backend_;
   const ops::OpShape& shape_;
@@ -157,8 +165,5 @@ class ShapeInputs {
   std::optional<InputsFailure> failure_;
   bool device_lost_ = false;
 };
-
-// The bytes of a tensor of `dtype`.
-std::size_t tensor_bytes(const ops::TensorSpec& t, DType dtype);
 
 }  // namespace caliber::runner

@@ -110,7 +110,11 @@ class IntegrityCuda : public ::testing::Test {
     o.telemetry = false;
     o.buffers.inputs.push_back({"x", x_, kN * sizeof(float), DType::fp32});
     o.buffers.outputs.push_back({"y", y_, kN * sizeof(float), DType::fp32});
-    o.draw_inputs = [this](std::uint64_t seed) { backend_->fill_uniform(x_, DType::fp32, kN, seed, -1.0f, 1.0f); };
+    o.draw_inputs = [this](std::uint64_t seed) {
+      DrawParams d;
+      d.seed = seed;
+      backend_->fill_draw(x_, ElementType::fp32, kN, d);
+    };
     o.check_drawn = [this](std::uint64_t seed) -> std::string {
       std::vector<float> y(kN);
       cuda_ok(cudaDeviceSynchronize(), "sync");

@@ -65,9 +65,9 @@ TEST(OpDescription, ReadsEveryField) {
   EXPECT_FALSE(d.args[2].integer);
   ASSERT_EQ(d.inputs.size(), 2u);
   EXPECT_EQ(d.inputs[1].name, "y");
-  EXPECT_EQ(d.inputs[1].lo, 0.0f);
-  EXPECT_EQ(d.inputs[1].hi, 2.0f);
-  EXPECT_EQ(d.inputs[0].lo, -1.0f);  // the default draw
+  EXPECT_EQ(d.inputs[1].draw.a, 0.0f);
+  EXPECT_EQ(d.inputs[1].draw.b, 2.0f);
+  EXPECT_EQ(d.inputs[0].draw.a, -1.0f);  // the default draw
   ASSERT_EQ(d.outputs.size(), 2u);
   EXPECT_EQ(d.outputs[1].dims.size(), 1u);
   EXPECT_EQ(d.flops.text(), "3 * rows * cols");
@@ -176,9 +176,9 @@ TEST(DescribedOp, TensorsBytesAndFlopsComeFromTheFormulas) {
   EXPECT_EQ(args_to_json(p), (nlohmann::json{{"rows", 4}, {"cols", 6}, {"alpha", 1.0}}));
   const std::vector<InputDraw> draws = plain.input_draws(p, 7);
   ASSERT_EQ(draws.size(), 2u);
-  EXPECT_NE(draws[0].seed, draws[1].seed);
-  EXPECT_EQ(draws[1].lo, 0.0f);
-  EXPECT_EQ(draws[1].hi, 2.0f);
+  EXPECT_NE(draws[0].params.seed, draws[1].params.seed);
+  EXPECT_EQ(draws[1].params.a, 0.0f);
+  EXPECT_EQ(draws[1].params.b, 2.0f);
 }
 
 TEST(DescribedOp, ShapesAreCheckedLikeLedgerRows) {

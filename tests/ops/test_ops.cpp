@@ -118,15 +118,15 @@ TEST(Ops, EveryInputHasItsOwnDrawAndMakeInputsFollowsTheSpecs) {
       EXPECT_EQ(made[k].name(), specs[k].name);
       EXPECT_EQ(made[k].rows(), specs[k].rows);
       EXPECT_EQ(made[k].cols(), specs[k].cols);
-      EXPECT_EQ(made[k].dtype(), DType::fp16);
-      EXPECT_LT(draws[k].lo, draws[k].hi);
-      for (std::size_t j = 0; j < k; ++j) EXPECT_NE(draws[j].seed, draws[k].seed) << to_string(type);
+      EXPECT_EQ(made[k].element(), ElementType::fp16);
+      EXPECT_LT(static_cast<float>(draws[k].params.a), static_cast<float>(draws[k].params.b));
+      for (std::size_t j = 0; j < k; ++j) EXPECT_NE(draws[j].params.seed, draws[k].params.seed) << to_string(type);
       // The tensor is the draw: element 0 of input k is the draw's element 0, rounded to fp16.
       HostTensor one("one", DType::fp16, 1, 1);
-      one.set(0, uniform_element(draws[k].seed, 0, uniform_scale(draws[k].lo, draws[k].hi), draws[k].lo));
+      one.set(0, uniform_element(draws[k].params.seed, 0, uniform_scale(static_cast<float>(draws[k].params.a), static_cast<float>(draws[k].params.b)), static_cast<float>(draws[k].params.a)));
       EXPECT_EQ(made[k].get(0), one.get(0)) << to_string(type) << " input " << k;
     }
-    EXPECT_NE(op.input_draws(s, 4)[0].seed, draws[0].seed);
+    EXPECT_NE(op.input_draws(s, 4)[0].params.seed, draws[0].params.seed);
   }
 }
 

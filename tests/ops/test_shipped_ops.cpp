@@ -58,12 +58,12 @@ TEST(ShippedOps, TensorsDrawsAndCountsAreTheDocumentedOnes) {
   EXPECT_EQ(op.bytes(rms), (32u + 8u + 32u) * 2u);  // x, weight and y once each, 2 bytes each
   const std::vector<InputDraw> draws = op.input_draws(rms, 100);
   ASSERT_EQ(draws.size(), 2u);
-  EXPECT_EQ(draws[0].seed, mix64(101));
-  EXPECT_EQ(draws[0].lo, -1.0f);
-  EXPECT_EQ(draws[0].hi, 1.0f);
-  EXPECT_EQ(draws[1].seed, mix64(102));
-  EXPECT_EQ(draws[1].lo, 0.5f);
-  EXPECT_EQ(draws[1].hi, 1.5f);
+  EXPECT_EQ(draws[0].params.seed, mix64(101));
+  EXPECT_EQ(draws[0].params.a, -1.0f);
+  EXPECT_EQ(draws[0].params.b, 1.0f);
+  EXPECT_EQ(draws[1].params.seed, mix64(102));
+  EXPECT_EQ(draws[1].params.a, 0.5f);
+  EXPECT_EQ(draws[1].params.b, 1.5f);
   // The shape's fields the compiled providers read.
   EXPECT_EQ(rms.op, OpType::rmsnorm);
   EXPECT_EQ(rms.m, 4);
@@ -83,12 +83,12 @@ TEST(ShippedOps, TensorsDrawsAndCountsAreTheDocumentedOnes) {
   const OpShape ln = shipped_shape(OpType::layernorm, DType::fp32, 2, 3);
   const std::vector<InputDraw> ln_draws = op_of(ln).input_draws(ln, 0);
   ASSERT_EQ(ln_draws.size(), 3u);
-  EXPECT_EQ(ln_draws[0].lo, -0.75f);
-  EXPECT_EQ(ln_draws[0].hi, 1.25f);
-  EXPECT_EQ(ln_draws[2].lo, -0.5f);
+  EXPECT_EQ(ln_draws[0].params.a, -0.75f);
+  EXPECT_EQ(ln_draws[0].params.b, 1.25f);
+  EXPECT_EQ(ln_draws[2].params.a, -0.5f);
   EXPECT_EQ(op_of(ln).flops(ln), 7u * 6u);
   const OpShape sm = shipped_shape(OpType::softmax, DType::fp32, 2, 3);
-  EXPECT_EQ(op_of(sm).input_draws(sm, 0)[0].lo, -4.0f);
+  EXPECT_EQ(op_of(sm).input_draws(sm, 0)[0].params.a, -4.0f);
   EXPECT_EQ(op_of(sm).flops(sm), 5u * 6u);
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "ops/host_draw.h"
 #include "ops/host_tensor.h"
 #include "ops/uniform_draw.h"
 

@@ -73,7 +73,7 @@ TEST(ReferenceJudge, JudgesOutputsAgainstTheSetTheyWereComputedFrom) {
   std::unique_ptr<providers::Provider> naive = providers::make_builtin_provider(BackendKind::host, shape.op, "naive");
   ASSERT_TRUE(naive);
   naive->prepare(shape, backend);
-  DeviceBuffer out(backend, tensor_bytes(inputs.output_specs().at(0), shape.dtype));
+  DeviceBuffer out(backend, inputs.output_specs().at(0).bytes());
   providers::OpBuffers buffers;
   for (const DeviceBuffer& b : inputs.working()) buffers.inputs.push_back(b.get());
   buffers.output = out.get();

@@ -38,7 +38,7 @@ ops::OpShape rmsnorm(std::int64_t m, std::int64_t n) {
 
 std::uint64_t input_bytes(const ShapeInputs& inputs) {
   std::uint64_t b = 0;
-  for (const ops::TensorSpec& t : inputs.input_specs()) b += tensor_bytes(t, inputs.shape().dtype);
+  for (const ops::TensorSpec& t : inputs.input_specs()) b += t.bytes();
   return b;
 }
 

@@ -285,8 +285,8 @@ TEST_F(ShapeRunnerTest, ShapesWhoseBuffersDoNotFitTogetherHaveATraceEach) {
   std::uint64_t need = 0;
   for (const ShapeRow& row : plan.shapes) {
     const ops::OpShape s = ops::parse_shape(row.op_type, row.dtype, row.layout, row.args, "(test)", 0, "args");
-    for (const ops::TensorSpec& t : ops::op_of(s).inputs(s)) need += 3 * tensor_bytes(t, s.dtype);
-    for (const ops::TensorSpec& t : ops::op_of(s).outputs(s)) need += 2 * tensor_bytes(t, s.dtype);
+    for (const ops::TensorSpec& t : ops::op_of(s).inputs(s)) need += 3 * t.bytes();
+    for (const ops::TensorSpec& t : ops::op_of(s).outputs(s)) need += 2 * t.bytes();
   }
   TracingHost backend(need * 5 / 4 - 5);
   const std::vector<BenchmarkResultRow> rows = run_batch(backend, plan);

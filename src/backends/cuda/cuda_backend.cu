@@ -333,10 +333,8 @@ class CudaBackend final : public Backend {
     CALIBER_CUDA_CHECK(cudaMemsetAsync(dst, value, bytes, stream_));
     CALIBER_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
-  bool fill_uniform(void* dst, DType dtype, std::size_t elements, std::uint64_t seed, float lo,
-                    float hi) override {
-    cuda::draw_uniform_on_device(dst, dtype, elements, seed, lo, hi, stream_);
-    return true;
+  bool fill_draw(void* dst, ElementType element, std::size_t elements, const DrawParams& draw) override {
+    return cuda::draw_on_device(dst, element, elements, draw, stream_);
   }
 
  private:

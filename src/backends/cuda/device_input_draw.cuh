@@ -1,5 +1,5 @@
-// The ops' uniform input draw on the device (Backend::fill_uniform): the bits the host's draw
-// writes (src/ops/uniform_draw.h), without drawing on the host and copying. Internal to the cuda
+// The ops' input draws on the device (Backend::fill_draw): the bits the host's draw writes
+// (src/ops/input_draw_value.h), without drawing on the host and copying. Internal to the cuda
 // backend.
 #pragma once
 
@@ -9,12 +9,14 @@
 #include <cstdint>
 
 #include "caliber/dtype.h"
+#include "caliber/input_draw.h"
 
 namespace caliber::cuda {
 
-// Enqueues the draw of `elements` values of `dtype` at `dst` on `stream`, without waiting for it
-// (capturable; ordered before what `stream` runs next). lo = hi = NaN writes NaN: the poison.
-void draw_uniform_on_device(void* dst, DType dtype, std::size_t elements, std::uint64_t seed, float lo, float hi,
-                            cudaStream_t stream);
+// Enqueues the draw of `elements` values of `element` at `dst` on `stream`, without waiting for
+// it (capturable; ordered before what `stream` runs next). A uniform draw with a = b = NaN writes
+// NaN: the poison. False, with nothing enqueued, for the draws only the host makes (a
+// permutation, a file's values).
+bool draw_on_device(void* dst, ElementType element, std::size_t elements, const DrawParams& draw, cudaStream_t stream);
 
 }  // namespace caliber::cuda
