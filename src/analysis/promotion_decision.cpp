@@ -10,11 +10,12 @@
 namespace caliber {
 namespace {
 
-constexpr NameTable<Verdict, 5> kNames{{{Verdict::promote, "promote"},
+constexpr NameTable<Verdict, 6> kNames{{{Verdict::promote, "promote"},
                                         {Verdict::promote_with_guardrails, "promote_with_guardrails"},
                                         {Verdict::tune_needed, "tune_needed"},
                                         {Verdict::rewrite_needed, "rewrite_needed"},
-                                        {Verdict::blocked, "blocked"}}};
+                                        {Verdict::blocked, "blocked"},
+                                        {Verdict::no_decision, "no_decision"}}};
 
 std::string share_text(std::size_t k, std::size_t n) {
   return fmt::format("{} of {} hot shapes ({:.0f}%)", k, n, n ? 100.0 * static_cast<double>(k) / static_cast<double>(n) : 0.0);
@@ -54,7 +55,7 @@ Decision decision(Verdict v, const char* rule, std::string reason, std::vector<s
   return d;
 }
 
-// D1-D4: what blocks any decision (a wrong candidate, a crash on a hot shape, no comparison, too
+// D1-D4: what blocks any decision (D3 without any hot shape: no decision to take) (a wrong candidate, a crash on a hot shape, no comparison, too
 // many measurement issues); nothing when none applies.
 std::optional<Decision> blocked(const DecisionInput& in, const ShapeCounts& n) {
   if (n.incorrect > 0) {
@@ -66,14 +67,19 @@ std::optional<Decision> blocked(const DecisionInput& in, const ShapeCounts& n) {
     return decision(Verdict::blocked, "D2", fmt::format("the candidate failed or ran out of memory on {}",
                                                         share_text(n.hot_crashed, n.hot)));
   }
+  if (n.hot == 0) {
+    // Not a refusal: nothing is wrong with the candidate, the ledger only lacks the provenance
+    // (a model) that says which shapes matter.
+    return decision(Verdict::no_decision, "D3",
+                    "a promotion decision needs a ledger with provenance: hot (model-derived) shapes, i.e. rows "
+                    "with a model (take them from caliber ledger models, or give rows one with caliber ledger "
+                    "manual --model); this ledger has none, and synthetic and diagnostic shapes never decide");
+  }
   if (n.hot_compared == 0 || !in.hot_geomean) {
     return decision(Verdict::blocked, "D3",
-                    n.hot == 0 ? std::string("the ledger has no hot (model-derived) shape: shapes without a model "
-                                             "(give rows one with caliber ledger manual --model, or take them from "
-                                             "caliber ledger models), synthetic and diagnostic shapes never decide")
-                               : fmt::format("none of the {} hot (model-derived) shapes has a kernel-only comparison; "
-                                             "shapes without a model, synthetic and diagnostic shapes never decide",
-                                             n.hot));
+                    fmt::format("none of the {} hot (model-derived) shapes has a kernel-only comparison; "
+                                "shapes without a model, synthetic and diagnostic shapes never decide",
+                                n.hot));
   }
   if (static_cast<double>(n.hot_measurement) > kMaxMeasurementIssueShare * static_cast<double>(n.hot)) {
     return decision(Verdict::blocked, "D4",

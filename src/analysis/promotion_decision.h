@@ -12,7 +12,9 @@
 
 namespace caliber {
 
-enum class Verdict { promote, promote_with_guardrails, tune_needed, rewrite_needed, blocked };
+// no_decision: the ledger has no hot shape, so no promotion can be decided from it (a manual ledger
+// without models); the per-shape comparisons still stand.
+enum class Verdict { promote, promote_with_guardrails, tune_needed, rewrite_needed, blocked, no_decision };
 std::string_view to_string(Verdict v);
 
 // Thresholds of the decision table.

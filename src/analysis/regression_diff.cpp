@@ -35,6 +35,7 @@ RegressionDiff diff_runs(const ComparisonSet& before, const ComparisonSet& after
   for (const ShapeComparison& now : after.shapes) {
     ShapeMove m;
     m.shape_id = now.shape.shape_id;
+    m.dtype = std::string(to_string(now.shape.dtype));
     m.args = now.args_label();
     m.stage = std::string(to_string(now.shape.stage));
     m.model = now.shape.model.value_or("-");
@@ -64,6 +65,7 @@ RegressionDiff diff_runs(const ComparisonSet& before, const ComparisonSet& after
 nlohmann::json to_json(const ShapeMove& m) {
   auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
   return nlohmann::json{{"shape_id", m.shape_id},
+                        {"dtype", m.dtype},
                         {"args", m.args},
                         {"stage", m.stage},
                         {"model", m.model},

@@ -20,6 +20,7 @@ inline constexpr double kDefaultMoveThreshold = 0.05;
 
 struct ShapeMove {
   std::string shape_id;
+  std::string dtype;
   std::string args;
   std::string stage;
   std::string model;  // "-" when none

@@ -38,19 +38,32 @@ std::optional<double> ProviderCell::eager_us() const {
   return row->eager_median_us;
 }
 
-std::string ShapeComparison::args_label() const {
+std::string args_label(const nlohmann::json& args) {
   std::string out;
   auto add = [&](const std::string& key, const nlohmann::json& value) {
     out += (out.empty() ? "" : " ") + key + "=" + arg_text(value);
   };
+  if (!args.is_object()) return out;
   for (const char* key : {"m", "n", "k"}) {
-    if (shape.args.contains(key)) add(key, shape.args.at(key));
+    if (args.contains(key)) add(key, args.at(key));
   }
-  for (const auto& [key, value] : shape.args.items()) {
+  for (const auto& [key, value] : args.items()) {
     if (key != "m" && key != "n" && key != "k" && key != "eps") add(key, value);
   }
   return out;
 }
+
+std::string shape_label_of_text(const std::string& dtype, const std::string& args_text) {
+  return args_text.empty() ? dtype : dtype + " " + args_text;
+}
+
+std::string shape_label(const std::string& dtype, const nlohmann::json& args) {
+  return shape_label_of_text(dtype, args_label(args));
+}
+
+std::string ShapeComparison::args_label() const { return caliber::args_label(shape.args); }
+
+std::string ShapeComparison::label() const { return shape_label(std::string(to_string(shape.dtype)), shape.args); }
 
 std::string ComparisonSet::kernel_names() const {
   std::set<std::string> names;
@@ -64,8 +77,21 @@ bool ComparisonSet::is_opaque(const std::string& provider) const {
   return std::find(opaque_baselines.begin(), opaque_baselines.end(), provider) != opaque_baselines.end();
 }
 
+bool ComparisonSet::is_not_baseline(const std::string& provider) const {
+  return std::any_of(not_baselines.begin(), not_baselines.end(),
+                     [&](const NotBaseline& n) { return n.provider == provider; });
+}
+
 std::string ComparisonSet::provider_label(const std::string& provider) const {
+  if (is_not_baseline(provider)) return provider + " (not a baseline)";
   return is_opaque(provider) ? provider + " (opaque)" : provider;
+}
+
+std::vector<const ProviderCell*> ShapeComparison::cells() const {
+  std::vector<const ProviderCell*> out = {&candidate};
+  for (const ProviderCell& b : baselines) out.push_back(&b);
+  for (const ProviderCell& n : not_baselines) out.push_back(&n);
+  return out;
 }
 
 bool is_hot_shape(const ShapeRow& s) {
@@ -94,6 +120,16 @@ std::string exclusion_reason(const BenchmarkResultRow& r) {
   if (!r.stable) return "stability not recorded";
   if (!*r.stable) return "unstable: " + row_instability_reason(r);
   return "";
+}
+
+bool is_wrong_row(const BenchmarkResultRow& r) {
+  return r.benchmark_status == BenchmarkStatus::incorrect || r.benchmark_status == BenchmarkStatus::faster_than_physical ||
+         (r.benchmark_status == BenchmarkStatus::ok && r.correct == false);
+}
+
+bool ran_the_call(const BenchmarkResultRow& r) {
+  return r.benchmark_status == BenchmarkStatus::ok || r.benchmark_status == BenchmarkStatus::incorrect ||
+         r.benchmark_status == BenchmarkStatus::faster_than_physical;
 }
 
 namespace {
@@ -156,6 +192,27 @@ ProviderCell cell_of(const CellRows& cells, const std::string& shape_id, const s
   return c;
 }
 
+// The baselines that are wrong wherever they ran leave the baselines for set.not_baselines; those
+// wrong on some shapes are counted in set.partly_wrong (docs/reports.md, "Baselines").
+void separate_wrong_providers(ComparisonSet& set, const CellRows& cells) {
+  std::vector<std::string> kept;
+  for (const std::string& b : set.baselines) {
+    std::size_t ran = 0, wrong = 0;
+    for (const auto& [key, row] : cells) {
+      if (key.second != b || !ran_the_call(*row)) continue;
+      ++ran;
+      wrong += is_wrong_row(*row);
+    }
+    if (ran > 0 && wrong == ran) {
+      set.not_baselines.push_back({b, fmt::format("incorrect on every shape it ran ({} of {})", wrong, ran)});
+      continue;
+    }
+    if (wrong > 0) set.partly_wrong.push_back({b, wrong, ran});
+    kept.push_back(b);
+  }
+  set.baselines = std::move(kept);
+}
+
 // One ledger shape: the candidate's cell, each baseline's with the candidate's speedup against
 // it, and the best baseline, kernel-only and eager.
 ShapeComparison compare_shape(const ComparisonSet& set, const CellRows& cells, const ShapeRow& s) {
@@ -181,6 +238,7 @@ ShapeComparison compare_shape(const ComparisonSet& set, const CellRows& cells, c
     }
     sc.baselines.push_back(std::move(c));
   }
+  for (const NotBaseline& n : set.not_baselines) sc.not_baselines.push_back(cell_of(cells, s.shape_id, n.provider));
   if (cand && sc.best_baseline_us) sc.speedup_vs_best = *sc.best_baseline_us / *cand;
   if (cand_eager && best_eager_us) sc.eager_speedup_vs_best = *best_eager_us / *cand_eager;
   return sc;
@@ -196,8 +254,10 @@ ComparisonSet compare_shapes(const std::vector<ShapeRow>& ledger, std::vector<Be
   std::map<std::string, const ShapeRow*> shapes;
   for (const ShapeRow& s : ledger) shapes[s.shape_id] = &s;
   const CellRows cells = index_cells(set, shapes, results, candidate, results_file, row_lines);
+  separate_wrong_providers(set, cells);
   for (const auto& [key, row] : cells) {
-    if (key.second != candidate && is_opaque_detail(row->provider_detail) && !set.is_opaque(key.second)) {
+    if (key.second != candidate && !set.is_not_baseline(key.second) && is_opaque_detail(row->provider_detail) &&
+        !set.is_opaque(key.second)) {
       set.opaque_baselines.push_back(key.second);
     }
   }

@@ -41,6 +41,7 @@ struct ShapeComparison {
   bool hot = false;                         // is_hot_shape(shape)
   ProviderCell candidate;
   std::vector<ProviderCell> baselines;      // one per ComparisonSet::baselines, same order
+  std::vector<ProviderCell> not_baselines;  // one per ComparisonSet::not_baselines, same order
   std::vector<std::optional<double>> speedup_vs;  // per baseline; nullopt unless both usable
   std::optional<std::string> best_baseline;  // the usable baseline with the lowest kernel-only median
   std::optional<double> best_baseline_us;
@@ -50,13 +51,33 @@ struct ShapeComparison {
 
   // "m=4096 n=8192" (the ledger args, keys sorted, eps left out), for tables.
   std::string args_label() const;
+  // "bf16 m=4096 n=8192": shape_label of the shape, wherever a report names a shape.
+  std::string label() const;
   bool sub_parity() const { return speedup_vs_best && *speedup_vs_best < kParitySpeedup; }
   bool profiler_candidate() const { return hot && speedup_vs_best && *speedup_vs_best < kProfilerSpeedup; }
+  // The candidate's, the baselines' and the not-baselines' cells, in that order.
+  std::vector<const ProviderCell*> cells() const;
+};
+
+// A provider of the results that is never a baseline: every row it ran is wrong (incorrect or
+// faster than physics), so nothing it timed is an alternative to the candidate.
+struct NotBaseline {
+  std::string provider;
+  std::string reason;  // "incorrect on every shape it ran (3 of 3)"
+};
+
+// A baseline that is wrong on some shapes (and compared on the others): how many.
+struct PartlyWrong {
+  std::string provider;
+  std::size_t wrong = 0, ran = 0;  // shapes where its row is wrong, shapes where it ran
 };
 
 struct ComparisonSet {
   std::string candidate;
-  std::vector<std::string> baselines;  // every other provider of the results, first appearance order
+  // Every other provider of the results, first appearance order, but the not-baselines.
+  std::vector<std::string> baselines;
+  std::vector<NotBaseline> not_baselines;  // first appearance order
+  std::vector<PartlyWrong> partly_wrong;   // baselines order
   std::vector<ShapeComparison> shapes;  // ledger order
   std::vector<std::string> run_ids;     // in first appearance order
   // Cells measured by more than one run in the results file: the last row (file order) is used.
@@ -68,9 +89,18 @@ struct ComparisonSet {
   bool is_opaque(const std::string& provider) const;
   // The ledger's kernel names, sorted, comma separated ("rmsnorm").
   std::string kernel_names() const;
-  // "cublas" or "cublas (opaque)".
+  bool is_not_baseline(const std::string& provider) const;
+  // "cublas", "cublas (opaque)" or "naive_wrong (not a baseline)".
   std::string provider_label(const std::string& provider) const;
 };
+
+// "m=4096 n=8192": the args m, n, k first, then the others (keys sorted), eps left out.
+std::string args_label(const nlohmann::json& args);
+// "bf16 m=4096 n=8192": the dtype before the args, so that two shapes of different dtypes never
+// read the same in a table, chart or tooltip.
+std::string shape_label(const std::string& dtype, const nlohmann::json& args);
+// The same from the args' label (args_label's text, e.g. a regressions.jsonl row's "args").
+std::string shape_label_of_text(const std::string& dtype, const std::string& args_text);
 
 // A hot shape is model-derived: it has a model, its stage is neither synthetic nor diagnostic,
 // and its source kind is neither synthetic nor diagnostic.
@@ -81,6 +111,11 @@ bool is_opaque_detail(const std::string& provider_detail);
 std::string row_reason(const BenchmarkResultRow& row);
 // Why a row may not enter a speedup ("" when it may): see the header comment.
 std::string exclusion_reason(const BenchmarkResultRow& row);
+// The row's provider ran the call and its output is not a result: incorrect (or `correct` false)
+// or faster_than_physical.
+bool is_wrong_row(const BenchmarkResultRow& row);
+// The provider ran the call (ok, incorrect or faster_than_physical).
+bool ran_the_call(const BenchmarkResultRow& row);
 
 // Builds the comparison. Throws UsageError when `candidate` has no row in the results, and
 // InputError (results file, the row's line from row_lines when given, shape_id) when a row's

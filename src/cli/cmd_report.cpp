@@ -193,6 +193,7 @@ int run_report(const ReportOptions& o) {
   if (before) diff = render_regressions(o, std::move(*before), ledger, report, identities, rows_checked, rendered);
 
   rendered.commit();
+  write_results_table_text(std::cout, report.table);
   std::cout << fmt::format("decision: {} (rule {}): {}\n", to_string(report.decision.verdict), report.decision.rule,
                            report.decision.reason);
   if (diff) {

@@ -6,6 +6,7 @@
 
 #include "caliber/result_json.h"
 #include "core/contract_fields.h"
+#include "core/result_flags.h"
 
 namespace caliber::compare {
 
@@ -118,6 +119,7 @@ CompareRow row_from_result(const Result& r, std::string origin) {
   row.value_us = r.value_us;
   row.samples_us = r.samples_us;
   row.n = r.summary.n;
+  row.unstable = instability_reason(r);
   row.origin = std::move(origin);
   set_integrity(row, r.integrity);
   return row;

@@ -77,6 +77,10 @@ struct CompareRow {
   // recorded and replayed"); none for a provider that chooses none, and in other formats.
   std::optional<ProviderConfig> config;
   std::string run_id;  // the run the row was measured in (caliber run rows); empty when not recorded
+  // Why the number is not stable, as the reports call it (core/result_flags.h,
+  // instability_reason: "p90/p10 = 1.56 > 1.2"); empty when stable or when the format records no
+  // stability.
+  std::string unstable;
 
   // Where the row is in its file, for errors: line (0 when the format has none for rows) and
   // the field path of the row ("results[3]", "benchmarks[1].states[0]", "row").

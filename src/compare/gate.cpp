@@ -45,6 +45,13 @@ std::string RowComparison::gate_label() const {
   return fmt::format("[GATE {}: {}]", word, finding);
 }
 
+std::string RowComparison::verdict_label() const {
+  if (!verdict) return "-";
+  std::string text(to_string(verdict->verdict));
+  if (is_move(verdict->verdict) && !unstable.empty()) text += " (unstable)";
+  return text;
+}
+
 namespace {
 
 bool is_broken(RowStatus s) {
@@ -143,6 +150,15 @@ bool decided_before_latency(RowComparison& row, const std::string& replay_dir) {
   return false;
 }
 
+// "baseline p90/p10 = 1.56 > 1.2; current ...": the sides whose number is not stable.
+std::string unstable_sides(const CompareRow& b, const CompareRow& c) {
+  std::string out;
+  for (const auto& [side, row] : {std::pair{"baseline", &b}, std::pair{"current", &c}}) {
+    if (!row->unstable.empty()) out += fmt::format("{}{} {}", out.empty() ? "" : "; ", side, row->unstable);
+  }
+  return out;
+}
+
 // Runs the checks of docs/gate.md in order and fills finding / finding_outcome.
 void classify(RowComparison& row, const PracticalThreshold& threshold, const StatisticsSettings& stats,
               bool strict, const std::string& replay_dir) {
@@ -151,7 +167,10 @@ void classify(RowComparison& row, const PracticalThreshold& threshold, const Sta
   const auto& c = row.pair.current;
   row.change = latency_change(*b->value_us, *c->value_us, threshold);
   row.verdict = decide_verdict(*row.change, b->samples_us, c->samples_us, stats);
-  const std::string moved = fmt::format("{}, {}", signed_pct(row.change->delta_pct), signed_us(row.change->delta_us));
+  row.unstable = unstable_sides(*b, *c);
+  std::string moved = fmt::format("{}, {}", signed_pct(row.change->delta_pct), signed_us(row.change->delta_us));
+  // A move on an unstable row may be the noise: its finding says which side and why (docs/gate.md).
+  if (is_move(row.verdict->verdict) && !row.unstable.empty()) moved += fmt::format(" (unstable: {})", row.unstable);
   switch (row.verdict->verdict) {
     case Verdict::slower:
       return set_finding(row, Outcome::fail,

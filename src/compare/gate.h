@@ -26,6 +26,9 @@ struct RowComparison {
   std::optional<GateRule> rule;  // the allowlist rule gating this row; none: report-only
   std::optional<LatencyChange> change;       // when both latencies were compared
   std::optional<StatisticalVerdict> verdict;
+  // Why a compared side's number is not stable, as the reports call it ("baseline p90/p10 = 1.56 >
+  // 1.2"); empty when both are stable or their files record no stability.
+  std::string unstable;
   std::vector<ContractDifference> contract_differences;
   bool contract_refused = false;  // the contracts differ: the latencies were not compared
   // The providers' configs make the pair not like for like (record-vs-record, or a config on one
@@ -39,6 +42,10 @@ struct RowComparison {
   Outcome finding_outcome = Outcome::pass;
 
   bool gated() const { return rule.has_value(); }
+  // The verdict as every renderer prints it: "FASTER", or "FASTER (unstable)" / "SLOWER (unstable)"
+  // when a side is unstable (the move may be the noise); "-" when the latencies were not compared.
+  // The gate's outcome does not depend on it (docs/gate.md, "Unstable rows").
+  std::string verdict_label() const;
   // "[GATE FAIL: <finding>]", "[GATE PASS: <finding>]", "[REPORT: <finding>]".
   std::string gate_label() const;
 };

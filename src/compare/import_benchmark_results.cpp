@@ -9,6 +9,7 @@
 // - contract = the contract of that primary measurement (kernel_only, else eager); a row that was
 //   never timed has none (unrecorded);
 // - samples = the primary measurement's raw samples (JSONL written with --samples); the CSV has none;
+// - unstable = why the row is not stable (the reports' rule, results/benchmark_results.h);
 // - status = benchmark_status, and `correct: false` is `incorrect` whatever the status says, so a
 //   current row that failed or is incorrect fails the gate closed (docs/gate.md, check 4);
 // - config = the provider's chosen configuration (`config`; the CSV's config.* columns, absent in
@@ -86,6 +87,7 @@ CompareRow row_from_benchmark_result(const BenchmarkResultRow& r, const std::str
     row.n = primary->summary.n;
   }
   if (row.status == RowStatus::ok) row.value_us = r.median_us;
+  row.unstable = row_instability_reason(r);
   set_integrity(row, r.integrity);
   return row;
 }
@@ -101,6 +103,16 @@ std::string text_cell(const json& row, const std::string& column) {
 std::optional<std::string> opt_text(const json& row, const std::string& column) {
   const std::string t = text_cell(row, column);
   return t.empty() ? std::nullopt : std::optional<std::string>(t);
+}
+
+// Why a CSV row is not stable: the reports' rule on what the CSV holds of it (its quantiles).
+std::string csv_instability(const json& c) {
+  if (!c.at("stable").is_boolean()) return "";
+  BenchmarkResultRow r;
+  r.stable = c.at("stable").get<bool>();
+  if (c.at("p10_us").is_number()) r.p10_us = c.at("p10_us").get<double>();
+  if (c.at("p90_us").is_number()) r.p90_us = c.at("p90_us").get<double>();
+  return row_instability_reason(r);
 }
 
 }  // namespace
@@ -169,6 +181,7 @@ std::vector<CompareRow> import_benchmark_results_csv(const std::string& text, co
       row.n = n.is_null() ? 0 : n.get<std::int64_t>();
     }
     if (row.status == RowStatus::ok && !c.at("median_us").is_null()) row.value_us = c.at("median_us").get<double>();
+    row.unstable = csv_instability(c);
     rows.push_back(std::move(row));
   }
   return rows;

@@ -53,7 +53,7 @@ RowCells row_cells(const RowComparison& row) {
                                                 : fmt::format("{:+.1f}%", row.change->delta_pct);
   }
   if (row.verdict) {
-    c.verdict = std::string(to_string(row.verdict->verdict));
+    c.verdict = row.verdict_label();
     if (row.verdict->test) c.p_value = format_p_value(row.verdict->test->p_two_sided);
   }
   return c;

@@ -24,6 +24,7 @@ json side(const std::optional<CompareRow>& r) {
             {"n", r->n},
             {"samples", r->samples_us.size()},
             {"origin", r->origin}};
+  if (!r->unstable.empty()) j["unstable"] = r->unstable;
   if (!r->status_detail.empty()) j["status_detail"] = r->status_detail;
   if (r->config) {
     j["config"] = {{"pinning", std::string(to_string(r->config->pinning))},
@@ -63,6 +64,8 @@ json row_json(const RowComparison& row) {
   }
   if (row.verdict) {
     j["verdict"] = std::string(to_string(row.verdict->verdict));
+    j["verdict_label"] = row.verdict_label();
+    j["unstable"] = !row.unstable.empty();
     j["verdict_basis"] = row.verdict->basis;
     if (row.verdict->test) {
       j["rank_test"] = {{"w", row.verdict->test->w},

@@ -15,6 +15,8 @@ namespace caliber::compare {
 
 enum class Verdict { same, faster, slower, unknown };
 std::string_view to_string(Verdict v);  // "SAME", "FASTER", "SLOWER", "UNKNOWN"
+// FASTER or SLOWER: the verdict says the latency moved.
+inline bool is_move(Verdict v) { return v == Verdict::faster || v == Verdict::slower; }
 
 // How the raw latency moved, and whether the move exceeds the practical threshold.
 struct LatencyChange {

@@ -55,6 +55,36 @@ void apply_physical_bounds(std::vector<BenchmarkResultRow>& rows, const std::vec
   }
 }
 
+// The results table of every row the comparison holds: the candidate's, the baselines' and the
+// not-baselines' (each labelled so), shapes in ledger order.
+ResultsTable comparison_table(const ComparisonSet& set, const DeviceCeilings* ceilings, const std::string& why_none) {
+  ResultsTableBuilder table(ceilings, why_none);
+  for (const ShapeComparison& s : set.shapes) {
+    for (const ProviderCell* c : s.cells()) {
+      if (!c->row) continue;
+      table.add(*c->row, c == &s.candidate ? set.candidate + " (candidate)" : set.provider_label(c->provider));
+    }
+  }
+  return table.build();
+}
+
+// Every cupti measurement of the comparison's rows and what tracing did to it.
+std::vector<PerturbationLine> perturbation_lines(const ComparisonSet& set) {
+  std::vector<PerturbationLine> out;
+  for (const ShapeComparison& sc : set.shapes) {
+    for (const ProviderCell* c : sc.cells()) {
+      if (!c->row) continue;
+      for (const auto& [what, m] : {std::pair{"kernel-only", &c->row->kernel_only}, std::pair{"eager", &c->row->eager}}) {
+        if (*m && (*m)->instrument_perturbation) {
+          out.push_back({sc.shape.shape_id, sc.label(), set.provider_label(c->provider), what,
+                         *(*m)->instrument_perturbation});
+        }
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 BenchmarkReport build_benchmark_report(const std::vector<ShapeRow>& ledger, std::vector<BenchmarkResultRow> results,
@@ -76,6 +106,7 @@ BenchmarkReport build_benchmark_report(const std::vector<ShapeRow>& ledger, std:
                                   sources.ceilings, device_key(*r.device));
   }
   const DeviceCeilings* ceil = r.ceilings ? &*r.ceilings : nullptr;
+  r.table = comparison_table(r.comparison, ceil, r.ceilings_note);
 
   std::vector<const ShapeRow*> hot_shapes;
   std::vector<double> hot_speedups;
@@ -118,19 +149,7 @@ BenchmarkReport build_benchmark_report(const std::vector<ShapeRow>& ledger, std:
     r.decision_input.hot_geomean_basis = fmt::format("unweighted, {} hot shapes", hot_shapes.size());
   }
   r.decision = decide(r.decision_input);
-  for (const ShapeComparison& sc : r.comparison.shapes) {
-    auto add = [&](const ProviderCell& c) {
-      if (!c.row) return;
-      for (const auto& [what, m] : {std::pair{"kernel-only", &c.row->kernel_only}, std::pair{"eager", &c.row->eager}}) {
-        if (*m && (*m)->instrument_perturbation) {
-          r.perturbation.push_back({sc.shape.shape_id, r.comparison.provider_label(c.provider), what,
-                                    *(*m)->instrument_perturbation});
-        }
-      }
-    };
-    add(sc.candidate);
-    for (const ProviderCell& b : sc.baselines) add(b);
-  }
+  r.perturbation = perturbation_lines(r.comparison);
   return r;
 }
 

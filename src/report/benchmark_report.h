@@ -1,5 +1,5 @@
 // The reports people read, from a shape ledger and a multi-shape results file (docs/reports.md):
-//   benchmark_summary.md  speedups, geomeans, splits, wins/regressions, eager view, classes,
+//   benchmark_summary.md  the results table (shape x provider), speedups, geomeans, splits, wins/regressions, eager view, classes,
 //                         profiler candidates, excluded rows, and the decision with its rule;
 //   coverage_matrix.md    the shape x provider status grid and counts per status;
 //   report.html           one self-contained page of SVG charts, each with its contract beside it;
@@ -19,6 +19,7 @@
 #include "analysis/regression_diff.h"
 #include "analysis/roofline.h"
 #include "analysis/shape_comparison.h"
+#include "report/shape_results_table.h"
 
 namespace caliber {
 
@@ -42,6 +43,7 @@ struct ShapeReport {
 // A cupti measurement of a cell and what tracing did to it (docs/cupti.md, "Perturbation").
 struct PerturbationLine {
   std::string shape_id;
+  std::string shape;        // the shape's label ("bf16 m=4096 n=8192")
   std::string provider;     // the provider's label
   std::string measurement;  // "kernel-only" | "eager"
   InstrumentPerturbation perturbation;
@@ -57,6 +59,7 @@ struct BenchmarkReport {
   DecisionInput decision_input;
   Decision decision;
   std::vector<PerturbationLine> perturbation;  // every cupti measurement of the results
+  ResultsTable table;  // every row of the comparison, shape x provider (docs/reports.md, "Results table")
 };
 
 // Builds everything the writers print. `ceilings` is the content of the ceilings file (empty when

@@ -58,6 +58,27 @@ void geomean_row(std::vector<std::vector<std::string>>& rows, const std::string&
                   weighted, rt::speedup(lo), rt::speedup(hi)});
 }
 
+// The header's baselines: those compared, those wrong somewhere, those that are no baseline, the opaque ones.
+void baselines(std::ostream& out, const ComparisonSet& set) {
+  std::vector<std::string> names;
+  for (const auto& b : set.baselines) names.push_back(set.provider_label(b));
+  out << "- Baselines: " << (names.empty() ? "none" : join(names)) << '\n';
+  for (const PartlyWrong& w : set.partly_wrong) {
+    out << fmt::format("- Baseline {} is incorrect on {} of the {} shapes it ran: not compared there (its rows are "
+                       "under Excluded rows)\n",
+                       set.provider_label(w.provider), w.wrong, w.ran);
+  }
+  for (const NotBaseline& n : set.not_baselines) {
+    out << fmt::format("- Not a baseline: {}, {}: excluded from every comparison (its rows are in the results "
+                       "table and under Excluded rows)\n",
+                       n.provider, n.reason);
+  }
+  if (!set.opaque_baselines.empty()) {
+    out << "- Opaque baselines (the implementation that ran is not visible; their provider_detail says so): "
+        << join(set.opaque_baselines) << '\n';
+  }
+}
+
 void header(std::ostream& out, const BenchmarkReport& r) {
   const ComparisonSet& set = r.comparison;
   std::size_t hot = 0, rows = 0;
@@ -101,18 +122,26 @@ void header(std::ostream& out, const BenchmarkReport& r) {
   } else {
     out << "- Ceilings: " << r.ceilings_note << '\n';
   }
-  std::vector<std::string> baselines;
-  for (const auto& b : set.baselines) baselines.push_back(set.provider_label(b));
-  out << "- Baselines: " << (baselines.empty() ? "none" : join(baselines)) << '\n';
-  if (!set.opaque_baselines.empty()) {
-    out << "- Opaque baselines (the implementation that ran is not visible; their provider_detail says so): "
-        << join(set.opaque_baselines) << '\n';
-  }
+  baselines(out, set);
   out << '\n';
+}
+
+// The results table: every row, shape x provider.
+void results(std::ostream& out, const BenchmarkReport& r) {
+  out << "## Results (shape x provider)\n\n";
+  write_results_table_markdown(out, r.table);
 }
 
 void decision(std::ostream& out, const BenchmarkReport& r) {
   out << "## Decision\n\n";
+  if (r.decision.verdict == Verdict::no_decision) {
+    // Say what the report does decide before what it cannot.
+    out << "Decided per shape: the results table above, the speedups vs best and vs each baseline, the geometric "
+           "means, and the class of every shape below parity (below).\n\n";
+    out << fmt::format("Not decided: promotion ({}, rule {}): {}.\n\n", to_string(r.decision.verdict),
+                       r.decision.rule, r.decision.reason);
+    return;
+  }
   out << fmt::format("**{}** (rule {}): {}.\n\n", to_string(r.decision.verdict), r.decision.rule, r.decision.reason);
   for (const auto& g : r.decision.guardrails) out << "- Guardrail: " << g << '\n';
   if (!r.decision.guardrails.empty()) out << '\n';
@@ -130,14 +159,13 @@ void speedup_vs_best(std::ostream& out, const BenchmarkReport& r) {
   std::vector<std::vector<std::string>> rows;
   for (std::size_t i = 0; i < set.shapes.size(); ++i) {
     const ShapeComparison& s = set.shapes[i];
-    rows.push_back({s.shape.shape_id, model_of(s.shape), std::string(to_string(s.shape.stage)), s.args_label(),
-                    std::string(to_string(s.shape.dtype)),
+    rows.push_back({s.shape.shape_id, model_of(s.shape), std::string(to_string(s.shape.stage)), s.label(),
                     s.candidate.usable() ? rt::us(s.candidate.kernel_only_us()) : "excluded",
                     s.candidate.row ? std::string(to_string(s.candidate.row->integrity.verdict())) : "-",
                     s.best_baseline ? set.provider_label(*s.best_baseline) : "-", rt::us(s.best_baseline_us),
                     rt::speedup(s.speedup_vs_best), std::string(to_string(r.shapes[i].classification.category))});
   }
-  rt::markdown_table(out, {"shape", "model", "stage", "args", "dtype", "candidate us", "integrity", "best baseline",
+  rt::markdown_table(out, {"shape", "model", "stage", "dtype args", "candidate us", "integrity", "best baseline",
                            "best us", "speedup vs best", "class"},
                      rows);
   out << '\n';
@@ -146,11 +174,11 @@ void speedup_vs_best(std::ostream& out, const BenchmarkReport& r) {
 void speedup_vs_each(std::ostream& out, const BenchmarkReport& r) {
   const ComparisonSet& set = r.comparison;
   out << "## Speedup vs each baseline (kernel-only)\n\n";
-  std::vector<std::string> head = {"shape", "args"};
+  std::vector<std::string> head = {"shape", "dtype args"};
   for (const auto& b : set.baselines) head.push_back("vs " + set.provider_label(b));
   std::vector<std::vector<std::string>> rows;
   for (const auto& s : set.shapes) {
-    std::vector<std::string> row = {s.shape.shape_id, s.args_label()};
+    std::vector<std::string> row = {s.shape.shape_id, s.label()};
     for (const auto& v : s.speedup_vs) row.push_back(rt::speedup(v));
     rows.push_back(row);
   }
@@ -238,10 +266,10 @@ void wins_and_regressions(std::ostream& out, const BenchmarkReport& r) {
     std::vector<std::vector<std::string>> rows;
     for (std::size_t i = 0; i < list.size() && i < kTopShapes; ++i) {
       const ShapeComparison& s = *list[i];
-      rows.push_back({s.shape.shape_id, s.args_label(), std::string(to_string(s.shape.stage)), model_of(s.shape),
+      rows.push_back({s.shape.shape_id, s.label(), std::string(to_string(s.shape.stage)), model_of(s.shape),
                       rt::speedup(s.speedup_vs_best), set.provider_label(*s.best_baseline)});
     }
-    rt::markdown_table_or(out, {"shape", "args", "stage", "model", "speedup vs best", "best baseline"}, rows, "None.");
+    rt::markdown_table_or(out, {"shape", "dtype args", "stage", "model", "speedup vs best", "best baseline"}, rows, "None.");
   };
   table("Top wins", wins);
   table("Top regressions", losses);
@@ -257,12 +285,12 @@ void eager_view(std::ostream& out, const BenchmarkReport& r) {
     const ShapeComparison& s = set.shapes[i];
     const auto& row = s.candidate.row;
     if (!row || row->benchmark_status != BenchmarkStatus::ok || !row->eager_median_us) continue;
-    rows.push_back({s.shape.shape_id, s.args_label(), rt::us(row->median_us), rt::us(row->eager_median_us),
+    rows.push_back({s.shape.shape_id, s.label(), rt::us(row->median_us), rt::us(row->eager_median_us),
                     rt::us(row->host_overhead_us), rt::percent(r.shapes[i].host_overhead_share),
                     rt::speedup(s.eager_speedup_vs_best),
                     r.shapes[i].eager_verdict.empty() ? "-" : r.shapes[i].eager_verdict});
   }
-  rt::markdown_table_or(out, {"shape", "args", "kernel-only us", "eager us", "host overhead us", "host share",
+  rt::markdown_table_or(out, {"shape", "dtype args", "kernel-only us", "eager us", "host overhead us", "host share",
                               "eager speedup vs best", "eager verdict"},
                         rows, "No eager measurement of the candidate.");
 }
@@ -277,10 +305,10 @@ void classified(std::ostream& out, const BenchmarkReport& r, bool hot) {
     const ShapeComparison& s = set.shapes[i];
     const Classification& c = r.shapes[i].classification;
     if (s.hot != hot || c.category == Bottleneck::ok) continue;
-    rows.push_back({s.shape.shape_id, s.args_label(), std::string(to_string(s.shape.stage)), rt::speedup(s.speedup_vs_best),
+    rows.push_back({s.shape.shape_id, s.label(), std::string(to_string(s.shape.stage)), rt::speedup(s.speedup_vs_best),
                     std::string(to_string(c.category)), c.rule, c.evidence, c.likely_fix});
   }
-  rt::markdown_table_or(out, {"shape", "args", "stage", "speedup vs best", "class", "rule", "evidence", "likely fix"},
+  rt::markdown_table_or(out, {"shape", "dtype args", "stage", "speedup vs best", "class", "rule", "evidence", "likely fix"},
                         rows, "None.");
 }
 
@@ -293,7 +321,7 @@ void profiler_candidates(std::ostream& out, const BenchmarkReport& r) {
     const ShapeComparison& s = set.shapes[i];
     if (!s.profiler_candidate()) continue;
     const auto& p = r.shapes[i].profile;
-    rows.push_back({s.shape.shape_id, s.args_label(), rt::speedup(s.speedup_vs_best),
+    rows.push_back({s.shape.shape_id, s.label(), rt::speedup(s.speedup_vs_best),
                     p ? p->summary_line() : "not run"});
     if (!p || p->status != "profiled") {
       commands.push_back(fmt::format("caliber profile --op {} --shape-id {} --provider {} --shape-ledger {} "
@@ -306,7 +334,7 @@ void profiler_candidates(std::ostream& out, const BenchmarkReport& r) {
     out << "None.\n\n";
     return;
   }
-  rt::markdown_table(out, {"shape", "args", "speedup vs best", "profile"}, rows);
+  rt::markdown_table(out, {"shape", "dtype args", "speedup vs best", "profile"}, rows);
   if (!commands.empty()) {
     out << "\nTo profile (or retry) a candidate cell:\n\n```\n";
     for (const auto& c : commands) out << c << '\n';
@@ -324,12 +352,12 @@ void perturbation(std::ostream& out, const BenchmarkReport& r) {
   std::vector<std::vector<std::string>> rows;
   for (const PerturbationLine& l : r.perturbation) {
     const InstrumentPerturbation& p = l.perturbation;
-    rows.push_back({l.shape_id, l.provider, l.measurement, p.measured ? rt::us(p.cupti_median_us) : "-",
+    rows.push_back({l.shape_id, l.shape, l.provider, l.measurement, p.measured ? rt::us(p.cupti_median_us) : "-",
                     p.measured ? rt::us(p.event_median_us) : "-",
                     p.measured ? fmt::format("{:+.3f} us ({:+.2f}%)", p.delta_us, p.delta_pct) : "-",
                     p.applied ? "yes" : "no", rt::markdown_cell(p.reason)});
   }
-  rt::markdown_table(out, {"shape", "provider", "measurement", "cupti us", "events us", "perturbation", "applied", "why"},
+  rt::markdown_table(out, {"shape", "dtype args", "provider", "measurement", "cupti us", "events us", "perturbation", "applied", "why"},
                      rows);
   out << '\n';
 }
@@ -340,15 +368,15 @@ void excluded(std::ostream& out, const BenchmarkReport& r) {
   std::vector<std::vector<std::string>> rows;
   auto add = [&](const ShapeComparison& s, const ProviderCell& c) {
     if (!c.row || c.usable()) return;
-    rows.push_back({s.shape.shape_id, set.provider_label(c.provider), std::string(to_string(c.row->benchmark_status)),
+    rows.push_back({s.shape.shape_id, s.label(), set.provider_label(c.provider),
+                    std::string(to_string(c.row->benchmark_status)),
                     c.row->correct ? (*c.row->correct ? "true" : "false") : "-",
                     std::string(to_string(c.row->integrity.verdict())), c.exclusion});
   };
   for (const auto& s : set.shapes) {
-    add(s, s.candidate);
-    for (const auto& b : s.baselines) add(s, b);
+    for (const ProviderCell* c : s.cells()) add(s, *c);
   }
-  rt::markdown_table_or(out, {"shape", "provider", "status", "correct", "integrity", "why excluded"}, rows, "None.");
+  rt::markdown_table_or(out, {"shape", "dtype args", "provider", "status", "correct", "integrity", "why excluded"}, rows, "None.");
   if (!set.superseded_cells.empty()) {
     out << "Cells measured by more than one run (the last row in the file is used): "
         << join(set.superseded_cells) << ".\n\n";
@@ -359,6 +387,7 @@ void excluded(std::ostream& out, const BenchmarkReport& r) {
 
 void write_benchmark_summary(std::ostream& out, const BenchmarkReport& r) {
   header(out, r);
+  results(out, r);
   decision(out, r);
   speedup_vs_best(out, r);
   speedup_vs_each(out, r);

@@ -31,8 +31,9 @@ void write_coverage_matrix(std::ostream& out, const BenchmarkReport& r) {
   const std::string kernel_list = set.kernel_names();
   std::vector<std::string> providers = {set.candidate};
   providers.insert(providers.end(), set.baselines.begin(), set.baselines.end());
+  for (const NotBaseline& n : set.not_baselines) providers.push_back(n.provider);
   std::vector<std::string> labels = {set.candidate + " (candidate)"};
-  for (const auto& b : set.baselines) labels.push_back(set.provider_label(b));
+  for (std::size_t p = 1; p < providers.size(); ++p) labels.push_back(set.provider_label(providers[p]));
 
   out << fmt::format("# Coverage matrix: {}, candidate `{}`\n\n", kernel_list, set.candidate);
   out << fmt::format("Every shape of `{}` ({} shapes) x every provider of `{}` ({} providers): {} cells. A cell "
@@ -41,13 +42,13 @@ void write_coverage_matrix(std::ostream& out, const BenchmarkReport& r) {
                      r.sources.shape_ledger, set.shapes.size(), r.sources.results, providers.size(),
                      set.shapes.size() * providers.size());
 
-  std::vector<std::string> head = {"shape", "model", "stage", "args", "dtype"};
+  std::vector<std::string> head = {"shape", "model", "stage", "dtype args"};
   head.insert(head.end(), labels.begin(), labels.end());
   std::vector<std::vector<std::string>> rows;
   for (const auto& s : set.shapes) {
     std::vector<std::string> row = {s.shape.shape_id, s.shape.model.value_or("-"), std::string(to_string(s.shape.stage)),
-                                    s.args_label(), std::string(to_string(s.shape.dtype)), cell_text(s.candidate)};
-    for (const auto& b : s.baselines) row.push_back(cell_text(b));
+                                    s.label()};
+    for (const ProviderCell* c : s.cells()) row.push_back(cell_text(*c));
     rows.push_back(row);
   }
   rt::markdown_table(out, head, rows);
@@ -67,8 +68,7 @@ void write_coverage_matrix(std::ostream& out, const BenchmarkReport& r) {
     for (std::size_t p = 0; p < providers.size(); ++p) {
       std::size_t n = 0;
       for (const auto& s : set.shapes) {
-        const ProviderCell& c = p == 0 ? s.candidate : s.baselines[p - 1];
-        n += status_of(c) == status;
+        n += status_of(*s.cells()[p]) == status;
       }
       total += n;
       row.push_back(std::to_string(n));
@@ -77,8 +77,7 @@ void write_coverage_matrix(std::ostream& out, const BenchmarkReport& r) {
     rows.push_back(row);
   }
   for (const auto& s : set.shapes) {
-    unstable += cell_text(s.candidate) == "ok (unstable)";
-    for (const auto& b : s.baselines) unstable += cell_text(b) == "ok (unstable)";
+    for (const ProviderCell* c : s.cells()) unstable += cell_text(*c) == "ok (unstable)";
   }
   rt::markdown_table(out, count_head, rows);
   out << fmt::format("\nOk rows excluded as unstable: {}.\n", unstable);
@@ -88,18 +87,17 @@ void write_coverage_matrix(std::ostream& out, const BenchmarkReport& r) {
   for (const auto& s : set.shapes) {
     auto add = [&](const ProviderCell& c) {
       if (c.row && c.row->benchmark_status == BenchmarkStatus::ok && c.usable()) return;
-      rows.push_back({s.shape.shape_id, set.provider_label(c.provider), cell_text(c),
+      rows.push_back({s.shape.shape_id, s.label(), set.provider_label(c.provider), cell_text(c),
                       !c.row ? "no row in the results"
                       : c.row->benchmark_status != BenchmarkStatus::ok ? row_reason(*c.row)
                                                                        : c.exclusion});
     };
-    add(s.candidate);
-    for (const auto& b : s.baselines) add(b);
+    for (const ProviderCell* c : s.cells()) add(*c);
   }
   if (rows.empty()) {
     out << "None.\n";
   } else {
-    rt::markdown_table(out, {"shape", "provider", "status", "reason"}, rows);
+    rt::markdown_table(out, {"shape", "dtype args", "provider", "status", "reason"}, rows);
   }
 }
 

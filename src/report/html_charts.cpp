@@ -119,7 +119,7 @@ std::vector<std::pair<std::string, std::string>> speedup_series(svg::Svg& chart,
     const auto& s = set.shapes[i];
     if (!s.speedup_vs_best) continue;
     chart.marker(svg::Marker::circle, x_of(i), y.map(*s.speedup_vs_best), 7, "#000000",
-                 fmt::format("shape {} ({}): {} vs best ({})", i + 1, s.shape.shape_id, rt::speedup(s.speedup_vs_best),
+                 fmt::format("shape {} ({}, {}): {} vs best ({})", i + 1, s.label(), s.shape.shape_id, rt::speedup(s.speedup_vs_best),
                              set.provider_label(*s.best_baseline)),
                  "point best");
   }
@@ -135,7 +135,8 @@ std::vector<std::pair<std::string, std::string>> speedup_series(svg::Svg& chart,
       const auto& v = set.shapes[i].speedup_vs[b];
       if (!v) continue;
       chart.marker(svg::series_marker(b + 1), x_of(i) + offset, y.map(*v), 4, color,
-                   fmt::format("shape {} ({}): {} {}", i + 1, set.shapes[i].shape.shape_id, rt::speedup(v), label));
+                   fmt::format("shape {} ({}, {}): {} {}", i + 1, set.shapes[i].label(), set.shapes[i].shape.shape_id,
+                               rt::speedup(v), label));
     }
     chart.close_group();
   }
@@ -164,7 +165,8 @@ std::vector<RooflineDot> roofline_dots(const BenchmarkReport& r, std::set<std::s
       dtypes.insert(c.row->dtype);
       dots.push_back({provider_index(set, c.provider), set.provider_label(c.provider),
                       static_cast<double>(c.row->flops) / static_cast<double>(c.row->bytes), p.achieved_flops_per_s,
-                      fmt::format("shape {} ({}) {}: {} us, {}, {}{}", i + 1, s.shape.shape_id, set.provider_label(c.provider),
+                      fmt::format("shape {} ({}, {}) {}: {} us, {}, {}{}", i + 1, s.label(), s.shape.shape_id,
+                                  set.provider_label(c.provider),
                                   rt::us(t), format_rate(p.achieved_bytes_per_s, "bytes/s"),
                                   format_rate(p.achieved_flops_per_s, "flop/s"),
                                   p.fraction ? fmt::format(", {} of the {} roofline", rt::percent(p.fraction), p.bound)
@@ -274,14 +276,14 @@ std::vector<std::pair<std::string, std::string>> draw_roofline_dots(svg::Svg& ch
 // The numbers behind the roofline chart, for the candidate.
 void roofline_table(std::ostream& out, const BenchmarkReport& r) {
   const ComparisonSet& set = r.comparison;
-  out << "<table id=\"roofline-table\"><tr><th>#</th><th>shape</th><th>args</th><th>candidate us</th>"
+  out << "<table id=\"roofline-table\"><tr><th>#</th><th>shape</th><th>dtype args</th><th>candidate us</th>"
          "<th>achieved bandwidth</th><th>of memory ceiling</th><th>achieved flop rate</th><th>of matmul ceiling</th></tr>\n";
   for (std::size_t i = 0; i < set.shapes.size(); ++i) {
     const auto& s = set.shapes[i];
     const auto& p = r.shapes[i].candidate_roofline;
     if (!p) continue;
     out << fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-                       i + 1, html(s.shape.shape_id), html(s.args_label()), rt::us(s.candidate.kernel_only_us()),
+                       i + 1, html(s.shape.shape_id), html(s.label()), rt::us(s.candidate.kernel_only_us()),
                        format_rate(p->achieved_bytes_per_s, "bytes/s"), rt::percent(p->memory_fraction),
                        format_rate(p->achieved_flops_per_s, "flop/s"), rt::percent(p->compute_fraction));
   }
@@ -362,7 +364,7 @@ void speedup_chart(std::ostream& out, const BenchmarkReport& r) {
   auto x_of = [&](std::size_t i) { return left + step * (static_cast<double>(i) + 0.5); };
   for (std::size_t i = 0; i < n; ++i) {
     const auto& s = set.shapes[i];
-    chart.text(x_of(i), bottom + 14, fmt::format("{}: {}", i + 1, s.args_label()), "tick", "end", -45);
+    chart.text(x_of(i), bottom + 14, fmt::format("{}: {}", i + 1, s.label()), "tick", "end", -45);
   }
   const auto items = speedup_series(chart, set, y, x_of);
   if (!range.any) chart.text(width / 2.0, top + 30, "no shape has a usable comparison", "note");
@@ -416,7 +418,7 @@ void latency_chart(std::ostream& out, const BenchmarkReport& r, std::size_t inde
   const svg::Axis x =
       log ? svg::log_axis(g.lo, g.hi, left, width - 20.0, 1.1) : svg::linear_axis(g.lo, g.hi, left, width - 20.0);
   svg::Svg chart(fmt::format("latency-svg-{}", index + 1), width, height,
-                 fmt::format("Kernel-only latency distribution, shape {} ({})", index + 1, s.shape.shape_id));
+                 fmt::format("Kernel-only latency distribution, shape {} ({}, {})", index + 1, s.label(), s.shape.shape_id));
   chart.x_axis(x, bottom, top, log ? "kernel-only time per call (us, log)" : "kernel-only time per call (us)");
   for (std::size_t k = 0; k < cells.size(); ++k) {
     latency_row(chart, x, set, *cells[k], left, top + row_h * (static_cast<double>(k) + 0.5));
@@ -427,9 +429,9 @@ void latency_chart(std::ostream& out, const BenchmarkReport& r, std::size_t inde
   std::vector<std::string> extra = {"box: p25-p75, bar: median, whiskers: p10-p90, ticks: min and max"};
   extra.push_back(g.all_raw ? "dots: raw samples (at most 120 per provider, every k-th of the sorted samples)"
                             : "some providers have no raw samples in the results: their box is drawn from the summary only");
-  out << fmt::format("<figure class=\"chart latency\" id=\"latency-{}\"><div class=\"plot\"><h3>{}. {} {} ({}, {}, {})</h3>",
-                     index + 1, index + 1, html(s.shape.shape_id), html(s.args_label()), html(s.shape.model.value_or("no model")),
-                     to_string(s.shape.stage), to_string(s.shape.dtype))
+  out << fmt::format("<figure class=\"chart latency\" id=\"latency-{}\"><div class=\"plot\"><h3>{}. {} {} ({}, {})</h3>",
+                     index + 1, index + 1, html(s.shape.shape_id), html(s.label()), html(s.shape.model.value_or("no model")),
+                     to_string(s.shape.stage))
       << chart.str() << "</div>\n";
   out << aside(r, contract_lines(set, shape_cells, true), "kernel-only", extra);
   out << "</figure>\n";

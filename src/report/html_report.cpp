@@ -70,9 +70,10 @@ std::string config_line(const BenchmarkResultRow& row) {
 void coverage_grid(std::ostream& out, const BenchmarkReport& r) {
   const ComparisonSet& set = r.comparison;
   out << "<figure class=\"chart\" id=\"coverage-grid\"><div class=\"plot\"><table class=\"coverage\"><tr><th>#</th>"
-         "<th>shape</th><th>model</th><th>stage</th><th>args</th><th>dtype</th>";
+         "<th>shape</th><th>model</th><th>stage</th><th>dtype args</th>";
   out << "<th>" << html(set.candidate) << " (candidate)</th>";
   for (const auto& b : set.baselines) out << "<th>" << html(set.provider_label(b)) << "</th>";
+  for (const auto& n : set.not_baselines) out << "<th>" << html(set.provider_label(n.provider)) << "</th>";
   out << "</tr>\n";
   // The status, below it what was verified (docs/integrity.md) and the config the provider chose.
   auto cell = [&](const ProviderCell& c) {
@@ -90,11 +91,10 @@ void coverage_grid(std::ostream& out, const BenchmarkReport& r) {
   };
   for (std::size_t i = 0; i < set.shapes.size(); ++i) {
     const auto& s = set.shapes[i];
-    out << fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>", i + 1,
+    out << fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>", i + 1,
                        html(s.shape.shape_id), html(s.shape.model.value_or("-")), to_string(s.shape.stage),
-                       html(s.args_label()), to_string(s.shape.dtype));
-    out << cell(s.candidate);
-    for (const auto& b : s.baselines) out << cell(b);
+                       html(s.label()));
+    for (const ProviderCell* c : s.cells()) out << cell(*c);
     out << "</tr>\n";
   }
   out << "</table></div>\n";
@@ -112,12 +112,12 @@ void coverage_grid(std::ostream& out, const BenchmarkReport& r) {
 }
 
 void perturbation_table(std::ostream& out, const BenchmarkReport& r) {
-  out << "<table id=\"perturbation-table\"><tr><th>shape</th><th>provider</th><th>measurement</th><th>cupti us</th>"
+  out << "<table id=\"perturbation-table\"><tr><th>shape</th><th>dtype args</th><th>provider</th><th>measurement</th><th>cupti us</th>"
          "<th>events us (tracing off)</th><th>perturbation</th><th>applied</th><th>why</th></tr>\n";
   for (const PerturbationLine& l : r.perturbation) {
     const InstrumentPerturbation& p = l.perturbation;
-    out << fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-                       html(l.shape_id), html(l.provider), l.measurement,
+    out << fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+                       html(l.shape_id), html(l.shape), html(l.provider), l.measurement,
                        p.measured ? rt::us(p.cupti_median_us) : "-", p.measured ? rt::us(p.event_median_us) : "-",
                        p.measured ? fmt::format("{:+.3f} us ({:+.2f}%)", p.delta_us, p.delta_pct) : "-",
                        p.applied ? "yes" : "no", html(p.reason));
@@ -127,7 +127,7 @@ void perturbation_table(std::ostream& out, const BenchmarkReport& r) {
 
 void classification_table(std::ostream& out, const BenchmarkReport& r) {
   const ComparisonSet& set = r.comparison;
-  out << "<table id=\"classification-table\"><tr><th>#</th><th>shape</th><th>args</th><th>stage</th><th>hot</th>"
+  out << "<table id=\"classification-table\"><tr><th>#</th><th>shape</th><th>dtype args</th><th>stage</th><th>hot</th>"
          "<th>speedup vs best</th><th>class</th><th>rule</th><th>evidence</th><th>likely fix</th><th>eager verdict</th>"
          "<th>profile</th></tr>\n";
   for (std::size_t i = 0; i < set.shapes.size(); ++i) {
@@ -136,7 +136,7 @@ void classification_table(std::ostream& out, const BenchmarkReport& r) {
     const Classification& c = sr.classification;
     out << fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
                        "<td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-                       i + 1, html(s.shape.shape_id), html(s.args_label()), to_string(s.shape.stage), s.hot ? "yes" : "no",
+                       i + 1, html(s.shape.shape_id), html(s.label()), to_string(s.shape.stage), s.hot ? "yes" : "no",
                        rt::speedup(s.speedup_vs_best), to_string(c.category), c.rule, html(c.evidence), html(c.likely_fix),
                        sr.eager_verdict.empty() ? "-" : sr.eager_verdict,
                        sr.profile ? html(sr.profile->summary_line()) : (s.profiler_candidate() ? "candidate, not run" : "-"));
@@ -173,6 +173,9 @@ void write_html_report(std::ostream& out, const BenchmarkReport& r) {
     std::string list;
     for (const auto& o : set.opaque_baselines) list += (list.empty() ? "" : ", ") + o;
     out << "<li>opaque baselines (implementation not visible): " << html(list) << "</li>";
+  }
+  for (const NotBaseline& n : set.not_baselines) {
+    out << "<li>not a baseline: " << html(n.provider) << ", " << html(n.reason) << "</li>";
   }
   out << "<li>the decision is taken on hot (model-derived) shapes only; rules in docs/reports.md</li></ul>\n";
   out << "<p class=\"meta\">Charts: <a href=\"#speedup\">speedup</a> | <a href=\"#roofline\">roofline</a> | "

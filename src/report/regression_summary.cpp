@@ -31,11 +31,11 @@ void write_regression_summary(std::ostream& out, const RegressionDiff& diff, con
   out << fmt::format("- Regressed: {}; improved: {}; unchanged: {}; not comparable: {}\n\n", diff.count("regressed"),
                      diff.count("improved"), diff.count("unchanged"), diff.count("not comparable"));
 
-  const std::vector<std::string> head = {"shape",        "args",    "stage", "model", "before", "after",
+  const std::vector<std::string> head = {"shape",        "dtype args", "stage", "model", "before", "after",
                                          "after/before", "verdict", "best baseline", "candidate us"};
   auto row_of = [](const ShapeMove& m) {
     return std::vector<std::string>{m.shape_id,
-                                    m.args,
+                                    shape_label_of_text(m.dtype, m.args),
                                     m.stage,
                                     m.model,
                                     rt::speedup(m.before_speedup),
@@ -60,12 +60,12 @@ void write_regression_summary(std::ostream& out, const RegressionDiff& diff, con
   out << "## Not comparable\n\n";
   std::vector<std::vector<std::string>> rows;
   for (const auto& m : diff.shapes) {
-    if (m.verdict == "not comparable") rows.push_back({m.shape_id, m.args, m.stage, m.note});
+    if (m.verdict == "not comparable") rows.push_back({m.shape_id, shape_label_of_text(m.dtype, m.args), m.stage, m.note});
   }
   if (rows.empty()) {
     out << "None.\n";
   } else {
-    rt::markdown_table(out, {"shape", "args", "stage", "why"}, rows);
+    rt::markdown_table(out, {"shape", "dtype args", "stage", "why"}, rows);
   }
 }
 

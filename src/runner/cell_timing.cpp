@@ -7,6 +7,7 @@
 #include "caliber/errors.h"
 #include "caliber/result_json.h"
 #include "integrity/physical_bound.h"
+#include "results/kept_samples.h"
 #include "runner/capture_failure.h"
 #include "runner/cell.h"
 #include "runner/cell_verdict.h"
@@ -74,7 +75,7 @@ MeasureOptions Cell::measure_options() const {
   MeasureOptions mo;
   mo.name = fmt::format("{}/{}", ctx_.plan.op_name, provider());
   mo.params = params_from_json(shape_row_.args, "(shape ledger)", 0, "args");
-  mo.keep_samples = ctx_.options.samples;
+  mo.keep_samples = ctx_.options.keeps_samples();
   mo.working_set_bytes = row_.bytes;
   return mo;
 }
@@ -84,6 +85,8 @@ MeasureOptions Cell::measure_options() const {
 Result Cell::timed(const Contract& contract, const MeasureOptions& options) {
   const double judged_before = judged_ms();
   Result r = checked_->measure(contract, options);
+  // Bounded by default (results/kept_samples.h): all of them only with --samples.
+  if (!ctx_.options.samples) r.samples_us = kept_samples(std::move(r.samples_us));
   phases_.timing_ms += std::max(0.0, r.wall_time_ms - (judged_ms() - judged_before));
   return r;
 }

@@ -5,6 +5,20 @@
 
 namespace caliber::runner {
 
+namespace {
+
+// The raw samples the rows keep (results/kept_samples.h).
+void add_sample_options(CLI::App* cmd, RunOptions& o) {
+  auto* all_samples = cmd->add_flag("--samples", o.samples,
+                                    "Keep every raw sample of both measurements in every row (default: at most 128 "
+                                    "per measurement, an evenly spread subsample: docs/contract.md)");
+  cmd->add_flag("--no-samples", o.no_samples,
+                "Keep no raw samples in the rows (smaller files; caliber compare then has no rank test)")
+      ->excludes(all_samples);
+}
+
+}  // namespace
+
 void add_run_options(CLI::App* cmd, RunOptions& o) {
   cmd->add_option("--op", o.op, "rmsnorm | layernorm | softmax | gemm, or an op of your own (the matrix's op_description, docs/user-ops.md)")->required();
   cmd->add_option("--shape-ledger", o.shape_ledger, "shape_ledger.jsonl")->required();
@@ -54,7 +68,7 @@ void add_run_options(CLI::App* cmd, RunOptions& o) {
                   "Run only these providers (comma list); the matrix's others are recorded as skipped");
   cmd->add_option("--candidate-commit", o.candidate_commit,
                   "Revision of the code under test (default: caliber's own git revision)");
-  cmd->add_flag("--samples", o.samples, "Keep the raw samples of both measurements in every row");
+  add_sample_options(cmd, o);
   cmd->add_option("--warmup", o.warmup, "Untimed calls before each measurement (>= 1)")->capture_default_str();
   cmd->add_option("--min-samples", o.min_samples, "Adaptive rule: minimum samples")->capture_default_str();
   cmd->add_option("--min-time-ms", o.min_time_ms, "Adaptive rule: minimum sampling time per measurement, ms")

@@ -49,6 +49,7 @@ std::vector<std::string> RunOptions::worker_arguments() const {
   add("--providers", providers);
   add("--candidate-commit", candidate_commit);
   if (samples) a.push_back("--samples");
+  if (no_samples) a.push_back("--no-samples");
   if (integrity_mode() != "on") a.insert(a.end(), {"--integrity", integrity_mode()});
   if (allow_shared_device) a.push_back("--allow-shared-device");
   add("--profile-range", profile_range);

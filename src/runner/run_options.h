@@ -33,7 +33,11 @@ struct RunOptions {
   bool resume = false;
   std::optional<std::string> providers;  // comma list: run only these; the others are skipped
   std::optional<std::string> candidate_commit;
-  bool samples = false;                  // keep raw samples in the rows
+  // Raw samples in the rows: at most kKeptSamples per measurement by default
+  // (results/kept_samples.h), all of them with `samples` (--samples), none with `no_samples`.
+  bool samples = false;
+  bool no_samples = false;
+  bool keeps_samples() const { return !no_samples; }
 
   // The two contracts (docs/runner.md gives the defaults per backend).
   std::int64_t warmup = 3;

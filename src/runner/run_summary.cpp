@@ -80,18 +80,23 @@ json run_summary_json(const RunOptions& options, const RunPlan& plan, const RowP
   };
 }
 
-void print_run_totals(std::ostream& err, const std::string& out_dir, std::size_t cells_total,
-                      const PlannedRows& planned, const SessionAccount& session, const TimeBreakdown& time,
-                      double time_wall_s) {
+std::string run_totals_line(const std::string& out_dir, std::size_t cells_total, const PlannedRows& planned,
+                            const SessionAccount& session) {
   std::string counts;
   for (const auto& [k, v] : planned.statuses) {
     if (v) counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", v, k);
   }
   const double wall_s = session.wall_s, contract_s = session.contract_s;
-  err << fmt::format("caliber run: {} cells ({}) in {}; {} this session in {:.1f} s wall, {:.1f} s inside "
-                     "the contracts (harness overhead {})\n",
+  return fmt::format("{} cells ({}) in {}; {} this session in {:.1f} s wall, {:.1f} s inside the contracts (harness "
+                     "overhead {})",
                      cells_total, counts, out_dir, session.cells, wall_s, contract_s,
                      contract_s > 0 ? fmt::format("{:.0f}%", 100.0 * (wall_s / contract_s - 1.0)) : "n/a");
+}
+
+void print_run_totals(std::ostream& err, const std::string& out_dir, std::size_t cells_total,
+                      const PlannedRows& planned, const SessionAccount& session, const TimeBreakdown& time,
+                      double time_wall_s) {
+  err << "caliber run: " << run_totals_line(out_dir, cells_total, planned, session) << '\n';
   err << "caliber run: time: " << describe(time, time_wall_s) << '\n';
 }
 

@@ -23,6 +23,7 @@
 #include "results/time_breakdown.h"
 #include "runner/capture_failure.h"
 #include "runner/cell_in_flight.h"
+#include "runner/run_results_table.h"
 #include "runner/supervisor_session.h"
 #include "io/benchmark_results_json.h"
 #include "io/benchmark_results_csv.h"
@@ -71,7 +72,7 @@ int Supervisor::run() {
     }
   }
   supersede_rerun_rows();
-  appender_ = std::make_unique<BenchmarkResultsAppender>(results_file_, options_.samples);
+  appender_ = std::make_unique<BenchmarkResultsAppender>(results_file_, options_.keeps_samples());
   started_at_ = utc_timestamp_now();
   start_us_ = steady_clock().now_us();
   if (auto code = run_groups(std::move(pending))) {
@@ -219,9 +220,13 @@ int Supervisor::finish() {
   std::ostream& csv = files.open((fs::path(options_.out) / kBenchmarkResultsCsvFileName).string());
   write_benchmark_results_csv_header(csv);
   PlannedRows planned(plan_);
+  const TableCeilings ceilings =
+      run_table_ceilings(options_.ceilings, worker_starts_ > 0 ? std::optional(rows_.device) : std::nullopt);
+  ResultsTableBuilder table(ceilings.ceilings ? &*ceilings.ceilings : nullptr, ceilings.why_none);
   for_each_benchmark_result(results_file_, [&](std::string_view, const BenchmarkResultRow& row, long) {
     write_benchmark_results_csv_row(csv, row);
     planned.add(row);
+    table.add(row);
   });
   const SessionAccount session = session_account(signo);
   // Where the run's time went, over every kept row; the ratios to the wall time only when this
@@ -231,6 +236,9 @@ int Supervisor::finish() {
   const json summary =
       run_summary_json(options_, plan_, rows_, worker_starts_ > 0, session, planned, time, time_wall_s);
   files.open((fs::path(options_.out) / kRunSummaryFileName).string()) << summary.dump(2) << '\n';
+  const ResultsTable results = table.build();
+  write_run_summary_markdown(files.open((fs::path(options_.out) / kRunSummaryMarkdownFileName).string()), plan_.op_name,
+                             options_.run_id, run_totals_line(options_.out, plan_.cells(), planned, session), results);
   files.commit();
   clear_cell_in_flight(options_.out);  // no cell runs any more
 
@@ -242,6 +250,7 @@ int Supervisor::finish() {
                              kBenchmarkResultsCsvFileName, kRunSummaryFileName, plan_.cells() - kept);
     return 128 + signo;
   }
+  write_results_table_text(std::cout, results);
   print_run_totals(std::cerr, options_.out, plan_.cells(), planned, session, time, time_wall_s);
   return strict_ && planned.bad ? 1 : 0;
 }

@@ -314,7 +314,7 @@ std::optional<std::vector<ShapeJob>> shape_jobs(const nlohmann::json& cmd, const
     job.events.started = [sink, shape_id](const std::string& provider) {
       sink->send({{"event", "start"}, {"shape_id", shape_id}, {"provider", provider}});
     };
-    job.events.finished = [sink, samples = options.samples](const BenchmarkResultRow& row) {
+    job.events.finished = [sink, samples = options.keeps_samples()](const BenchmarkResultRow& row) {
       sink->send({{"event", "row"}, {"row", to_json(row, samples)}});
     };
     jobs.push_back(std::move(job));

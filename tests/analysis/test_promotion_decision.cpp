@@ -58,10 +58,11 @@ TEST(PromotionDecision, RuleTable) {
        "the candidate failed correctness or integrity on 1 shape(s): no timing of it is trusted"},
       {"a crash on a hot shape blocks", input({hot(B::ok, 2.0), crashed}, 2.0), Verdict::blocked, "D2",
        "the candidate failed or ran out of memory on 1 of 2 hot shapes (50%)"},
-      {"synthetic shapes alone never decide", input({synthetic(B::ok, 3.0), synthetic(B::ok, 2.0)}, std::nullopt),
-       Verdict::blocked, "D3",
-       "the ledger has no hot (model-derived) shape: shapes without a model (give rows one with caliber ledger manual "
-       "--model, or take them from caliber ledger models), synthetic and diagnostic shapes never decide"},
+      {"synthetic shapes alone take no decision, and block nothing",
+       input({synthetic(B::ok, 3.0), synthetic(B::ok, 2.0)}, std::nullopt), Verdict::no_decision, "D3",
+       "a promotion decision needs a ledger with provenance: hot (model-derived) shapes, i.e. rows with a model (take "
+       "them from caliber ledger models, or give rows one with caliber ledger manual --model); this ledger has none, "
+       "and synthetic and diagnostic shapes never decide"},
       {"hot shapes without a comparison", input({hot(B::measurement_issue, std::nullopt), synthetic(B::ok, 2.0)}, std::nullopt),
        Verdict::blocked, "D3",
        "none of the 1 hot (model-derived) shapes has a kernel-only comparison; shapes without a model, synthetic and "

@@ -43,14 +43,59 @@ TEST(ShapeComparison, UnusableRowsAreNeverInASpeedupAndSayWhy) {
             ok_result(s, "naive", 30)},
       "caliber", "r.jsonl");
   const ShapeComparison& c = set.shapes.at(0);
+  // "wrong" ran one shape and was incorrect there: it is no baseline at all (below).
+  ASSERT_EQ(set.baselines, (std::vector<std::string>{"fast_but_noisy", "cudnn", "naive"}));
   EXPECT_EQ(c.baselines[0].exclusion, "unstable: p90/p10 = 1.50 > 1.2");
-  EXPECT_EQ(c.baselines[1].exclusion, "incorrect: output failed the correctness check; 12 non-finite outputs");
-  EXPECT_EQ(c.baselines[2].exclusion, "failed: boom");
-  EXPECT_TRUE(c.baselines[3].usable());
+  EXPECT_EQ(c.not_baselines.at(0).exclusion, "incorrect: output failed the correctness check; 12 non-finite outputs");
+  EXPECT_EQ(c.baselines[1].exclusion, "failed: boom");
+  EXPECT_TRUE(c.baselines[2].usable());
   EXPECT_FALSE(c.speedup_vs[0]);
   EXPECT_FALSE(c.speedup_vs[1]);
   EXPECT_EQ(c.best_baseline, "naive");  // the faster but excluded rows are not "best"
   EXPECT_DOUBLE_EQ(*c.speedup_vs_best, 1.5);
+}
+
+// A provider wrong wherever it ran is no baseline: not listed, compared or charted as one; one
+// wrong on some shapes stays a baseline, counted, and is compared only where it is correct.
+TEST(ShapeComparison, AProviderWrongWhereverItRanIsNotABaseline) {
+  const ShapeRow a = ledger_shape(4096, 4096);
+  const ShapeRow b = ledger_shape(4096, 4096, "llama-3-8b", Stage::prefill, SourceKind::model_config, DType::fp32);
+  auto wrong = [](const ShapeRow& s, const std::string& provider) {
+    BenchmarkResultRow r = ok_result(s, provider, 1);
+    r.benchmark_status = BenchmarkStatus::incorrect;
+    r.correct = false;
+    r.status_reason = "output failed the correctness check";
+    return r;
+  };
+  const auto set = compare_shapes(
+      {a, b},
+      {ok_result(a, "caliber", 20), wrong(a, "negative_control"), wrong(a, "half_wrong"), ok_result(a, "naive", 40),
+       ok_result(b, "caliber", 20), wrong(b, "negative_control"), ok_result(b, "half_wrong", 30),
+       status_result(b, "naive", BenchmarkStatus::unsupported, "no fp32")},
+      "caliber", "r.jsonl");
+  EXPECT_EQ(set.baselines, (std::vector<std::string>{"half_wrong", "naive"}));
+  ASSERT_EQ(set.not_baselines.size(), 1u);
+  EXPECT_EQ(set.not_baselines[0].provider, "negative_control");
+  EXPECT_EQ(set.not_baselines[0].reason, "incorrect on every shape it ran (2 of 2)");
+  ASSERT_EQ(set.partly_wrong.size(), 1u);
+  EXPECT_EQ(set.partly_wrong[0].provider, "half_wrong");
+  EXPECT_EQ(set.partly_wrong[0].wrong, 1u);
+  EXPECT_EQ(set.partly_wrong[0].ran, 2u);
+  EXPECT_EQ(set.provider_label("negative_control"), "negative_control (not a baseline)");
+  EXPECT_EQ(set.shapes[0].cells().size(), 4u);  // its cells are still there, after the baselines'
+  EXPECT_EQ(set.shapes[0].cells().back()->provider, "negative_control");
+  EXPECT_EQ(set.shapes[0].best_baseline, "naive");
+  EXPECT_DOUBLE_EQ(*set.shapes[1].speedup_vs_best, 1.5);  // half_wrong where it is correct
+}
+
+TEST(ShapeComparison, AShapeIsNamedWithItsDtype) {
+  const ShapeRow s = ledger_shape(4096, 8192);
+  const auto set = compare_shapes({s}, {ok_result(s, "caliber", 20)}, "caliber", "r.jsonl");
+  EXPECT_EQ(set.shapes[0].args_label(), "m=4096 n=8192");
+  EXPECT_EQ(set.shapes[0].label(), "bf16 m=4096 n=8192");
+  EXPECT_EQ(shape_label("fp32", nlohmann::json{{"n", 1}, {"m", 2}, {"eps", 1e-5}, {"axis", "rows"}}),
+            "fp32 m=2 n=1 axis=rows");
+  EXPECT_EQ(shape_label_of_text("fp16", ""), "fp16");
 }
 
 TEST(ShapeComparison, MissingCellsAndAnUnusableCandidateGiveNoSpeedup) {

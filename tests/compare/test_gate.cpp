@@ -2,6 +2,8 @@
 // statistical verdict, report-only rows, refusals, and the labels users see.
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include <fmt/format.h>
 
 #include "caliber/contract.h"
@@ -352,6 +354,52 @@ TEST(Gate, AFailedIntegrityCheckFailsTheCurrentRowAndSkipsABaseline) {
   const auto p = gate({row("copy", 100)}, {partial}, thresholds({rule("copy", 20, 10)}));
   EXPECT_EQ(only(p).outcome, Outcome::pass);
   EXPECT_NE(only(p).gate_label().find("integrity partial"), std::string::npos) << only(p).gate_label();
+}
+
+}  // namespace
+}  // namespace caliber::compare
+
+// --- unstable rows ------------------------------------------------------------------------------
+
+namespace caliber::compare {
+namespace {
+
+// A move on a row the reports call unstable is labelled so in every renderer; the gate's outcome
+// is what it would be on a stable row.
+TEST(Gate, AMoveOnAnUnstableRowIsLabelledUnstableAndGatedAsBefore) {
+  CompareRow noisy_base = row("copy", 200);
+  noisy_base.unstable = "p90/p10 = 1.56 > 1.2";
+  const auto faster = gate({noisy_base}, {row("copy", 100)}, thresholds({rule("copy", 20, 10)}));
+  EXPECT_EQ(only(faster).outcome, Outcome::pass);
+  EXPECT_EQ(only(faster).verdict_label(), "FASTER (unstable)");
+  EXPECT_EQ(only(faster).gate_label(),
+            "[GATE PASS: faster -50.0%, -100.0 us (unstable: baseline p90/p10 = 1.56 > 1.2); threshold only: no raw "
+            "samples in either file]");
+  CompareRow noisy_cur = row("copy", 200);
+  noisy_cur.unstable = "p90/p10 = 1.30 > 1.2";
+  const auto slower = gate({row("copy", 100)}, {noisy_cur}, thresholds({rule("copy", 20, 10)}));
+  EXPECT_EQ(only(slower).outcome, Outcome::fail);
+  EXPECT_EQ(slower.result, GateResult::fail);
+  EXPECT_EQ(only(slower).verdict_label(), "SLOWER (unstable)");
+
+  std::ostringstream md, json, table;
+  write_compare_markdown(md, slower);
+  write_compare_json(json, slower);
+  write_compare_table(table, slower);
+  EXPECT_NE(md.str().find("| SLOWER (unstable) |"), std::string::npos) << md.str();
+  EXPECT_NE(json.str().find("\"verdict_label\": \"SLOWER (unstable)\""), std::string::npos) << json.str();
+  EXPECT_NE(json.str().find("\"unstable\": \"p90/p10 = 1.30 > 1.2\""), std::string::npos) << json.str();
+  EXPECT_NE(table.str().find("SLOWER (unstable)"), std::string::npos) << table.str();
+}
+
+TEST(Gate, AStableRowKeepsItsPlainVerdict) {
+  CompareRow noisy_same = row("copy", 101);
+  noisy_same.unstable = "p90/p10 = 1.56 > 1.2";
+  const auto same = gate({row("copy", 100)}, {noisy_same}, thresholds({rule("copy", 20, 10)}));
+  EXPECT_EQ(only(same).verdict_label(), "SAME");  // no move to doubt
+  const auto stable = gate({row("copy", 200)}, {row("copy", 100)}, thresholds({rule("copy", 20, 10)}));
+  EXPECT_EQ(only(stable).verdict_label(), "FASTER");
+  EXPECT_TRUE(only(stable).unstable.empty());
 }
 
 }  // namespace

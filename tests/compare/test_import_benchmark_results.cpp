@@ -101,6 +101,23 @@ TEST(ImportBenchmarkResults, TheCsvProjectionGivesTheSameRowsWithoutSamples) {
   }
 }
 
+// compare labels a move on an unstable row so (docs/gate.md): both files say why a row is unstable.
+TEST(ImportBenchmarkResults, AnUnstableRowSaysWhyInTheJsonlAndTheCsv) {
+  BenchmarkResultRow noisy = ok_result(kWide, "caliber", 40);
+  noisy.stable = false;
+  noisy.p10_us = 30;
+  noisy.p90_us = 50;
+  noisy.kernel_only->stable = false;
+  noisy.kernel_only->flags = {"unstable:spread"};
+  const std::string dir = testing_support::write_run_directory("import-runner-unstable", {noisy, ok_result(kNarrow, "caliber", 5)});
+  for (const char* file : {"/benchmark_results.jsonl", "/benchmark_results.csv"}) {
+    const InputRows in = read_compare_input(dir + file);
+    ASSERT_EQ(in.rows.size(), 2u) << file;
+    EXPECT_EQ(in.rows[0].unstable, "p90/p10 = 1.67 > 1.2") << file;
+    EXPECT_EQ(in.rows[1].unstable, "") << file;
+  }
+}
+
 TEST(ImportBenchmarkResults, BadFilesAreInputErrors) {
   auto error_of = [](const std::string& input) -> std::string {
     try {

@@ -79,13 +79,19 @@ TEST(ReportEndToEnd, HostRunToSummaryCoverageAndHtml) {
   EXPECT_NE(summary.find("- Kernel-only contract: host wallclock/per_iter/warm, median, warmup 1, "), std::string::npos)
       << summary;
   bool verdict = false;
-  for (const char* v : {"promote", "promote_with_guardrails", "tune_needed", "rewrite_needed", "blocked"}) {
+  for (const char* v : {"promote", "promote_with_guardrails", "tune_needed", "rewrite_needed", "blocked", "no_decision"}) {
     verdict = verdict || summary.find(std::string("## Decision\n\n**") + v + "** (rule D") != std::string::npos;
   }
   EXPECT_TRUE(verdict) << summary;
-  // The broken provider is listed, never averaged in.
+  // The results table comes first; the broken provider is wrong wherever it ran: no baseline,
+  // and its rows are listed, never averaged in.
+  EXPECT_LT(summary.find("## Results (shape x provider)"), summary.find("## Decision")) << summary;
+  EXPECT_NE(summary.find("- Not a baseline: broken, incorrect on every shape it ran (5 of 5)"), std::string::npos)
+      << summary;
   for (const ShapeRow& s : ledger) {
-    EXPECT_NE(summary.find("| " + s.shape_id + " | broken | incorrect | false | failed | incorrect: output failed the "
+    EXPECT_NE(summary.find("| " + s.shape_id + " | fp32 m=" + std::to_string(s.args["m"].get<std::int64_t>()) + " n=" +
+                           std::to_string(s.args["n"].get<std::int64_t>()) +
+                           " | broken (not a baseline) | incorrect | false | failed | incorrect: output failed the "
                            "correctness check: "),
               std::string::npos)
         << s.shape_id << "\n"
