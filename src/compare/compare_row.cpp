@@ -36,7 +36,9 @@ ContractFields contract_fields(const Contract& c) {
 std::vector<ContractDifference> contract_differences(const ContractFields& b, const ContractFields& c) {
   std::vector<ContractDifference> out;
   for (const ContractField& field : contract_field_table()) {
-    if (b[field.name] != c[field.name]) out.push_back({std::string(field.name), b[field.name], c[field.name]});
+    if (b[field.name] != c[field.name] && !differ_only_in_budget(field.name, b[field.name], c[field.name])) {
+      out.push_back({std::string(field.name), b[field.name], c[field.name]});
+    }
   }
   return out;
 }

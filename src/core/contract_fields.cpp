@@ -90,4 +90,17 @@ std::string canonical_field_text(const ContractField& field, std::string_view te
   return field.text(c);
 }
 
+bool differ_only_in_budget(std::string_view field, std::string_view a, std::string_view b) {
+  if (field != "iterations" || a.empty() || b.empty()) return false;
+  try {
+    IterationRule x = parse_iteration_rule(a), y = parse_iteration_rule(b);
+    if (x.mode != IterationRule::Mode::adaptive || y.mode != IterationRule::Mode::adaptive) return false;
+    x.min_time_ms = y.min_time_ms;
+    x.max_time_ms = y.max_time_ms;
+    return x == y;
+  } catch (const UsageError&) {
+    return false;
+  }
+}
+
 }  // namespace caliber

@@ -39,6 +39,12 @@ struct ContractField {
 // In Contract's declaration order.
 const std::vector<ContractField>& contract_field_table();
 
+// Whether two texts of `field` differ only in what comparison ignores: two adaptive iteration
+// rules alike but for their time budget (min_time_ms, max_time_ms). The budget decides how long
+// sampling may take, not what a sample measures or the precision the median must reach, so such
+// numbers compare like for like (docs/contract.md, "Comparable contracts").
+bool differ_only_in_budget(std::string_view field, std::string_view a, std::string_view b);
+
 // The field of that name, or null.
 const ContractField* find_contract_field(std::string_view name);
 

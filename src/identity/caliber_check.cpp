@@ -39,7 +39,7 @@ void contract_differences(const RunIdentity& a, const RunIdentity& b, std::vecto
       const Contract &x = *ia->second, &y = *ib->second;
       const std::string va = f.applies(x) ? f.text(x) : "<absent>";
       const std::string vb = f.applies(y) ? f.text(y) : "<absent>";
-      if (va != vb) out.push_back({name + "." + std::string(f.name), va, vb});
+      if (va != vb && !differ_only_in_budget(f.name, va, vb)) out.push_back({name + "." + std::string(f.name), va, vb});
     }
   }
 }

@@ -1,6 +1,8 @@
 // The adaptive rule (docs/iteration-rule.md): a first batch of one sample to learn what a sample
 // costs, then geometric growth capped by what the time budget affords, until the median's 95%
-// interval is narrow enough (after the minimum samples and time) or the maximum time is spent.
+// interval is narrow enough (after the minimum samples and time) or the budget is spent. The
+// budget is max_time_ms, grown for a slow call to what its minimum samples take,
+// up to kGrownBudgetCapMs: an 80 ms call gets its 6 samples, not 1.
 #include <algorithm>
 #include <cmath>
 
@@ -11,6 +13,9 @@
 
 namespace caliber::measurement {
 namespace {
+
+// The most a budget grows to for a slow call (unless max_time_ms is larger).
+constexpr double kGrownBudgetCapMs = 2000.0;
 
 class Adaptive final : public StoppingRule {
  public:
@@ -23,7 +28,7 @@ class Adaptive final : public StoppingRule {
   std::size_t next_batch(std::size_t taken, double elapsed_us) override {
     if (taken == 0) return 1;  // measures the cost of one sample before committing to more
     const double per_sample = std::max(elapsed_us / static_cast<double>(taken), 1e-3);
-    const double affordable = std::max(1.0, std::floor((max_us_ - elapsed_us) / per_sample));
+    const double affordable = std::max(1.0, std::floor((budget_us(per_sample) - elapsed_us) / per_sample));
     const std::size_t wanted =
         std::max(min_samples_ > taken ? min_samples_ - taken : 0, std::max<std::size_t>(1, taken / 2));
     const std::size_t batch = std::min(
@@ -43,18 +48,30 @@ class Adaptive final : public StoppingRule {
       stop_reason_ = "target precision reached";
       return true;
     }
-    if (elapsed_us < max_us_ && samples_us.size() < kMaxSamples) return false;
-    stop_reason_ = "max time reached";
+    const double per_sample = elapsed_us / static_cast<double>(samples_us.size());
+    const double budget = budget_us(per_sample);
+    if (elapsed_us < budget && samples_us.size() < kMaxSamples) return false;
+    const std::string grown =
+        budget > max_us_ ? fmt::format(" (the budget grown from {} ms to {:.0f} ms for the {} minimum samples of a "
+                                       "{:.3g} ms call)",
+                                       rule_.max_time_ms, budget / 1000.0, min_samples_, per_sample / 1000.0)
+                         : "";
+    stop_reason_ = "max time reached" + grown;
     warning_ = samples_us.size() < min_samples_
-                   ? fmt::format("max time {} ms reached with only {} of {} minimum samples", rule_.max_time_ms,
-                                 samples_us.size(), min_samples_)
-                   : fmt::format("max time {} ms reached before the median's 95% CI narrowed to +/-{:.3g}% (reached "
-                                 "+/-{:.3g}%)",
-                                 rule_.max_time_ms, rule_.target_rel_halfwidth * 100.0, achieved * 100.0);
+                   ? fmt::format("max time {:.0f} ms reached with only {} of {} minimum samples{}", budget / 1000.0,
+                                 samples_us.size(), min_samples_, grown)
+                   : fmt::format("max time {:.0f} ms reached before the median's 95% CI narrowed to +/-{:.3g}% (reached "
+                                 "+/-{:.3g}%){}",
+                                 budget / 1000.0, rule_.target_rel_halfwidth * 100.0, achieved * 100.0, grown);
     return true;
   }
 
   std::string stop_reason() const override { return stop_reason_; }
+  // max_time_ms, or what the minimum samples of a call of `per_sample_us` take, up to the cap.
+  double budget_us(double per_sample_us) const {
+    const double cap = std::max(max_us_, kGrownBudgetCapMs * 1000.0);
+    return std::max(max_us_, std::min(per_sample_us * static_cast<double>(min_samples_), cap));
+  }
   std::vector<std::string> warnings() const override {
     return warning_.empty() ? std::vector<std::string>{} : std::vector<std::string>{warning_};
   }

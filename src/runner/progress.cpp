@@ -39,6 +39,19 @@ void Progress::started(const std::string& label, const std::string& provider) {
   redraw();
 }
 
+// A measurement that stopped before its stated precision (the adaptive rule's budget ran out)
+// says so on the row's line: its number is less precise than its contract asks.
+std::string Progress::precision_note(const BenchmarkResultRow& row) {
+  std::string out;
+  for (const auto& [name, result] : {std::pair{"kernel-only", &row.kernel_only}, std::pair{"eager", &row.eager}}) {
+    if (!*result) continue;
+    for (const std::string& w : (*result)->warnings) {
+      if (w.rfind("max time ", 0) == 0) out += fmt::format(" [{} precision not reached: {}]", name, w);
+    }
+  }
+  return out;
+}
+
 void Progress::finished(const BenchmarkResultRow& row, const std::string& label) {
   ++done_;
   ++done_this_session_;
@@ -54,6 +67,7 @@ void Progress::finished(const BenchmarkResultRow& row, const std::string& label)
     if (row.capture_failure) what += fmt::format(" (eager only: kernel-only {})", to_string(row.capture_failure->kind));
   }
   if (row.status_reason) what += ": " + *row.status_reason;
+  what += precision_note(row);
   out_ << fmt::format("[{}/{}] {} {}: {}\n", done_, total_, label, row.provider, what) << std::flush;
 }
 

@@ -18,6 +18,8 @@ class Progress {
 
   void started(const std::string& shape_label, const std::string& provider);
   void finished(const BenchmarkResultRow& row, const std::string& shape_label);
+  // " [kernel-only precision not reached: ...]" for each measurement that stopped short of it.
+  static std::string precision_note(const BenchmarkResultRow& row);
   // A line that must not be overwritten (a worker restart, a warning).
   void note(const std::string& line);
   void done();

@@ -117,6 +117,28 @@ TEST(CompareRuns, RunsOfAnotherCaliberAreRefusedBeforeAnyLatency) {
   EXPECT_TRUE(has(r.out, "[GATE FAIL: slower +200.0%")) << r.out;
 }
 
+TEST(CompareRuns, RunsThatDifferOnlyInTheirAdaptiveBudgetAreCompared) {
+  // docs/contract.md, "Comparable contracts": a raised --max-time-ms changes how long sampling
+  // may take, not what it measures.
+  BenchmarkResultRow a = timed(kA, 100), b = timed(kA, 101);
+  RunIdentity base_id = testing_support::sample_identity(), longer_id = base_id;
+  for (auto* id : {&base_id, &longer_id}) {
+    for (NamedContract& c : id->contracts) c.contract.iterations = IterationRule{};  // adaptive
+  }
+  for (NamedContract& c : longer_id.contracts) c.contract.iterations.max_time_ms = 4000;
+  a.kernel_only->contract.iterations = base_id.contracts[0].contract.iterations;
+  b.kernel_only->contract.iterations = longer_id.contracts[0].contract.iterations;
+  const std::string base = run_dir("compare-runs-budget-base", {a}, base_id);
+  const std::string longer = run_dir("compare-runs-budget-longer", {b}, longer_id);
+  CliRun r = gate(base, longer);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(has(r.out, "gate PASS: 0 of 1 gated rows failed")) << r.out;
+  // Another target precision is another contract.
+  for (NamedContract& c : longer_id.contracts) c.contract.iterations.target_rel_halfwidth = 0.05;
+  r = gate(base, run_dir("compare-runs-budget-target", {b}, longer_id));
+  EXPECT_EQ(r.exit_code, 4) << r.out << r.err;
+}
+
 TEST(CompareRuns, ACaliberInputWithoutItsIdentityIsRefused) {
   const std::string base = run_dir("compare-runs-missing-base", {timed(kA, 100)});
   const std::string current = run_dir("compare-runs-missing-current", {timed(kA, 100)});

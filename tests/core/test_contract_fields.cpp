@@ -291,5 +291,20 @@ TEST(ContractFields, TheSchemasDefineEveryField) {
   }
 }
 
+TEST(ContractFields, AdaptiveRulesThatDifferOnlyInTheirBudgetCompare) {
+  const std::string a = "adaptive:min_samples=6,min_time_ms=0,max_time_ms=25,target_rel_halfwidth=0.01";
+  const std::string b = "adaptive:min_samples=6,min_time_ms=5,max_time_ms=400,target_rel_halfwidth=0.01";
+  IterationRule r = parse_iteration_rule(a);
+  ASSERT_EQ(r.describe(), a);  // the text the tests compare is the rule's own
+  EXPECT_TRUE(differ_only_in_budget("iterations", a, b));
+  EXPECT_FALSE(differ_only_in_budget("warmup", a, b));
+  EXPECT_FALSE(differ_only_in_budget(
+      "iterations", a, "adaptive:min_samples=7,min_time_ms=0,max_time_ms=25,target_rel_halfwidth=0.01"));
+  EXPECT_FALSE(differ_only_in_budget(
+      "iterations", a, "adaptive:min_samples=6,min_time_ms=0,max_time_ms=25,target_rel_halfwidth=0.005"));
+  EXPECT_FALSE(differ_only_in_budget("iterations", "fixed:10", "fixed:20"));
+  EXPECT_FALSE(differ_only_in_budget("iterations", a, "fixed:20"));
+}
+
 }  // namespace
 }  // namespace caliber

@@ -52,9 +52,32 @@ TEST(AdaptiveStoppingRule, StopsAtMaxTimeWithThePrecisionItReached) {
 
 TEST(AdaptiveStoppingRule, StopsAtMaxTimeSayingHowManyOfTheMinimumSamplesItGot) {
   const auto rule = adaptive_rule(defaults());
-  EXPECT_TRUE(rule->done({5.0, 5.0, 5.0}, 1000000.0));
-  EXPECT_EQ(rule->stop_reason(), "max time reached");
-  EXPECT_EQ(rule->warnings(), std::vector<std::string>{"max time 1000 ms reached with only 3 of 20 minimum samples"});
+  EXPECT_TRUE(rule->done({5.0, 5.0, 5.0}, 10.0e6));  // 10 s: past the grown budget's cap
+  EXPECT_EQ(rule->stop_reason(),
+            "max time reached (the budget grown from 1000 ms to 2000 ms for the 20 minimum samples of a 3.33e+03 ms "
+            "call)");
+  EXPECT_EQ(rule->warnings(),
+            std::vector<std::string>{"max time 2000 ms reached with only 3 of 20 minimum samples (the budget grown "
+                                     "from 1000 ms to 2000 ms for the 20 minimum samples of a 3.33e+03 ms call)"});
+}
+
+TEST(AdaptiveStoppingRule, ASlowCallsBudgetGrowsToItsMinimumSamplesUpToTheCap) {
+  IterationRule r = defaults();
+  r.min_samples = 6;
+  r.max_time_ms = 25;
+  const auto rule = adaptive_rule(r);
+  // One 80 ms sample: the 25 ms budget is spent, but 6 samples of 80 ms fit the grown 480 ms.
+  EXPECT_EQ(rule->next_batch(1, 80000.0), 5u);
+  EXPECT_FALSE(rule->done({80000.0}, 80000.0));
+  std::vector<double> six = {80000.0, 82000.0, 78000.0, 81000.0, 79000.0, 80500.0};  // +/-2.5%: short of +/-0.5%
+  EXPECT_TRUE(rule->done(six, 480500.0));  // the budget spent, the precision not reached
+  EXPECT_NE(rule->stop_reason().find("grown from 25 ms to 480 ms for the 6 minimum samples of a 80.1 ms call"),
+            std::string::npos)
+      << rule->stop_reason();
+  // A fast call keeps its 25 ms.
+  const auto fast = adaptive_rule(r);
+  EXPECT_TRUE(fast->done({10.0, 30.0, 10.0, 30.0, 10.0, 30.0, 10.0, 30.0}, 25000.0));
+  EXPECT_EQ(fast->stop_reason(), "max time reached");
 }
 
 }  // namespace
