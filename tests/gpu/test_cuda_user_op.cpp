@@ -19,15 +19,9 @@ namespace caliber {
 namespace {
 
 using testing_support::fresh_dir;
+using testing_support::staged;
 using testing_support::run_caliber;
 using testing_support::write_text;
-
-// A library as built here, or where the device scripts staged it (CALIBER_PLUGIN_DIR).
-std::string staged(const std::string& name, const std::string& built) {
-  const char* dir = std::getenv("CALIBER_PLUGIN_DIR");
-  if (dir && *dir && std::filesystem::exists(std::string(dir) + "/" + name)) return std::string(dir) + "/" + name;
-  return built;
-}
 
 TEST(CudaUserOp, TheExampleOpsCudaProvidersAreCorrectAndTheCheatersAreCaught) {
   if (!testing_support::has_cuda_device()) GTEST_SKIP() << "no CUDA device";
