@@ -103,6 +103,21 @@ double DescribedOp::reference_row_work(const OpShape& s) const {
   return row_reference_ ? row_reference_->reference_row_work(s) : 0;
 }
 
+namespace {
+// Each integers draw's range, as the shape's args make it, fits its tensor's type.
+void check_integer_draws(const OpDescription& d, const OpShape& s, const std::string& file, long line,
+                         const std::string& field) {
+  for (const DescribedTensor& t : d.inputs) {
+    double lo = 0, hi = 0;
+    try {
+      integer_draw_range(t, t.element_for(s.dtype), s.values, lo, hi);
+    } catch (const std::invalid_argument& e) {
+      throw InputError(file, line, field, fmt::format("input {}: {} ({})", t.name, e.what(), d.file));
+    }
+  }
+}
+}  // namespace
+
 // An output of indices holds k per row of the input it indexes, whole rows of it per output row.
 void DescribedOp::check_index_outputs(const OpShape& s, const std::string& file, long line,
                                       const std::string& field) const {
@@ -167,14 +182,7 @@ OpShape DescribedOp::parse_shape(DType dtype, const std::string& layout, const n
   check(description_.inputs, "input");
   check(description_.outputs, "output");
   check_index_outputs(s, file, line, field);
-  for (const DescribedTensor& t : description_.inputs) {
-    double lo = 0, hi = 0;
-    try {
-      integer_draw_range(t, t.element_for(s.dtype), s.values, lo, hi);
-    } catch (const std::invalid_argument& e) {
-      throw InputError(file, line, field, fmt::format("input {}: {} ({})", t.name, e.what(), description_.file));
-    }
-  }
+  check_integer_draws(description_, s, file, line, field);
   // The counts come out whole numbers for this shape.
   try {
     (void)flops(s);
