@@ -6,6 +6,7 @@
 #include "caliber/errors.h"
 #include "campaign/batch.h"
 #include "cli/command.h"
+#include "cli/history_options.h"
 #include "runner/run_cli_options.h"
 #include "core/subprocess.h"
 
@@ -45,9 +46,12 @@ const RegisterCommand registration{41, [](CLI::App& root, int& exit_code) {
   cmd->add_flag("--slurm", o->slurm, "Submit the shards as an sbatch job array (after a canary job) and merge them");
   cmd->add_option("--slurm-arg", o->slurm_args, "An sbatch option for both jobs, e.g. --slurm-arg=--partition=gpu (repeatable)");
   cmd->add_option("--slurm-wait-s", o->slurm_wait_s, "How long to wait for the Slurm jobs (default: the worst-case budget + 600 s)");
-  cmd->callback([o, &exit_code] {
+  auto h = std::make_shared<RunHistory>();
+  add_run_history_options(*cmd, *h);
+  cmd->callback([o, h, &exit_code] {
     forward_termination_signals_to_children();
-    exit_code = campaign::run_batch(*o, std::cout, std::cerr);
+    exit_code = with_run_history(*h, [&] { return campaign::run_batch(*o, std::cout, std::cerr); },
+                                 [&] { return o->run.out + "/benchmark_results.jsonl"; });
   });
 
   auto dir = std::make_shared<std::string>();

@@ -23,6 +23,7 @@
 #include "caliber/run_identity_json.h"
 #include "cli/cli_common.h"
 #include "cli/command.h"
+#include "cli/history_options.h"
 #include "core/iteration_bounds.h"
 #include "core/sampling_limits.h"
 #include "identity/collect_run_identity.h"
@@ -487,7 +488,15 @@ const RegisterCommand registration{20, [](CLI::App& root, int& exit_code) {
                   "<stem>.run_identity.json");
   cmd->add_option("--csv", o->csv_path,
                   "Write results as CSV (with the same run identity sidecar) once every measurement is done");
-  cmd->callback([o, &exit_code] { exit_code = run_bench(*o); });
+  auto h = std::make_shared<RunHistory>();
+  add_run_history_options(*cmd, *h);
+  cmd->callback([o, h, &exit_code] {
+    if (h->history && !o->json_path && !o->csv_path) {
+      throw UsageError("--history needs --json or --csv: the results file it adds");
+    }
+    exit_code = with_run_history(*h, [&] { return run_bench(*o); },
+                                 [&] { return o->json_path ? *o->json_path : *o->csv_path; });
+  });
 }};
 
 }  // namespace

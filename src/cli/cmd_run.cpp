@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cli/command.h"
+#include "cli/history_options.h"
 #include "runner/device_server.h"
 #include "runner/run_options.h"
 #include "runner/supervisor.h"
@@ -31,7 +32,12 @@ const RegisterCommand registration{40, [](CLI::App& root, int& exit_code) {
   cmd->add_option("--device-server", o->device_server,
                   "Measure through the device server listening on this Unix socket (caliber batch starts one per "
                   "device, docs/batch.md); without an answer there the run starts its own worker");
-  cmd->callback([o, strict, &exit_code] { exit_code = runner::run_benchmark(*o, *strict); });
+  auto h = std::make_shared<RunHistory>();
+  add_run_history_options(*cmd, *h);
+  cmd->callback([o, strict, h, &exit_code] {
+    exit_code = with_run_history(*h, [&] { return runner::run_benchmark(*o, *strict); },
+                                 [&] { return o->out + "/benchmark_results.jsonl"; });
+  });
 
   auto w = std::make_shared<runner::RunOptions>();
   auto* worker = root.add_subcommand("__run-worker", "");

@@ -1,0 +1,164 @@
+// Adding runs to the history and reading its series back (history/history_store.h).
+#include "history/history_store.h"
+
+#include <fnmatch.h>
+
+#include <map>
+
+#include <fmt/format.h>
+
+#include "core/utc_time.h"
+#include "history/history_schema.h"
+
+namespace caliber::history {
+namespace {
+
+constexpr std::size_t kPointsPerInsert = 400;  // 4,000 parameters a statement: under both limits
+constexpr const char* kPointColumns =
+    "(series, run, value_us, ci_low_us, ci_high_us, samples, status, integrity, unstable)";
+
+SqlValue optional_value(const std::optional<double>& v) {
+  return v ? SqlValue{*v} : SqlValue{};
+}
+
+std::optional<double> optional_double(const std::optional<std::string>& column) {
+  if (!column) return std::nullopt;
+  return std::stod(*column);
+}
+
+std::int64_t as_id(const std::optional<std::string>& column) { return std::stoll(text_or(column, "0")); }
+
+StoredPoint stored_point(const SqlRow& r) {
+  StoredPoint p;
+  p.run = as_id(r[1]);
+  p.value_us = optional_double(r[2]);
+  p.ci_low_us = optional_double(r[3]);
+  p.ci_high_us = optional_double(r[4]);
+  p.samples = as_id(r[5]);
+  p.status = text_or(r[6]);
+  p.integrity = text_or(r[7]);
+  p.unstable = text_or(r[8]);
+  return p;
+}
+
+StoredRun stored_run(const SqlRow& r) {
+  return {as_id(r[0]), text_or(r[1]), text_or(r[2]), text_or(r[3]),
+          text_or(r[4]), text_or(r[5]), text_or(r[6]), text_or(r[7])};
+}
+
+constexpr const char* kPointQuery =
+    "SELECT p.series, p.run, p.value_us, p.ci_low_us, p.ci_high_us, p.samples, p.status, p.integrity, "
+    "p.unstable FROM points p JOIN runs r ON r.id = p.run";
+
+bool selected(const StoredSeries& s, const SeriesFilter& f) {
+  if (!f.name_glob.empty() && ::fnmatch(f.name_glob.c_str(), s.record.name.c_str(), 0) != 0) return false;
+  if (!f.arch.empty() && s.record.arch != f.arch) return false;
+  if (!f.ids.empty() && std::find(f.ids.begin(), f.ids.end(), s.id) == f.ids.end()) return false;
+  return true;
+}
+
+}  // namespace
+
+HistoryStore::HistoryStore(const std::string& location) : HistoryStore(open_sql_connection(location)) {}
+
+HistoryStore::HistoryStore(std::unique_ptr<SqlConnection> db) : db_(std::move(db)) { migrate_history(*db_); }
+
+std::int64_t HistoryStore::series_id(const SeriesRecord& s, std::size_t& new_series) {
+  auto inserted = db_->query(
+      "INSERT INTO series (series_key, name, params, arch, contract, identity_key, label) "
+      "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (series_key) DO NOTHING RETURNING id",
+      {s.key, s.name, s.params, s.arch, s.contract, s.identity_key, s.label});
+  if (!inserted.empty()) {
+    ++new_series;
+    return as_id(inserted[0][0]);
+  }
+  return as_id(db_->query("SELECT id FROM series WHERE series_key = ?", {s.key}).at(0)[0]);
+}
+
+void HistoryStore::insert_points(std::int64_t run,
+                                 const std::vector<std::pair<std::int64_t, const PointRecord*>>& points) {
+  for (std::size_t at = 0; at < points.size(); at += kPointsPerInsert) {
+    const std::size_t end = std::min(points.size(), at + kPointsPerInsert);
+    std::string sql = fmt::format("INSERT INTO points {} VALUES ", kPointColumns);
+    std::vector<SqlValue> params;
+    params.reserve((end - at) * 9);
+    for (std::size_t i = at; i < end; ++i) {
+      const PointRecord& p = *points[i].second;
+      sql += i == at ? "(?, ?, ?, ?, ?, ?, ?, ?, ?)" : ", (?, ?, ?, ?, ?, ?, ?, ?, ?)";
+      params.insert(params.end(), {points[i].first, run, optional_value(p.value_us), optional_value(p.ci_low_us),
+                                   optional_value(p.ci_high_us), p.samples, p.status, p.integrity, p.unstable});
+    }
+    db_->query(sql + " ON CONFLICT DO NOTHING", params);
+  }
+}
+
+AddResult HistoryStore::add(const RunRecord& run) {
+  AddResult result;
+  Transaction tx(*db_);
+  const auto inserted = db_->query(
+      "INSERT INTO runs (run_key, run_id, format, source, commit_rev, commit_source, run_date, added_at, device, "
+      "arch, hostname, command, identity_key, identity_fields) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+      "ON CONFLICT (run_key) DO NOTHING RETURNING id",
+      {run.run_key, run.run_id, run.format, run.source, run.commit, run.commit_source, run.date, utc_timestamp_now(),
+       run.device, run.arch, run.hostname, run.command, run.identity_key, run.identity_fields});
+  if (inserted.empty()) {  // stored before: the transaction wrote nothing
+    result.run = as_id(db_->query("SELECT id FROM runs WHERE run_key = ?", {run.run_key}).at(0)[0]);
+    return result;
+  }
+  result.added = true;
+  result.run = as_id(inserted[0][0]);
+  std::map<std::string, std::int64_t> ids;  // a run's rows are distinct series; looked up once each
+  std::vector<std::pair<std::int64_t, const PointRecord*>> points;
+  for (const PointRecord& p : run.points) {
+    auto [it, fresh] = ids.emplace(p.series.key, 0);
+    if (fresh) it->second = series_id(p.series, result.new_series);
+    points.emplace_back(it->second, &p);
+  }
+  insert_points(result.run, points);
+  tx.commit();
+  result.points = points.size();
+  return result;
+}
+
+std::size_t HistoryStore::run_count() {
+  return static_cast<std::size_t>(as_id(db_->query("SELECT COUNT(*) FROM runs").at(0)[0]));
+}
+
+History HistoryStore::read(const SeriesFilter& filter) {
+  History h;
+  db_->for_each_row("SELECT id, series_key, name, params, arch, contract, identity_key, label FROM series ORDER BY id",
+                    {}, [&](const SqlRow& r) {
+                      StoredSeries s;
+                      s.id = as_id(r[0]);
+                      s.record = {text_or(r[1]), text_or(r[2]), text_or(r[3]), text_or(r[4]),
+                                  text_or(r[5]), text_or(r[6]), text_or(r[7])};
+                      if (selected(s, filter)) h.series.push_back(std::move(s));
+                    });
+  std::map<std::int64_t, StoredSeries*> by_id;
+  for (StoredSeries& s : h.series) by_id[s.id] = &s;
+  auto take = [&](const SqlRow& r) {
+    if (auto it = by_id.find(as_id(r[0])); it != by_id.end()) it->second->points.push_back(stored_point(r));
+  };
+  const std::string order = " ORDER BY p.series, r.run_date, r.id";
+  const std::size_t total = as_id(db_->query("SELECT COUNT(*) FROM series").at(0)[0]);
+  if (h.series.size() * 4 < total) {  // a few series: each by its key
+    for (const StoredSeries& s : h.series) {
+      db_->for_each_row(std::string(kPointQuery) + " WHERE p.series = ?" + order, {s.id}, take);
+    }
+  } else {
+    db_->for_each_row(std::string(kPointQuery) + order, {}, take);
+  }
+  for (StoredSeries& s : h.series) {
+    if (filter.last > 0 && s.points.size() > filter.last) {
+      s.points.erase(s.points.begin(), s.points.end() - static_cast<std::ptrdiff_t>(filter.last));
+    }
+    for (const StoredPoint& p : s.points) h.runs.emplace(p.run, StoredRun{});
+  }
+  db_->for_each_row("SELECT id, run_date, commit_rev, device, source, command, run_id, identity_fields FROM runs", {},
+                    [&](const SqlRow& r) {
+                      if (auto it = h.runs.find(as_id(r[0])); it != h.runs.end()) it->second = stored_run(r);
+                    });
+  return h;
+}
+
+}  // namespace caliber::history
