@@ -107,17 +107,40 @@ AddResult HistoryStore::add(const RunRecord& run) {
   }
   result.added = true;
   result.run = as_id(inserted[0][0]);
-  std::map<std::string, std::int64_t> ids;  // a run's rows are distinct series; looked up once each
+  const std::map<std::string, std::int64_t> ids = series_ids(run, result.new_series);
   std::vector<std::pair<std::int64_t, const PointRecord*>> points;
-  for (const PointRecord& p : run.points) {
-    auto [it, fresh] = ids.emplace(p.series.key, 0);
-    if (fresh) it->second = series_id(p.series, result.new_series);
-    points.emplace_back(it->second, &p);
-  }
+  for (const PointRecord& p : run.points) points.emplace_back(ids.at(p.series.key), &p);
   insert_points(result.run, points);
   tx.commit();
+  known_series_.insert(ids.begin(), ids.end());  // only once committed: a rolled-back series is gone
   result.points = points.size();
   return result;
+}
+
+std::map<std::string, std::int64_t> HistoryStore::series_ids(const RunRecord& run, std::size_t& new_series) {
+  std::map<std::string, std::int64_t> ids;
+  std::vector<const SeriesRecord*> unknown;
+  for (const PointRecord& p : run.points) {
+    if (ids.count(p.series.key)) continue;
+    const auto known = known_series_.find(p.series.key);
+    ids[p.series.key] = known == known_series_.end() ? 0 : known->second;
+    if (known == known_series_.end()) unknown.push_back(&p.series);
+  }
+  // The series stored already, looked up many at a time; the rest are inserted one by one.
+  for (std::size_t at = 0; at < unknown.size(); at += kPointsPerInsert) {
+    const std::size_t end = std::min(unknown.size(), at + kPointsPerInsert);
+    std::string sql = "SELECT series_key, id FROM series WHERE series_key IN (";
+    std::vector<SqlValue> keys;
+    for (std::size_t i = at; i < end; ++i) {
+      sql += i == at ? "?" : ", ?";
+      keys.emplace_back(unknown[i]->key);
+    }
+    db_->for_each_row(sql + ")", keys, [&](const SqlRow& r) { ids[text_or(r[0])] = as_id(r[1]); });
+  }
+  for (const SeriesRecord* s : unknown) {
+    if (ids[s->key] == 0) ids[s->key] = series_id(*s, new_series);
+  }
+  return ids;
 }
 
 std::size_t HistoryStore::run_count() {

@@ -71,9 +71,11 @@ class HistoryStore {
 
  private:
   std::int64_t series_id(const SeriesRecord& s, std::size_t& new_series);
+  std::map<std::string, std::int64_t> series_ids(const RunRecord& run, std::size_t& new_series);
   void insert_points(std::int64_t run, const std::vector<std::pair<std::int64_t, const PointRecord*>>& points);
 
   std::unique_ptr<SqlConnection> db_;
+  std::map<std::string, std::int64_t> known_series_;  // committed series, by key (never deleted)
 };
 
 }  // namespace caliber::history
