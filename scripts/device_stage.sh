@@ -26,6 +26,8 @@ find "$B" -name '*.so' -not -path '*/CMakeFiles/*' -exec cp {} .device/lib/ \; 2
 # Shared libraries from Debian packages the binaries need and the device machine lacks (muparser:
 # op descriptions' formulas; yaml-cpp: below); device_check.sh puts .device/lib on LD_LIBRARY_PATH.
 cp -L /usr/lib/x86_64-linux-gnu/libmuparser.so.2 .device/lib/
+# SQLite: the run history (src/history); libpq is dlopened only for a postgresql:// history.
+cp -L /usr/lib/x86_64-linux-gnu/libsqlite3.so.0 .device/lib/
 # yaml-cpp: libcaliber_c.so links it shared (the worker of Python providers reads YAML there).
 for f in $(ldd "$B/libcaliber_c.so" | awk '/libyaml-cpp/ {print $3}'); do cp -L "$f" .device/lib/; done
 # Not used on the device: the C++ API library (the install consumer runs here) and host-only test

@@ -49,7 +49,6 @@ CREATE TABLE points (
   unstable TEXT NOT NULL,
   PRIMARY KEY (series, run)
 );
-CREATE INDEX points_by_run ON points(run);
 CREATE INDEX runs_by_date ON runs(run_date, id);
 )sql";
 

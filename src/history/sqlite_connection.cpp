@@ -30,7 +30,8 @@ class SqliteConnection final : public SqlConnection {
     sqlite3_extended_result_codes(db_, 1);
     // Reading the first page is what tells a file that is not a database from one that is.
     for_each_row("PRAGMA journal_mode=WAL", {}, [](const SqlRow&) {});
-    execute("PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL");
+    // A larger page cache (64 MiB): a run's points land in every series' part of the index.
+    execute("PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL; PRAGMA cache_size=-65536");
   }
   ~SqliteConnection() override {
     for (auto& [sql, stmt] : statements_) sqlite3_finalize(stmt);
