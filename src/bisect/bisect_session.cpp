@@ -12,6 +12,7 @@
 #include "bisect/bisect_out_directory.h"
 #include "bisect/bisect_record.h"
 #include "bisect/bisect_search.h"
+#include "bisect/git_command.h"
 #include "bisect/regressed_rows.h"
 #include "caliber/errors.h"
 #include "compare/importers.h"
@@ -216,6 +217,7 @@ int run_bisect(const BisectOptions& options, std::ostream& out) {
   if (options.thresholds) b.thresholds = compare::read_thresholds(*options.thresholds);
   b.record.thresholds_file = b.thresholds.file;
   b.record.commands = options.commands;
+  clear_git_repository_environment();
   resolve_history(b);
   b.out_root = prepare_out_directory(options.out);
   out << "bisect: results, logs and bisect.json in " << b.out_root << '\n';

@@ -62,6 +62,16 @@ GitOutput run_git(const std::string& dir, const std::vector<std::string>& args) 
   return g;
 }
 
+void clear_git_repository_environment() {
+  // The location variables of `git rev-parse --local-env-vars` (git 2.39); the configuration ones
+  // (GIT_CONFIG_COUNT, ...) stay: a CI's safe.directory may come from them.
+  for (const char* name : {"GIT_DIR", "GIT_WORK_TREE", "GIT_IMPLICIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR",
+                           "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_PREFIX",
+                           "GIT_INTERNAL_SUPER_PREFIX", "GIT_SHALLOW_FILE", "GIT_GRAFT_FILE"}) {
+    ::unsetenv(name);
+  }
+}
+
 std::string git_output(const std::string& dir, const std::vector<std::string>& args) {
   GitOutput g = run_git(dir, args);
   if (g.exit_code != 0) {

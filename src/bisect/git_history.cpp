@@ -18,8 +18,9 @@ std::string repository_root(const std::string& dir) {
 }
 
 CommitInfo resolve_commit(const std::string& repo, const std::string& rev, const std::string& option) {
-  // "--end-of-options" is not needed: "^{commit}" makes the argument a revision, never an option.
-  const GitOutput g = run_git(repo, {"rev-parse", "--verify", "--quiet", rev + "^{commit}"});
+  // What the user typed is a revision even when it starts with '-'; once resolved, every later git
+  // command gets a full sha.
+  const GitOutput g = run_git(repo, {"rev-parse", "--verify", "--quiet", "--end-of-options", rev + "^{commit}"});
   if (g.exit_code != 0 || g.out.empty()) throw UsageError(fmt::format("{} {}: not a commit in {}", option, rev, repo));
   CommitInfo c;
   c.sha = g.out;

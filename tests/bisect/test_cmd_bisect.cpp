@@ -152,6 +152,20 @@ TEST(BisectCli, NamesTheCommitThatRaisedTheLatencyAndLeavesTheUsersTreeAlone) {
   EXPECT_EQ(slurp(out + "/runs/" + short_sha(h.shas[5]) + "/commit.txt"), h.shas[5] + "\n");
 }
 
+// A hook or a shell may point git at the user's repository through the environment; the bisect's
+// checkouts must still happen in its own worktree.
+TEST(BisectCli, GitDirAndWorkTreeInTheEnvironmentDoNotRedirectTheCheckouts) {
+  const History h = make_history("bisect_git_env");
+  write_text(h.repo + "/latency.txt", "999\n");
+  const std::string before = user_state(h);
+  const std::string env = "GIT_DIR='" + h.repo + "/.git' GIT_WORK_TREE='" + h.repo + "' ";
+  const auto r = run_cli_command(env + testing_support::caliber_exe() + " " +
+                                 testing_support::shell_args(bisect_args(h, 0, kCommits - 1, h.dir + "/out")));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("first bad commit: " + h.shas[kRaisingCommit]), std::string::npos) << r.out;
+  EXPECT_EQ(user_state(h), before);
+}
+
 TEST(BisectCli, AGoodAndABadCommitWithTheSameLatencyFailThePreflight) {
   const History h = make_history("bisect_no_regression");
   const std::string before = user_state(h);
