@@ -127,6 +127,7 @@ void preflight(Bisection& b, std::ostream& out) {
   b.tested[b.commits.size() - 1] = bad;
   out << fmt::format("preflight: {} of {} rows regressed from good {} to bad {}: {}\n", b.keys.size(),
                      report.rows.size(), good.commit.short_sha(), bad.commit.short_sha(), bad.detail);
+  out.flush();
 }
 
 // Builds, runs and classifies one commit between good and bad. A failed build or run, or results
@@ -221,6 +222,7 @@ int run_bisect(const BisectOptions& options, std::ostream& out) {
   resolve_history(b);
   b.out_root = prepare_out_directory(options.out);
   out << "bisect: results, logs and bisect.json in " << b.out_root << '\n';
+  out.flush();  // builds take minutes: say where their logs are before the first one starts
   b.worktree = std::make_unique<BisectWorktree>(b.repo, (fs::path(b.out_root) / "worktree").string(),
                                                 b.record.good.commit.sha);
   preflight(b, out);

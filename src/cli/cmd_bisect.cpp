@@ -5,6 +5,7 @@
 
 #include "bisect/bisect_session.h"
 #include "cli/command.h"
+#include "core/subprocess.h"
 
 namespace caliber::cli {
 namespace {
@@ -39,7 +40,12 @@ const RegisterCommand registration{32, [](CLI::App& root, int& exit_code) {
       "Exit codes: 0 the first bad commit was found, 1 the preflight found no regressed row, the good or bad "
       "commit failed to build or run, or skipped commits leave several candidates, 2 usage or input error, "
       "4 the runs' identities differ (without --allow-caliber-mismatch).");
-  cmd->callback([o, &exit_code] { exit_code = bisect::run_bisect(*o, std::cout); });
+  cmd->callback([o, &exit_code] {
+    // Each build and run is in a process group of its own: Ctrl-C must reach it too, not leave a
+    // build running in a worktree about to go.
+    forward_termination_signals_to_children();
+    exit_code = bisect::run_bisect(*o, std::cout);
+  });
 }};
 
 }  // namespace
