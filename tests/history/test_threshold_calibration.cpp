@@ -7,6 +7,7 @@
 
 #include "compare/thresholds.h"
 #include "history/threshold_calibration.h"
+#include "support/gaussian.h"
 #include "support/history_records.h"
 
 namespace caliber::history {
@@ -15,17 +16,11 @@ namespace {
 using testing_support::literal_date;
 using testing_support::literal_run;
 
-double gaussian(std::mt19937_64& rng) {  // Box-Muller, the same on every standard library
-  const double u1 = (static_cast<double>(rng() >> 11) + 0.5) / 9007199254740992.0;
-  const double u2 = (static_cast<double>(rng() >> 11) + 0.5) / 9007199254740992.0;
-  return std::sqrt(-2 * std::log(u1)) * std::cos(6.283185307179586 * u2);
-}
-
 History noisy_history(int runs, int short_runs) {
   HistoryStore store(testing_support::fresh_dir("history_calibrate") + "/h.sqlite");
-  std::mt19937_64 rng(11);
+  testing_support::Gaussian gaussian(11);
   for (int i = 0; i < runs; ++i) {
-    std::vector<testing_support::LiteralPoint> points = {{"gemm", 200.0 * std::exp(0.02 * gaussian(rng))}};
+    std::vector<testing_support::LiteralPoint> points = {{"gemm", 200.0 * std::exp(0.02 * gaussian())}};
     if (i >= runs - short_runs) points.push_back({"conv", 50.0});
     store.add(literal_run("r" + std::to_string(i), literal_date(i), "c" + std::to_string(i), points));
   }
