@@ -10,7 +10,9 @@ namespace caliber::history {
 
 struct ChangePointSettings {
   double alpha = 0.01;          // significance of each permutation test = the false-alarm rate per series
-  int permutations = 199;       // permutation test size (p resolution 1/(permutations+1))
+  // Permutation test size (p resolution 1/(permutations+1)): 499 leaves room for a few chance
+  // exceedances at alpha 0.01, so a clear step is not lost to an unlucky draw.
+  int permutations = 499;
   std::size_t min_segment = 5;  // fewest points a segment may have on either side of a change
   std::uint64_t seed = 1;       // the permutations are deterministic given the seed
 };

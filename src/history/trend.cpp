@@ -99,7 +99,11 @@ Trends compute_trends(const History& history, const ChangePointSettings& setting
       t.measured.push_back(i);
       t.values.push_back(*s.points[i].value_us);
     }
-    for (const ChangePoint& cp : find_change_points(t.values, settings)) {
+    // Each series draws its own permutations (seeded by its id): one unlucky draw does not hide a
+    // change in every series at once, and the same history still gives the same answer.
+    ChangePointSettings own = settings;
+    own.seed = settings.seed ^ (static_cast<std::uint64_t>(s.id) * 0x9E3779B97F4A7C15ull);
+    for (const ChangePoint& cp : find_change_points(t.values, own)) {
       TrendChange c;
       c.point = cp;
       c.before = t.measured[cp.index - 1];

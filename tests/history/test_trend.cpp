@@ -65,6 +65,19 @@ TEST(Trend, TheJsonAndTextCarryTheChangeAndTheMethod) {
   EXPECT_NE(text.str().find("commits commit11..commit12"), std::string::npos) << text.str();
 }
 
+TEST(Trend, TheReportMarksTheChangeInItsPlotAndNamesBothSides) {
+  const History h = history_with_step(40, 23, 0.15);
+  const std::string page = trend_html(compute_trends(h, {}), h, "gemm <history>");
+  EXPECT_NE(page.find("<title>gemm &lt;history&gt;</title>"), std::string::npos);
+  EXPECT_NE(page.find("data-changes=\"1\""), std::string::npos);
+  EXPECT_NE(page.find("data-changes=\"0\""), std::string::npos);
+  EXPECT_NE(page.find("class=\"change\""), std::string::npos) << "the change's line in the plot";
+  EXPECT_NE(page.find(">slower +1"), std::string::npos);
+  EXPECT_NE(page.find("git checkout commit23 &amp;&amp; caliber run --out /runs/r23"), std::string::npos);
+  EXPECT_EQ(page.find("<script"), std::string::npos);
+  EXPECT_EQ(page.find("http://") , page.find("http://www.w3.org/2000/svg")) << "only the SVG namespace";
+}
+
 TEST(Trend, ANewContractOrRunIdentityStartsASeriesThatSaysWhy) {
   HistoryStore store(testing_support::fresh_dir("history_why") + "/h.sqlite");
   store.add(literal_run("a", literal_date(0), "c0", {{"gemm", 10.0}}));
