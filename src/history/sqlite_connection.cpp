@@ -28,15 +28,17 @@ class SqliteConnection final : public SqlConnection {
     }
     sqlite3_busy_timeout(db_, kBusyTimeoutMs);
     sqlite3_extended_result_codes(db_, 1);
-    // Reading the first page is what tells a file that is not a database from one that is.
-    for_each_row("PRAGMA journal_mode=WAL", {}, [](const SqlRow&) {});
-    // A larger page cache (64 MiB): a run's points land in every series' part of the index.
-    execute("PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL; PRAGMA cache_size=-65536");
+    try {
+      // Reading the first page is what tells a file that is not a database from one that is.
+      for_each_row("PRAGMA journal_mode=WAL", {}, [](const SqlRow&) {});
+      // A larger page cache (64 MiB): a run's points land in every series' part of the index.
+      execute("PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL; PRAGMA cache_size=-65536");
+    } catch (...) {
+      close();  // a constructor that throws runs no destructor
+      throw;
+    }
   }
-  ~SqliteConnection() override {
-    for (auto& [sql, stmt] : statements_) sqlite3_finalize(stmt);
-    sqlite3_close(db_);
-  }
+  ~SqliteConnection() override { close(); }
 
   SqlDialect dialect() const override { return SqlDialect::sqlite; }
   const std::string& location() const override { return path_; }
@@ -82,6 +84,13 @@ class SqliteConnection final : public SqlConnection {
   void rollback() noexcept override { sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr); }
 
  private:
+  void close() noexcept {
+    for (auto& [sql, stmt] : statements_) sqlite3_finalize(stmt);
+    statements_.clear();
+    sqlite3_close(db_);
+    db_ = nullptr;
+  }
+
   [[noreturn]] void fail(const std::string& why) const {
     throw InputError(path_, 0, "", "history database: " + why);
   }
