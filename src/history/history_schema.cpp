@@ -8,7 +8,9 @@
 namespace caliber::history {
 namespace {
 
-// Version 1: runs, the like-for-like series, and one point per (series, run).
+// Version 1: runs, the like-for-like series, and one point per (run, series). Points are keyed
+// by run first: a run's points are appended together, not spread over every series' part of an
+// index (a million points: 17 s to add keyed by series first); a read orders them in memory.
 constexpr const char* kVersion1 = R"sql(
 CREATE TABLE runs (
   id {id},
@@ -47,7 +49,7 @@ CREATE TABLE points (
   status TEXT NOT NULL,
   integrity TEXT NOT NULL,
   unstable TEXT NOT NULL,
-  PRIMARY KEY (series, run)
+  PRIMARY KEY (run, series)
 );
 CREATE INDEX runs_by_date ON runs(run_date, id);
 )sql";

@@ -3,6 +3,7 @@
 
 #include <fnmatch.h>
 
+#include <algorithm>
 #include <map>
 
 #include <fmt/format.h>
@@ -48,7 +49,7 @@ StoredRun stored_run(const SqlRow& r) {
 
 constexpr const char* kPointQuery =
     "SELECT p.series, p.run, p.value_us, p.ci_low_us, p.ci_high_us, p.samples, p.status, p.integrity, "
-    "p.unstable FROM points p JOIN runs r ON r.id = p.run";
+    "p.unstable FROM points p";
 
 bool selected(const StoredSeries& s, const SeriesFilter& f) {
   if (!f.name_glob.empty() && ::fnmatch(f.name_glob.c_str(), s.record.name.c_str(), 0) != 0) return false;
@@ -147,6 +148,24 @@ std::size_t HistoryStore::run_count() {
   return static_cast<std::size_t>(as_id(db_->query("SELECT COUNT(*) FROM runs").at(0)[0]));
 }
 
+void HistoryStore::read_points(History& h) {
+  std::map<std::int64_t, StoredSeries*> by_id;
+  for (StoredSeries& s : h.series) by_id[s.id] = &s;
+  const std::size_t total = as_id(db_->query("SELECT COUNT(*) FROM series").at(0)[0]);
+  std::string where;
+  std::vector<SqlValue> ids;
+  if (h.series.size() * 4 < total && h.series.size() <= kPointsPerInsert) {  // a few series: only theirs
+    for (const StoredSeries& s : h.series) {
+      where += ids.empty() ? " WHERE p.series IN (?" : ", ?";
+      ids.emplace_back(s.id);
+    }
+    where += ids.empty() ? " WHERE 1 = 0" : ")";
+  }
+  db_->for_each_row(std::string(kPointQuery) + where, ids, [&](const SqlRow& r) {
+    if (auto it = by_id.find(as_id(r[0])); it != by_id.end()) it->second->points.push_back(stored_point(r));
+  });
+}
+
 History HistoryStore::read(const SeriesFilter& filter) {
   History h;
   db_->for_each_row("SELECT id, series_key, name, params, arch, contract, identity_key, label FROM series ORDER BY id",
@@ -157,30 +176,22 @@ History HistoryStore::read(const SeriesFilter& filter) {
                                   text_or(r[5]), text_or(r[6]), text_or(r[7])};
                       if (selected(s, filter)) h.series.push_back(std::move(s));
                     });
-  std::map<std::int64_t, StoredSeries*> by_id;
-  for (StoredSeries& s : h.series) by_id[s.id] = &s;
-  auto take = [&](const SqlRow& r) {
-    if (auto it = by_id.find(as_id(r[0])); it != by_id.end()) it->second->points.push_back(stored_point(r));
-  };
-  const std::string order = " ORDER BY p.series, r.run_date, r.id";
-  const std::size_t total = as_id(db_->query("SELECT COUNT(*) FROM series").at(0)[0]);
-  if (h.series.size() * 4 < total) {  // a few series: each by its key
-    for (const StoredSeries& s : h.series) {
-      db_->for_each_row(std::string(kPointQuery) + " WHERE p.series = ?" + order, {s.id}, take);
-    }
-  } else {
-    db_->for_each_row(std::string(kPointQuery) + order, {}, take);
-  }
+  std::map<std::int64_t, StoredRun> all_runs;
+  db_->for_each_row("SELECT id, run_date, commit_rev, device, source, command, run_id, identity_fields FROM runs", {},
+                    [&](const SqlRow& r) { all_runs.emplace(as_id(r[0]), stored_run(r)); });
+  read_points(h);
   for (StoredSeries& s : h.series) {
+    // By run date, then by the order the runs were added.
+    std::sort(s.points.begin(), s.points.end(), [&](const StoredPoint& a, const StoredPoint& b) {
+      const std::string& da = all_runs.at(a.run).date;
+      const std::string& db = all_runs.at(b.run).date;
+      return da != db ? da < db : a.run < b.run;
+    });
     if (filter.last > 0 && s.points.size() > filter.last) {
       s.points.erase(s.points.begin(), s.points.end() - static_cast<std::ptrdiff_t>(filter.last));
     }
-    for (const StoredPoint& p : s.points) h.runs.emplace(p.run, StoredRun{});
+    for (const StoredPoint& p : s.points) h.runs.emplace(p.run, all_runs.at(p.run));
   }
-  db_->for_each_row("SELECT id, run_date, commit_rev, device, source, command, run_id, identity_fields FROM runs", {},
-                    [&](const SqlRow& r) {
-                      if (auto it = h.runs.find(as_id(r[0])); it != h.runs.end()) it->second = stored_run(r);
-                    });
   return h;
 }
 

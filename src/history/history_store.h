@@ -72,6 +72,7 @@ class HistoryStore {
  private:
   std::int64_t series_id(const SeriesRecord& s, std::size_t& new_series);
   std::map<std::string, std::int64_t> series_ids(const RunRecord& run, std::size_t& new_series);
+  void read_points(History& h);
   void insert_points(std::int64_t run, const std::vector<std::pair<std::int64_t, const PointRecord*>>& points);
 
   std::unique_ptr<SqlConnection> db_;
