@@ -67,7 +67,6 @@ class HistoryStore {
   AddResult add(const RunRecord& run);
   History read(const SeriesFilter& filter = {});
   std::size_t run_count();
-  SqlConnection& connection() { return *db_; }
 
  private:
   std::int64_t series_id(const SeriesRecord& s, std::size_t& new_series);
