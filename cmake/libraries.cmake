@@ -29,7 +29,8 @@ target_compile_features(caliber_shared INTERFACE cxx_std_20)
 set_target_properties(caliber_shared PROPERTIES OUTPUT_NAME caliber EXPORT_NAME caliber CALIBER_SHARED_YAML_CPP ON
                       VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR})
 
-add_library(caliber_c SHARED ${PROJECT_SOURCE_DIR}/src/c_api/c_api.cpp ${PROJECT_SOURCE_DIR}/src/c_api/c_api_worker.cpp)
+add_library(caliber_c SHARED ${PROJECT_SOURCE_DIR}/src/c_api/c_api.cpp ${PROJECT_SOURCE_DIR}/src/c_api/c_api_identity.cpp
+            ${PROJECT_SOURCE_DIR}/src/c_api/c_api_support.cpp ${PROJECT_SOURCE_DIR}/src/c_api/c_api_worker.cpp)
 target_include_directories(caliber_c PRIVATE ${PROJECT_SOURCE_DIR}/src
                            INTERFACE $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
                            $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)

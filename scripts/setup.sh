@@ -7,7 +7,8 @@ set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config python3
           nlohmann-json3-dev libcli11-dev libfmt-dev libyaml-cpp-dev libssl-dev
           libgtest-dev libvalijson-dev libopenblas-dev libmuparser-dev
-          libsqlite3-dev libpq-dev postgresql)
+          libsqlite3-dev libpq-dev postgresql
+          python3-venv python3-pytest)  # pip install . into a fresh environment, and the pytest plugin's tests
 # Extra packages a caller asks for (the tests add chromium for the HTML report check).
 packages+=("$@")
 

@@ -25,8 +25,9 @@ extern "C" {
 /*
  * Bumped when a function is added or a function's signature or meaning changes.
  * 2: caliber_measure_checked_json (fresh inputs drawn by the caller, docs/integrity.md).
+ * 3: caliber_run_identity_json (the identity caliber compare needs beside results).
  */
-#define CALIBER_C_API_VERSION 2
+#define CALIBER_C_API_VERSION 3
 
 /* Return codes of caliber_measure_json and caliber_measure_checked_json. */
 #define CALIBER_OK 0
@@ -106,6 +107,20 @@ int caliber_measure_checked_json(const char* request_json, caliber_call_fn call,
  * Same return codes and ownership as caliber_measure_json.
  */
 int caliber_results_document_json(const char* results_array_json, char** document_json, char** error_json);
+
+/*
+ * The run identity (docs/identity.md) of results measured through this API (C API version 3),
+ * as caliber bench writes it beside its results file (<stem>.run_identity.json), so that caliber
+ * compare accepts them. `request_json`:
+ *   {"backend": "host"|"cuda", "device": 0, "harness": "<file whose SHA-256 identifies the
+ *    harness, e.g. this library>", "start": <an identity this function returned>,
+ *    "results": [<results as caliber_measure_json returns them>], "outputs": ["file names"]}
+ * Without "start", the identity is collected now: the device, its clocks and the other processes
+ * on it, this process's command line (collect it before measuring, as caliber bench does); with
+ * it, that identity is kept. "results" sets its contracts, "outputs" its files.
+ * Same return codes and ownership as caliber_measure_json.
+ */
+int caliber_run_identity_json(const char* request_json, char** identity_json, char** error_json);
 
 /* The backends compiled in and whether each can be opened here, as a JSON array. */
 int caliber_backends_json(char** backends_json, char** error_json);

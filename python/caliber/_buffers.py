@@ -10,14 +10,16 @@ which have no array-interface type string), and ``caliber.Buffer`` for a raw add
 import ctypes
 import math
 
-_TYPESTR_DTYPES = {"f4": "fp32", "f2": "fp16"}  # what caliber scans for non-finite values
+from . import _dtypes
 
 
 class Buffer:
     """A region of memory given by address: ``Buffer(address, nbytes, dtype=None, device="cpu")``.
 
     device is "cpu" (host memory: the host backend) or "cuda" (device memory: the cuda backend);
-    dtype, when "fp32", "bf16" or "fp16", makes caliber scan an output for the NaN poison.
+    dtype names the elements as caliber ("fp32"), numpy or torch name them ("float32",
+    ``torch.float32``, ``numpy.float32``); a floating-point output of fp32, bf16 or fp16 is also
+    scanned for the NaN poison. ``.dtype`` is caliber's name, or None.
     """
 
     def __init__(self, address, nbytes, dtype=None, device="cpu"):
@@ -25,7 +27,7 @@ class Buffer:
             raise ValueError("caliber.Buffer: device must be 'cpu' or 'cuda' (got {!r})".format(device))
         self.address = int(address)
         self.nbytes = int(nbytes)
-        self.dtype = dtype
+        self.dtype = _dtypes.canonical(dtype, "caliber.Buffer dtype")
         self.device = device
 
 
@@ -50,7 +52,11 @@ def _from_interface(iface, device, what):
     if not isinstance(data, tuple):
         raise ValueError("caliber: {}: __array_interface__ data must be an (address, read-only) pair".format(what))
     address = data[0] + iface.get("offset", 0)
-    return Buffer(address, itemsize * math.prod(shape), _TYPESTR_DTYPES.get(typestr[1:]), device)
+    try:
+        dtype = _dtypes.canonical(typestr)
+    except ValueError:
+        dtype = None  # a type caliber has no name for (complex, a record): checksummed only
+    return Buffer(address, itemsize * math.prod(shape), dtype, device)
 
 
 class _DLDevice(ctypes.Structure):
@@ -68,6 +74,9 @@ class _DLTensor(ctypes.Structure):
 
 
 _KDL_CPU, _KDL_CUDA, _KDL_CUDA_HOST, _KDL_CUDA_MANAGED = 1, 2, 3, 13
+# (DLDataTypeCode, bits) -> caliber's name: kDLInt 0, kDLUInt 1, kDLFloat 2, kDLBfloat 4, kDLBool 6.
+_DLPACK_DTYPES = {(0, 8): "int8", (0, 32): "int32", (0, 64): "int64", (1, 8): "uint8", (2, 64): "fp64",
+                  (2, 32): "fp32", (2, 16): "fp16", (4, 16): "bf16", (6, 8): "bool"}
 
 
 def _from_dlpack(obj, what):
@@ -96,7 +105,7 @@ def _from_dlpack(obj, what):
     if not _contiguous(shape, strides, itemsize):
         raise ValueError("caliber: {} is not contiguous; declare a contiguous tensor".format(what))
     code, bits = tensor.dtype.code, tensor.dtype.bits
-    dtype = {(2, 32): "fp32", (2, 16): "fp16", (4, 16): "bf16"}.get((code, bits)) if tensor.dtype.lanes == 1 else None
+    dtype = _DLPACK_DTYPES.get((code, bits)) if tensor.dtype.lanes == 1 else None
     address = (tensor.data or 0) + tensor.byte_offset
     nbytes = itemsize * math.prod(shape)
     del capsule
@@ -139,5 +148,6 @@ def declared(buffers, role, backend):
                 "device" if want == "cuda" else "host"))
         if b.nbytes <= 0 or not b.address:
             raise ValueError("caliber: {} {!r} is empty".format(role, name))
-        out.append({"name": str(name), "data": b.address, "bytes": b.nbytes, "dtype": b.dtype})
+        out.append({"name": str(name), "data": b.address, "bytes": b.nbytes,
+                    "dtype": b.dtype if b.dtype in _dtypes.SCANNED else None})
     return out

@@ -10,7 +10,7 @@ import json
 import os
 import threading
 
-C_API_VERSION = 2  # CALIBER_C_API_VERSION this package speaks
+C_API_VERSION = 3  # CALIBER_C_API_VERSION this package speaks
 
 # One call of the measured function: (user_data, stream, call_index, rotation) -> 0 on success.
 CALL_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint64)
@@ -78,6 +78,9 @@ def library():
         lib.caliber_results_document_json.restype = ctypes.c_int
         lib.caliber_results_document_json.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p),
                                                       ctypes.POINTER(ctypes.c_void_p)]
+        lib.caliber_run_identity_json.restype = ctypes.c_int
+        lib.caliber_run_identity_json.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p),
+                                                  ctypes.POINTER(ctypes.c_void_p)]
         lib.caliber_backends_json.restype = ctypes.c_int
         lib.caliber_backends_json.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_void_p)]
         lib.caliber_free_string.restype = None

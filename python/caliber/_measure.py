@@ -3,7 +3,7 @@
 import ctypes
 import json
 
-from . import _buffers
+from . import _buffers, _streams
 from ._errors import ContractError, DeviceError, IntegrityError, UsageError
 from ._library import CALL_FN, CHECK_FN, DRAW_FN, call_json
 from ._result import Result
@@ -39,11 +39,13 @@ def measure(fn, *, backend="auto", device=0, instrument=None, schedule=None, cac
             rotation_copies=None, working_set_bytes=None, name=None, params=None, samples=False,
             telemetry=True, integrity_checks=True, on_integrity_failure="raise", draw_inputs=None,
             check_drawn=None):
-    """Times ``fn(stream)`` with caliber's timer and returns a :class:`Result`.
+    """Times ``fn()`` or ``fn(stream)`` with caliber's timer and returns a :class:`Result`.
 
-    ``fn`` launches one call on ``stream``, an int handle: a ``cudaStream_t`` on the cuda backend
-    (torch: ``torch.cuda.ExternalStream(stream)``, CuPy: ``cupy.cuda.ExternalStream(stream)``,
-    Triton: launch inside ``torch.cuda.stream(...)`` of that stream), 0 on the host backend.
+    ``fn`` launches one call. Without arguments, it launches on the current stream of torch
+    (Triton too) or CuPy, which caliber makes its own stream for the call and restores after.
+    With one, it gets ``stream``, an int handle (a ``cudaStream_t`` on the cuda backend, 0 on the
+    host backend), and launches on it itself (torch: ``caliber.torch_stream(stream)``, CuPy:
+    ``cupy.cuda.ExternalStream(stream)``, numba: ``numba.cuda.external_stream(stream)``).
 
     Contract keywords (docs/contract.md) left as None take the backend's defaults:
     instrument ("cupti" | "event" | "wallclock" | "auto"), schedule ("isolated" | "per_iter" |
@@ -54,7 +56,8 @@ def measure(fn, *, backend="auto", device=0, instrument=None, schedule=None, cac
 
     ``cache="rotate"`` needs ``rotation_copies`` (the input copies ``fn`` cycles through, >= 2) and
     ``working_set_bytes`` (the bytes one call reads from its copy), together >= 2x the last-level
-    cache; ``fn`` is then called as ``fn(stream, rotation)`` and must use input copy ``rotation``.
+    cache; ``fn`` is then called as ``fn(stream, rotation)`` (or ``fn(rotation)``) and must use
+    input copy ``rotation``.
     Verified calls use copy 0: declare copy 0 as ``inputs``.
 
     ``inputs`` and ``outputs`` (lists, or dicts by name) declare the buffers ``fn`` reads and
@@ -105,7 +108,7 @@ def measure(fn, *, backend="auto", device=0, instrument=None, schedule=None, cac
         raise UsageError("caliber.measure: a keyword value cannot be sent to the core: {}".format(exc)) from None
 
     failure = []  # the exception fn, draw_inputs or check_drawn raised, re-raised once the core has stopped
-    c_call = _call_fn(fn, rotation_copies is not None, failure)
+    c_call = _call_fn(fn, rotation_copies is not None, failure, device if backend == "cuda" else None)
     c_draw = _draw_fn(draw_inputs, failure) if draw_inputs is not None else DRAW_FN()
     c_check = _check_fn(check_drawn, failure) if check_drawn is not None else CHECK_FN()
     rc, out, err = call_json("caliber_measure_checked_json", text.encode("utf-8"), c_call, c_draw, c_check, None)
@@ -141,14 +144,19 @@ def _check_keywords(fn, backend, on_integrity_failure, draw_inputs, check_drawn)
                          "missing)".format(missing), (missing,))
 
 
-def _call_fn(fn, rotates, failure):
-    """fn as the C API's call: an exception is kept in `failure` and stops the measurement."""
+def _call_fn(fn, rotates, failure, device):
+    """fn as the C API's call: an exception is kept in `failure` and stops the measurement. fn
+    that takes the stream gets it (``fn(stream)``, ``fn(stream, rotation)``); one that takes
+    none (``fn()``, ``fn(rotation)``) runs with caliber's stream current in torch and CuPy."""
+    explicit = _streams.accepts(fn, 2 if rotates else 1)
+
     def call(_user_data, stream, _call_index, rotation):
         try:
-            if rotates:
-                fn(stream or 0, rotation)
+            args = (rotation,) if rotates else ()
+            if explicit:
+                fn(stream or 0, *args)
             else:
-                fn(stream or 0)
+                _streams.call_on(stream or 0, device, fn, *args)
             return 0
         except BaseException as exc:  # noqa: BLE001 - KeyboardInterrupt too: it stops the measurement
             failure.append(exc)
@@ -199,14 +207,3 @@ def _raise_error(err):
     if kind == "integrity":
         raise IntegrityError(message)
     raise DeviceError("{} ({})".format(message, kind) if kind not in ("device",) else message)
-
-
-def write_results_json(path, results):
-    """Writes `results` as the results document `caliber bench --json` writes (no run identity
-    is written with it yet: caliber compare refuses such a file until one is)."""
-    array = "[" + ",".join(r.to_json() for r in results) + "]"
-    rc, out, err = call_json("caliber_results_document_json", array.encode("utf-8"))
-    if rc != 0:
-        raise UsageError(err["message"])
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(out)

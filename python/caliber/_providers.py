@@ -13,7 +13,9 @@ A provider is an object (or a class, instantiated once with no arguments) with::
     ops = ("add_rmsnorm",)      # optional: the ops it offers (default: any)
     def supports(self, problem): return None or "why not"     # optional
     def prepare(self, problem): ...                          # optional, once per shape, untimed
-    def run(self, problem, inputs, outputs, stream): ...     # one call, on `stream`
+    def run(self, problem, inputs, outputs, stream): ...     # one call, on `stream`; without
+                                # the stream argument, caliber's stream is torch's and CuPy's
+                                # current stream for the call (caliber._streams)
     def chosen_config(self): return None or (key, description)   # optional, with pin_config
     def pin_config(self, key): ...                                # key None: choose freely
 
@@ -24,6 +26,8 @@ import ctypes
 import json
 import math
 import sys
+
+from . import _streams
 
 # include/caliber/plugin_abi.h
 _OK, _UNSUPPORTED, _ERROR = 0, 1, 2
@@ -255,19 +259,6 @@ def provider(backend, detail=None, flags=(), ops=None):
     return declare
 
 
-_streams = {}
-
-
-def torch_stream(stream):
-    """The torch stream for caliber's stream handle (made once per handle, outside timed windows
-    after the first call): launch torch and Triton work inside ``with torch.cuda.stream(...)``."""
-    s = _streams.get(stream)
-    if s is None:
-        import torch  # noqa: PLC0415
-        s = _streams[stream] = torch.cuda.ExternalStream(stream)
-    return s
-
-
 def _runtime_versions():
     """What a Python provider's numbers also depend on: the interpreter and the GPU libraries the
     provider file imported (torch, triton, cupy, numba, numpy), for provider_detail."""
@@ -293,6 +284,7 @@ class _Adapter:
         else:
             raise TypeError("{} is neither a provider object (with run(problem, inputs, outputs, stream)) nor a "
                             "function declared with @caliber.provider(backend=...)".format(where))
+        self.takes_stream = _streams.accepts(self.run_fn, 4)  # run(problem, inputs, outputs[, stream])
         self.backend = getattr(self.impl, "backend", None)
         if self.backend not in _BACKENDS:
             raise TypeError("{}: backend must be 'cuda' or 'host' (got {!r})".format(where, self.backend))
@@ -407,7 +399,10 @@ class _Adapter:
             problem = self._problem(p)
             bufs = b.contents
             inputs, outputs = self._tensors(problem, bufs)
-            self.run_fn(problem, inputs, outputs, bufs.stream or 0)
+            if self.takes_stream:
+                self.run_fn(problem, inputs, outputs, bufs.stream or 0)
+            else:  # caliber's stream is torch's and CuPy's current stream for the call
+                _streams.call_on(bufs.stream or 0, None, self.run_fn, problem, inputs, outputs)
             return _OK
         except BaseException as exc:  # noqa: BLE001
             _write_text(error, size, _exception_text(exc))

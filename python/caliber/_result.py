@@ -1,6 +1,7 @@
 """The core's Result, as Python reads it: attributes over the JSON object that `caliber bench
 --json` writes for one result (schemas/results.schema.json). Nothing is recomputed here."""
 
+import html
 import json
 
 
@@ -75,3 +76,36 @@ class Result(Fields):
         return "<caliber.Result {} {} us ({} over n={}; {}/{}/{}; integrity {})>".format(
             self._values["name"], self._values["value_us"], c["statistic"], self._values["summary"]["n"],
             c["instrument"], c["schedule"], c["cache"], self.verdict)
+
+    def _repr_html_(self):
+        """A notebook's view: the value with its interval, the contract, the verdict and each
+        check, the warnings."""
+        return _html(self._values)
+
+
+def _cell(text):
+    return html.escape(str(text))
+
+
+def _html(r):
+    c, s, integrity = r["contract"], r["summary"], r["integrity"]
+    ci = r.get("median_ci95_us")
+    interval = "median 95% interval [{:.4g}, {:.4g}] us".format(ci[0], ci[1]) if ci else "no 95% interval (too few samples)"
+    contract = ", ".join("{}={}".format(k, json.dumps(v) if isinstance(v, (dict, list)) else v) for k, v in c.items())
+    device = r.get("device", {})
+    rows = [("value", "<b>{:.4g} us</b> ({} over n={}; {})".format(r["value_us"], _cell(c["statistic"]), s["n"],
+                                                                   _cell(interval))),
+            ("spread", "p10 {:.4g} · median {:.4g} · p90 {:.4g} us · rel IQR {:.3g}{}".format(
+                s["p10_us"], s["median_us"], s["p90_us"], s["rel_iqr"], "" if r.get("stable") else " · <b>not stable</b>")),
+            ("contract", _cell(contract)),
+            ("device", _cell("{} {} ({})".format(device.get("backend", ""), device.get("name", ""),
+                                                 device.get("arch", "")))),
+            ("verdict", "<b>{}</b>: {}".format(_cell(integrity["verdict"]), "; ".join(
+                "{} {}".format(_cell(k["name"]), _cell(k["outcome"])) for k in integrity.get("checks", []))))]
+    for key in ("warnings", "notes"):
+        if r.get(key):
+            rows.append((key, "<br>".join(_cell(w) for w in r[key])))
+    body = "".join("<tr><th style=\"text-align:left\">{}</th><td style=\"text-align:left\">{}</td></tr>".format(k, v)
+                   for k, v in rows)
+    return "<table><caption style=\"text-align:left\">caliber.Result <code>{}</code></caption>{}</table>".format(
+        _cell(r["name"]), body)

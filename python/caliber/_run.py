@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 
+from . import _dtypes
 from ._errors import CaliberError, UsageError
 from ._library import library
 
@@ -91,11 +92,23 @@ class RunResult:
         return cells.get(shape_id) if shape_id else cells
 
 
+def _absolute_entrypoint(text):
+    """An entrypoint text with its file made absolute against the current directory, as the
+    caller means it (the matrix run() writes lives in OUT/inputs/, against which the core would
+    resolve a relative path): ``python:FILE:NAME`` and ``FILE:SYMBOL``; ``builtin:NAME`` and
+    ``@plugins/...`` (caliber's plugin directory) stay as they are."""
+    if text.startswith(("builtin:", "@")) or ":" not in text:
+        return text
+    prefix = "python:" if text.startswith("python:") else ""
+    path, symbol = text[len(prefix):].rsplit(":", 1)
+    return "{}{}:{}".format(prefix, os.path.abspath(path), symbol)
+
+
 def _entrypoint(name, provider):
-    """A matrix entrypoint for a provider given to run(): an entrypoint text as it is, or a
-    top-level class, object or function of a Python file as python:FILE:NAME."""
+    """A matrix entrypoint for a provider given to run(): an entrypoint text (its file made
+    absolute), or a top-level class, object or function of a Python file as python:FILE:NAME."""
     if isinstance(provider, str):
-        return provider
+        return _absolute_entrypoint(provider)
     target = provider if isinstance(provider, type) or inspect.isfunction(provider) else type(provider)
     qualname = getattr(target, "__qualname__", "")
     try:
@@ -172,6 +185,10 @@ def run(*, op, out, shape_ledger=None, baseline_matrix=None, providers=None, ref
     ``dtypes``. The ledger is ``shape_ledger`` (a file), or made from ``shapes`` (a list of
     ``{arg: value}``) in ``dtypes`` (default fp32). Made files are written into ``out/inputs/``.
 
+    Relative paths given here (``out``, the files, and the files of entrypoint texts in
+    ``providers``) are relative to the current directory; inside a ``baseline_matrix`` file they
+    are relative to that file, as on the command line.
+
     ``options``: more ``caliber run`` options by name, e.g. ``{"min_samples": 20, "providers":
     "fused,twopass", "integrity": "off"}`` (underscores become dashes; True is a flag).
     Raises CaliberError when the run itself fails (bad input, a refused preflight); cells that
@@ -183,6 +200,8 @@ def run(*, op, out, shape_ledger=None, baseline_matrix=None, providers=None, ref
     if (shape_ledger is None) == (shapes is None):
         raise UsageError("caliber.run: give shape_ledger (a file) or shapes (a list of args), one of them",
                          ("shape_ledger", "shapes"))
+    if dtypes is not None:
+        dtypes = [_dtypes.canonical(d, "dtypes") for d in ([dtypes] if isinstance(dtypes, str) else dtypes)]
     made_matrix, made_ledger = _inputs(op, out, providers, reference_provider, op_description, dtypes, shapes)
     baseline_matrix = baseline_matrix or made_matrix
     shape_ledger = shape_ledger or made_ledger

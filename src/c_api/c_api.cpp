@@ -33,27 +33,12 @@
 #include "core/contract_fields.h"
 #include "core/one_line.h"
 #include "core/sampling_limits.h"
+#include "c_api/c_api_support.h"
 
 namespace caliber::c_api {
 namespace {
 
 using nlohmann::json;
-
-// An error with the request fields it is about; becomes error_json.
-struct RequestError {
-  std::string kind;  // "usage" | "contract" | "integrity" | "device" | "callable" | "internal"
-  std::string message;
-  std::vector<std::string> fields;
-};
-
-[[noreturn]] void usage(const std::string& field, const std::string& message) {
-  throw RequestError{"usage", fmt::format("{}: {}", field, message), {field}};
-}
-
-// A function of the caller returned a failure: its caller knows why.
-struct CallableFailed {
-  std::string message;
-};
 
 // The caller's functions (include/caliber/c_api.h): the call, and the input draw with its check
 // (both or neither).
@@ -66,20 +51,6 @@ struct Callbacks {
 
 // The bytes of the reason a check may write.
 constexpr std::size_t kWhySize = 1024;
-
-char* copy_string(const std::string& s) {
-  char* out = static_cast<char*>(std::malloc(s.size() + 1));
-  if (out) std::memcpy(out, s.c_str(), s.size() + 1);
-  return out;
-}
-
-void set_out(char** out, const std::string& s) {
-  if (out) *out = copy_string(s);
-}
-
-std::string error_text(const RequestError& e) {
-  return json{{"kind", e.kind}, {"message", e.message}, {"fields", e.fields}}.dump();
-}
 
 // The request's fields, read once each; whatever is left unread at the end is refused.
 class Request {
@@ -490,36 +461,6 @@ std::string measure(const std::string& request_text, const Callbacks& cb) {
   };
   const Result r = caliber::measure(*backend, callable, contract, mo);
   return to_json(r, mo.keep_samples).dump();
-}
-
-// Runs `body`, turning every exception into error_json.
-int guarded(char** error_json, const std::function<void()>& body) {
-  if (error_json) *error_json = nullptr;
-  try {
-    body();
-    return CALIBER_OK;
-  } catch (const RequestError& e) {
-    set_out(error_json, error_text(e));
-  } catch (const CallableFailed& e) {
-    set_out(error_json, error_text({"callable", e.message, {}}));
-  } catch (const ContractError& e) {
-    set_out(error_json, error_text({"contract", e.what(), {}}));
-  } catch (const UsageError& e) {
-    set_out(error_json, error_text({"usage", e.what(), {}}));
-  } catch (const IntegrityError& e) {
-    set_out(error_json, error_text({"integrity", fmt::format("{}: {}", e.check(), e.what()), {}}));
-  } catch (const InputError& e) {
-    set_out(error_json, error_text({"usage", e.what(), {}}));
-  } catch (const DeviceError& e) {
-    set_out(error_json, error_text({"device", e.what(), {}}));
-  } catch (const std::bad_alloc&) {
-    set_out(error_json, error_text({"device", "out of host memory", {}}));
-  } catch (const std::exception& e) {
-    set_out(error_json, error_text({"internal", e.what(), {}}));
-  } catch (...) {
-    set_out(error_json, error_text({"internal", "unknown exception", {}}));
-  }
-  return CALIBER_ERROR;
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 // caliber validate FILE...: check ledgers, matrices and results against the versioned schemas.
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -7,6 +8,7 @@
 #include "matrix/baseline_matrix.h"
 #include "caliber/errors.h"
 #include "cli/command.h"
+#include "io/file_kind_from_content.h"
 #include "ops/op_catalog.h"
 #include "core/one_line.h"
 #include "io/validate_file.h"
@@ -33,10 +35,13 @@ int run_validate(const ValidateOptions& o) {
   // Every kind is known before any file is read.
   std::vector<validation::FileKind> kinds;
   for (const auto& f : o.files) {
-    const auto k = forced ? forced : validation::infer_file_kind(f);
+    auto k = forced ? forced : validation::infer_file_kind(f);
+    if (!k) k = validation::file_kind_from_content(f);
+    std::error_code ec;
+    if (!k && !std::filesystem::exists(f, ec)) throw UsageError(fmt::format("{}: does not exist", f));
     if (!k) {
       throw UsageError(fmt::format("{}: cannot tell its kind from the name (shape_ledger*.jsonl, baseline_matrix*.yaml, "
-                                   "benchmark_results*.jsonl|csv, *.op.yaml); pass --kind",
+                                   "benchmark_results*.jsonl|csv, *.op.yaml) or its first record; pass --kind",
                                    f));
     }
     kinds.push_back(*k);
@@ -80,7 +85,7 @@ const RegisterCommand registration{60, [](CLI::App& root, int& exit_code) {
   auto o = std::make_shared<ValidateOptions>();
   auto* cmd = root.add_subcommand("validate", "Check shape ledgers, baseline matrices and results against the "
                                               "versioned JSON schemas (exit 2 on any invalid file)");
-  cmd->add_option("files", o->files, "Files to check; the kind comes from the name unless --kind is given")
+  cmd->add_option("files", o->files, "Files to check; the kind comes from the name, else from the first record, unless --kind is given")
       ->required();
   cmd->add_option("--op-description", o->op_descriptions,
                   "The description of an op of your own that a ledger names, when no matrix given names it "

@@ -110,6 +110,34 @@ TEST(ValidateCli, KindFromTheNameOrKindAndRefusals) {
   EXPECT_NE(r.err.find("missing_shape_ledger.jsonl: does not exist"), std::string::npos) << r.err;
 }
 
+// Names that say nothing (the docs' ledger.jsonl, matrix.yaml, add.yaml): the first record
+// tells; a file whose first record fits no kind still needs --kind.
+TEST(ValidateCli, KindFromTheFirstRecordWhenTheNameSaysNothing) {
+  const std::string dir = fresh_dir("validate_content_kinds");
+  std::string ledger = "\n";  // a blank first line: the first record is the first row
+  ledger += good_ledger_line();
+  ledger += "\n";
+  write_text(dir + "/ledger.jsonl", ledger);
+  write_text(dir + "/matrix.yaml", kGoodMatrix);
+  write_text(dir + "/add.yaml", testing_support::read_file_text(
+                                    std::string(CALIBER_SOURCE_DIR) + "/scripts/device/acceptance/row_cumsum/row_cumsum.op.yaml"));
+  auto r = run_caliber({"validate", dir + "/ledger.jsonl", dir + "/matrix.yaml", dir + "/add.yaml"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("ledger.jsonl: valid shape_ledger (1 record"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("matrix.yaml: valid baseline_matrix"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("add.yaml: valid op_description"), std::string::npos) << r.out;
+  write_text(dir + "/other.jsonl", "{\"hello\": 1}\n");
+  write_text(dir + "/other.yaml", "- a list\n");
+  for (const char* name : {"/other.jsonl", "/other.yaml"}) {
+    r = run_caliber({"validate", dir + name});
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("cannot tell its kind from the name"), std::string::npos) << r.err;
+  }
+  r = run_caliber({"validate", dir + "/absent.yaml"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("absent.yaml: does not exist"), std::string::npos) << r.err;
+}
+
 // An op description (docs/user-ops.md) is validated alone, by its name (*.op.yaml) or --kind, and
 // an error in it names the description's own file, line and field.
 TEST(ValidateCli, AnOpDescriptionIsValidatedAlone) {

@@ -231,7 +231,7 @@ class CApi(unittest.TestCase):
                                   ctypes.c_void_p(1234))
 
     def test_version(self):
-        self.assertEqual(library().caliber_c_api_version(), 2)
+        self.assertEqual(library().caliber_c_api_version(), 3)
 
     def test_draw_and_check_are_called_with_the_user_data(self):
         rc, out, err = self.measure(self.draw_fn(), self.check_fn())

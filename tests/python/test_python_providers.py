@@ -61,6 +61,13 @@ class Honest:
 reference = Honest  # also the reference: run on fp64 copies of the inputs
 
 
+class NoStream(Honest):
+    """run() without the stream argument: caliber makes its stream the libraries' current one."""
+
+    def run(self, problem, inputs, outputs):
+        Honest.run(self, problem, inputs, outputs, 0)
+
+
 class Wrong(Honest):
     def run(self, problem, inputs, outputs, stream):
         x, y = (t.as_ctypes() for t in inputs)
@@ -442,6 +449,24 @@ class PythonProviders(unittest.TestCase):
             with self.assertRaises(caliber.UsageError):
                 caliber.run(providers={"bad": bad}, **dict(kwargs, out=self.path("bad")))
         self.assertFalse(os.path.exists(self.path("bad/benchmark_results.jsonl")))
+
+    def test_relative_entrypoints_dtype_names_and_a_run_without_the_stream(self):
+        # From the providers' directory, as a user runs it: the relative file is that directory's,
+        # not OUT/inputs/'s where the matrix is written; "float32" is fp32.
+        cwd = os.getcwd()
+        os.chdir(self.dir)
+        try:
+            r = caliber.run(op="scale_add", out="rel", op_description="scale_add.op.yaml", shapes=[{"m": 2, "n": 8}],
+                            dtypes=["float32"], backend="host", options=RUN_OPTIONS,
+                            providers={"honest": "python:providers.py:Honest", "nostream": "python:providers.py:NoStream"})
+        finally:
+            os.chdir(cwd)
+        self.assertEqual(sorted((row["provider"], row["dtype"], row["benchmark_status"]) for row in r.rows),
+                         [("honest", "fp32", "ok"), ("nostream", "fp32", "ok")])
+        with open(self.path("rel/inputs/baseline_matrix.yaml"), encoding="utf-8") as f:
+            matrix = json.load(f)
+        self.assertEqual(matrix["providers"]["nostream"]["entrypoint"],
+                         "python:{}:NoStream".format(os.path.realpath(self.path("providers.py"))))
 
     def test_a_campaign_of_python_providers_is_sealed_and_verifies(self):
         ledger = self.ledger("scale_add", "m=4,n=32", "m=3,n=45", "m=2,n=8")
