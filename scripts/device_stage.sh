@@ -38,5 +38,8 @@ strip --strip-debug .device/bin/* .device/lib/* 2>/dev/null || true
 # (about a quarter of their size); scripts/device_check.sh unpacks them.
 tar -C .device -cf - bin lib | xz -T"$(nproc)" -6 > .device/bundle.tar.xz
 rm -rf .device/bin .device/lib
+# The Python package as pip builds it from this tree (scripts/device/python_package.sh installs it
+# there): the same build, packed by the repository's build backend; already compressed, so not in the bundle.
+python3 -m pip wheel --quiet --no-build-isolation --no-index --config-settings build-dir="$B" -w .device/wheel . >/dev/null
 git rev-parse --short=12 HEAD > .device/REVISION
 du -sh .device
