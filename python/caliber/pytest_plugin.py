@@ -125,6 +125,19 @@ def pytest_sessionfinish(session, exitstatus):
         session.exitstatus = code
 
 
+# The iteration rule is one choice: a fixed count, or the adaptive rule's fields.
+_ITERATION_RULE = ("iterations", "min_samples", "min_time_ms", "max_time_ms", "target_precision")
+
+
+def _override(merged, layer):
+    """`layer`'s keywords over `merged`'s; one that sets the iteration rule replaces it whole (a
+    marker's min_samples over the command line's --caliber-iterations)."""
+    if any(k in layer for k in _ITERATION_RULE):
+        for k in _ITERATION_RULE:
+            merged.pop(k, None)
+    merged.update(layer)
+
+
 def _test_params(item):
     """A parametrized test's parameters, as a result's params: numbers, texts and booleans as they
     are, anything else as its text."""
@@ -149,10 +162,10 @@ def caliber_measure(request):
 
     def measure(fn, **keywords):
         # The raw samples are kept: caliber compare's rank test reads them.
-        merged = {"backend": state.backend, "device": state.device, "samples": True, **state.defaults}
-        for marker in reversed(list(request.node.iter_markers("caliber"))):
-            merged.update(marker.kwargs)
-        merged.update(keywords)
+        merged = {"backend": state.backend, "device": state.device, "samples": True}
+        layers = [state.defaults, *(m.kwargs for m in reversed(list(request.node.iter_markers("caliber")))), keywords]
+        for layer in layers:
+            _override(merged, layer)
         suffix = merged.pop("name", None)
         name = request.node.nodeid if suffix is None else "{}::{}".format(request.node.nodeid, suffix)
         if name in names:

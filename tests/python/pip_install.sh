@@ -45,5 +45,6 @@ grep -q "^Usage: caliber" <<< "$help"
 help=$("$WORK/v/bin/python" -m pytest --help)
 grep -q -- "--caliber-json=PATH" <<< "$help"
 "$WORK/v/bin/python" -m pytest -q -p no:cacheprovider --rootdir "$WORK" \
-  "$SOURCE/tests/python/pytest_plugin" "$SOURCE/tests/python/test_conveniences.py"
+  "$SOURCE/tests/python/pytest_plugin" "$SOURCE/tests/python/test_conveniences.py" \
+  "$SOURCE/tests/python/test_python_providers.py"
 echo "pip_install.sh: passed"

@@ -38,6 +38,11 @@ def test_marked(caliber_measure):
     r = caliber_measure(lambda: None, statistic="mean")
     assert (r.summary.n, r.contract.statistic) == (7, "mean")
 
+@pytest.mark.caliber(min_samples=8, max_time_ms=20)
+def test_adaptive(caliber_measure):
+    r = caliber_measure(lambda: None)  # the marker's adaptive rule replaces --caliber-iterations 30
+    assert r.contract.iterations.rule == "adaptive" and r.summary.n >= 8
+
 def test_two(caliber_measure):
     caliber_measure(lambda stream: None, name="explicit")
     caliber_measure(lambda: None, name="implicit")
@@ -64,12 +69,12 @@ def read(path):
 def test_one_result_per_parameter_set_named_after_the_test(pytester):
     out = pytester.path / "results.json"
     run = run_suite(pytester, "--caliber-json", str(out))
-    run.assert_outcomes(passed=4)
+    run.assert_outcomes(passed=5)
     doc = read(out)
     assert doc["complete"] is True
     names = [r["name"] for r in doc["results"]]
     assert names == ["test_suite.py::test_copy[16]", "test_suite.py::test_copy[4096]", "test_suite.py::test_marked",
-                     "test_suite.py::test_two::explicit", "test_suite.py::test_two::implicit"]
+                     "test_suite.py::test_adaptive", "test_suite.py::test_two::explicit", "test_suite.py::test_two::implicit"]
     assert [r["params"] for r in doc["results"][:2]] == [{"n": 16}, {"n": 4096}]
     first = doc["results"][0]
     assert (first["contract"]["cache"], first["summary"]["n"], first["device"]["backend"]) == ("warm", 30, "host")
@@ -83,7 +88,7 @@ def test_one_result_per_parameter_set_named_after_the_test(pytester):
 
 def test_the_marker_is_over_the_options_and_the_call_over_both(pytester):
     out = pytester.path / "r.json"
-    run_suite(pytester, "--caliber-json", str(out), "-k", "marked").assert_outcomes(passed=1, deselected=3)
+    run_suite(pytester, "--caliber-json", str(out), "-k", "marked").assert_outcomes(passed=1, deselected=4)
     (r,) = read(out)["results"]
     assert (r["summary"]["n"], r["contract"]["statistic"]) == (7, "mean")
 
@@ -119,7 +124,7 @@ def test_writes_its_input(caliber_measure):
 
 def test_compare_gates_with_compares_exit_codes(pytester):
     baseline = pytester.path / "baseline.json"
-    run_suite(pytester, "--caliber-json", str(baseline)).assert_outcomes(passed=4)
+    run_suite(pytester, "--caliber-json", str(baseline)).assert_outcomes(passed=5)
     # The same suite again: like for like, nothing gated, exit 0 and compare's report in the summary.
     run = run_suite(pytester, "--caliber-compare", str(baseline))
     assert run.ret == 0
@@ -132,7 +137,7 @@ def test_compare_gates_with_compares_exit_codes(pytester):
                                                  "absolute_us": 20, "calibration": "the test's own numbers"}]}}}))
     run = run_suite(pytester, "--caliber-compare", str(baseline), "--caliber-thresholds", str(thresholds),
                     slow_us=2000)
-    run.assert_outcomes(passed=4)
+    run.assert_outcomes(passed=5)
     assert run.ret == 1
     run.stdout.fnmatch_lines(["*test_suite.py::test_copy[[]16[]]*SLOWER*GATE FAIL*"])
     # Not like for like (another schedule than the baseline's): refused, compare's exit 4.
