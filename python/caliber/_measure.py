@@ -108,10 +108,18 @@ def measure(fn, *, backend="auto", device=0, instrument=None, schedule=None, cac
         raise UsageError("caliber.measure: a keyword value cannot be sent to the core: {}".format(exc)) from None
 
     failure = []  # the exception fn, draw_inputs or check_drawn raised, re-raised once the core has stopped
-    c_call = _call_fn(fn, rotation_copies is not None, failure, device if backend == "cuda" else None)
-    c_draw = _draw_fn(draw_inputs, failure) if draw_inputs is not None else DRAW_FN()
-    c_check = _check_fn(check_drawn, failure) if check_drawn is not None else CHECK_FN()
-    rc, out, err = call_json("caliber_measure_checked_json", text.encode("utf-8"), c_call, c_draw, c_check, None)
+    # fn() without the stream: caliber's stream is torch's and CuPy's current one while fn runs.
+    rotates = rotation_copies is not None
+    binding = None if _streams.accepts(fn, 2 if rotates else 1) else _streams.Binding(
+        device if backend == "cuda" else None)
+    c_call = _call_fn(fn, rotates, failure, binding)
+    c_draw = _draw_fn(draw_inputs, failure, binding) if draw_inputs is not None else DRAW_FN()
+    c_check = _check_fn(check_drawn, failure, binding) if check_drawn is not None else CHECK_FN()
+    try:
+        rc, out, err = call_json("caliber_measure_checked_json", text.encode("utf-8"), c_call, c_draw, c_check, None)
+    finally:
+        if binding is not None:
+            binding.release()
     if failure:
         raise failure[0]
     if rc != 0:
@@ -144,19 +152,17 @@ def _check_keywords(fn, backend, on_integrity_failure, draw_inputs, check_drawn)
                          "missing)".format(missing), (missing,))
 
 
-def _call_fn(fn, rotates, failure, device):
-    """fn as the C API's call: an exception is kept in `failure` and stops the measurement. fn
-    that takes the stream gets it (``fn(stream)``, ``fn(stream, rotation)``); one that takes
-    none (``fn()``, ``fn(rotation)``) runs with caliber's stream current in torch and CuPy."""
-    explicit = _streams.accepts(fn, 2 if rotates else 1)
-
+def _call_fn(fn, rotates, failure, binding):
+    """fn as the C API's call: an exception is kept in `failure` and stops the measurement. Without
+    a `binding`, fn takes the stream (``fn(stream)``, ``fn(stream, rotation)``); with one, it takes
+    none (``fn()``, ``fn(rotation)``) and runs with caliber's stream current in torch and CuPy."""
     def call(_user_data, stream, _call_index, rotation):
         try:
             args = (rotation,) if rotates else ()
-            if explicit:
+            if binding is None:
                 fn(stream or 0, *args)
             else:
-                _streams.call_on(stream or 0, device, fn, *args)
+                binding.call(stream or 0, fn, *args)
             return 0
         except BaseException as exc:  # noqa: BLE001 - KeyboardInterrupt too: it stops the measurement
             failure.append(exc)
@@ -164,10 +170,13 @@ def _call_fn(fn, rotates, failure, device):
     return CALL_FN(call)
 
 
-def _draw_fn(draw_inputs, failure):
-    """draw_inputs as the C API's draw: an exception is kept in `failure` and stops the measurement."""
+def _draw_fn(draw_inputs, failure, binding):
+    """draw_inputs as the C API's draw: an exception is kept in `failure` and stops the measurement.
+    It runs with the caller's current streams (a binding is released first)."""
     def draw(_user_data, seed):
         try:
+            if binding is not None:
+                binding.release()
             draw_inputs(seed)
             return 0
         except BaseException as exc:  # noqa: BLE001
@@ -176,11 +185,13 @@ def _draw_fn(draw_inputs, failure):
     return DRAW_FN(draw)
 
 
-def _check_fn(check_drawn, failure):
+def _check_fn(check_drawn, failure, binding):
     """check_drawn as the C API's check: 0 right, 1 wrong (the reason written to `why`, cut to fit
     at a character boundary), 2 when it raised (kept in `failure`) or returned something else."""
     def check(_user_data, seed, why, why_size):
         try:
+            if binding is not None:
+                binding.release()
             reason = check_drawn(seed)
             if reason is None or reason == "":
                 return 0

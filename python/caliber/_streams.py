@@ -2,7 +2,7 @@
 
 A callable that takes no stream argument launches on its library's current stream; caliber makes
 its own stream the current one of torch (so of Triton too, which launches on torch's) and of CuPy
-(those already imported) for the call, and restores the previous ones after it. A callable that
+(those already imported) while it runs, and restores the previous ones after. A callable that
 takes the stream keeps launching on it explicitly (docs/python.md, "Streams").
 """
 
@@ -57,22 +57,51 @@ def _torch_on_cuda(torch):
     return _torch_cuda[0]
 
 
+def _contexts(stream, device):
+    """The context managers that make `stream` current: torch's (Triton's too) and CuPy's, for
+    those imported."""
+    torch = sys.modules.get("torch")
+    cupy = sys.modules.get("cupy")
+    contexts = []
+    if torch is not None and _torch_on_cuda(torch):
+        contexts.append(torch.cuda.stream(torch_stream(stream, device)))
+    if cupy is not None and hasattr(cupy, "cuda"):
+        contexts.append(_cupy_stream(stream, device))
+    return contexts
+
+
+class Binding:
+    """caliber's stream made current for the calls of one measurement: entered at the first call
+    on a stream and kept while the calls that follow are on the same one, so a call pays for the
+    switch only when the stream changes (what runs before a launch is in an eager number);
+    released when the stream changes, before the caller's draw_inputs and check_drawn run, and
+    when the measurement ends, which restores the previous current streams."""
+
+    def __init__(self, device):
+        self.device = device
+        self.stream = None
+        self.entered = []
+
+    def call(self, stream, fn, *args):
+        if stream != self.stream:
+            self.release()
+            self.stream = stream
+            for context in _contexts(stream, self.device) if stream else ():
+                context.__enter__()
+                self.entered.append(context)
+        return fn(*args)
+
+    def release(self):
+        while self.entered:
+            self.entered.pop().__exit__(None, None, None)
+        self.stream = None
+
+
 def call_on(stream, device, fn, *args):
     """fn(*args) with caliber's stream (a cudaStream_t handle; 0 on the host backend) current in
     torch and CuPy, where imported; the previous current streams are back when it returns."""
-    if not stream:
-        return fn(*args)
-    torch = sys.modules.get("torch")
-    cupy = sys.modules.get("cupy")
-    torch_context = torch.cuda.stream(torch_stream(stream, device)) if torch and _torch_on_cuda(torch) else None
-    cupy_context = _cupy_stream(stream, device) if cupy is not None and hasattr(cupy, "cuda") else None
-    if torch_context is None and cupy_context is None:
-        return fn(*args)
-    if cupy_context is None:
-        with torch_context:
-            return fn(*args)
-    if torch_context is None:
-        with cupy_context:
-            return fn(*args)
-    with torch_context, cupy_context:
-        return fn(*args)
+    binding = Binding(device)
+    try:
+        return binding.call(stream, fn, *args)
+    finally:
+        binding.release()

@@ -28,7 +28,8 @@ SRC=$PWD
 rc=0
 cd "$D"
 $PY -c "import caliber, sys; print('installed:', caliber.version(), sys.modules['caliber._library'].library().caliber_path)"
-PYTEST=($PY -m pytest -p no:cacheprovider -p no:xdist -p no:benchmark -rA --rootdir "$D" "$SRC/tests/python/cuda/test_pytest_torch.py")
+cp "$SRC/tests/python/cuda/test_pytest_torch.py" "$D/"  # results are named after the tests' ids under $D
+PYTEST=($PY -m pytest -p no:cacheprovider -p no:xdist -p no:benchmark -rA --rootdir "$D" test_pytest_torch.py)
 "${PYTEST[@]}" --caliber-json "$D/baseline.json" --junitxml "$D/first.xml" > "$D/first.txt" 2>&1
 first=$?
 tail -25 "$D/first.txt"

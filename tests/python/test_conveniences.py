@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import types
 import unittest
 
 import caliber
@@ -79,6 +80,37 @@ class ImplicitStreams(unittest.TestCase):
                         working_set_bytes=1 << 20, iterations=70, inputs=[caliber.Buffer(ctypes.addressof(x), 1 << 20)],
                         on_integrity_failure="return")
         self.assertGreater(len(seen), 1)
+
+    def test_the_stream_is_entered_once_per_run_of_calls_and_restored(self):
+        events = []
+
+        class ExternalStream:  # what CuPy's is to caliber: a context manager per stream handle
+            def __init__(self, handle, device):
+                self.handle = handle
+
+            def __enter__(self):
+                events.append(("enter", self.handle))
+
+            def __exit__(self, *exc):
+                events.append(("exit", self.handle))
+
+        fake = types.ModuleType("cupy")
+        fake.cuda = types.SimpleNamespace(ExternalStream=ExternalStream)
+        saved = sys.modules.get("cupy")
+        sys.modules["cupy"] = fake
+        try:
+            binding = _streams.Binding(0)
+            for handle in (11, 11, 11, 12, 0):
+                binding.call(handle, lambda: events.append("call"))
+            binding.release()
+        finally:
+            if saved is None:
+                del sys.modules["cupy"]
+            else:
+                sys.modules["cupy"] = saved
+            _streams._cupy_streams.clear()
+        self.assertEqual(events, [("enter", 11), "call", "call", "call", ("exit", 11), ("enter", 12), "call",
+                                  ("exit", 12), "call"])
 
     def test_without_a_stream_the_call_runs_as_it_is(self):
         self.assertEqual(_streams.call_on(0, None, lambda a, b: a + b, 2, 3), 5)
