@@ -101,7 +101,7 @@ def control():
 
 
 def main():
-    summary, rounds = sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 5
+    summary, rounds = sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 7
     lines = ["| library | contract | explicit median us | implicit median us | implicit / explicit | verdicts |",
              "|---|---|---|---|---|---|"]
     for library, explicit, implicit, inputs, outputs in kernels():
