@@ -1,6 +1,8 @@
 """Python providers of add_rmsnorm (examples/user_op) that must not post a number, for the H200
 check scripts/device/python_providers.sh: each computes the right outputs in its first call, then
-games the harness in its own way. Honest reference point: examples/user_op/python/providers.py."""
+games the harness in its own way. Honest reference point: examples/user_op/python/providers.py.
+One honest one too, NoStreamArgument: ForgetsStream's body without the stream argument, so caliber
+makes its stream torch's current one for the call (docs/python.md, "Streams"): it must end ok."""
 
 import caliber
 import torch
@@ -24,6 +26,13 @@ class ForgetsStream(_Base):
     """Launches on torch's current stream, not caliber's: the timer's stream holds none of it."""
 
     def run(self, problem, inputs, outputs, stream):
+        _add_rmsnorm(problem, *self.views(inputs, outputs))
+
+
+class NoStreamArgument(_Base):
+    """ForgetsStream's launch on torch's current stream, from a run() that takes no stream."""
+
+    def run(self, problem, inputs, outputs):
         _add_rmsnorm(problem, *self.views(inputs, outputs))
 
 
