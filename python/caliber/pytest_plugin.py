@@ -87,16 +87,12 @@ class _Session:
 
     def record(self, result):
         self.results.append(result)
-        if self.path:
-            if self.identity is None:  # the first measurement opened the device already; collect it once
-                self.identity = _results_file.run_identity(self.backend, self.device)
+        if self.path:  # the identity was collected when the session started (pytest_sessionstart)
             _results_file.write_results_json(self.path, self.results, self.identity, complete=False)
 
     def finish(self):
         if not self.path:
             return None
-        if self.identity is None:
-            self.identity = _results_file.run_identity(self.backend, self.device)
         _results_file.write_results_json(self.path, self.results, self.identity, complete=True)
         if not self.baseline:
             return None

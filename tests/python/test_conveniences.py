@@ -26,9 +26,6 @@ class FakeTorchDtype:
         return "torch." + self.name_
 
 
-FakeTorchDtype.__module__ = "torch"
-
-
 class FakeNumpyDtype:
     """numpy.dtype("float16"): name, kind and itemsize."""
     name, kind, itemsize = "float16", "f", 2
